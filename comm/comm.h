@@ -1,0 +1,81 @@
+/* comm.h — SUMMA panel broadcasts, behind one small ops struct.
+ *
+ * A comm backend moves panel t of A along its grid row and panel t of B down
+ * its grid column into "slot" buffers the driver owns in work memory.  The
+ * driver's loop (summa.c), with lookahead L and L+1 slots:
+ *
+ *     post(0..L-1)
+ *     for t: post(t+L); wait(t); gemm(t, progress); release(t)
+ *
+ * post() starts the transfers of one panel into a slot; it may enqueue
+ * stream work (CUDA) or start non-blocking MPI (host).  wait() makes the
+ * panel in a slot usable by the next gemm (CUDA: the compute stream waits on
+ * an event; host: MPI_Waitall).  release() says the gemm reading a slot has
+ * been enqueued/finished, so a later post() may overwrite it (CUDA: event on
+ * the compute stream that the comm stream waits for).  progress() is called
+ * while a multiply runs and must not block on it.
+ *
+ * A transfer whose communicator has one rank is never posted: the driver
+ * reads the owned block directly. */
+#ifndef DD_COMM_H
+#define DD_COMM_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "dd.h"
+
+struct dd_engine;
+typedef struct dd_comm dd_comm;
+
+typedef struct {
+    int active;       /* 0: nothing to move for this matrix (group of one) */
+    int root;         /* rank in the row (A) or column (B) communicator that owns it */
+    int is_root;      /* this rank is the root */
+    /* Root only: where the panel lives in the owned block.  A's panel is a
+     * strided slice (rows × width, row pitch src_ld elements); B's is
+     * contiguous (src_ld == width == n). */
+    const void *src;
+    int64_t src_ld;
+    int64_t rows, width; /* panel shape; rows*width elements in dst */
+    void *dst;           /* slot buffer in work memory, rows × width, ld = width */
+} dd_xfer;
+
+typedef struct {
+    int slot;
+    dd_dtype type;
+    dd_xfer a, b;
+} dd_panel_xfer;
+
+typedef struct {
+    MPI_Comm world, row, col; /* row: ranks of my grid row (size Q); col: size P */
+    struct dd_engine *engine;
+    int nslots;
+} dd_comm_cfg;
+
+typedef struct dd_comm_ops {
+    const char *name; /* "mpi-host", "nccl", "mpi" */
+    /* Collective over world.  DD_EUNSUP when unusable here. */
+    int (*open)(dd_comm *c, const dd_comm_cfg *cfg, dd_err *err);
+    void (*close)(dd_comm *c);
+    int (*post)(dd_comm *c, const dd_panel_xfer *x, dd_err *err);
+    int (*wait)(dd_comm *c, int slot, dd_err *err);
+    int (*release)(dd_comm *c, int slot, dd_err *err);
+    int (*progress)(dd_comm *c, dd_err *err);
+} dd_comm_ops;
+
+struct dd_comm {
+    const dd_comm_ops *ops;
+    char detail[160]; /* for the report: "NCCL 2.28.3", "MPI staged through pinned host (not CUDA-aware: MPIX_Query_cuda_support()=0)" */
+    void *impl;
+};
+
+extern const dd_comm_ops dd_comm_mpi_host;
+#ifdef DD_HAVE_CUDA
+extern const dd_comm_ops dd_comm_mpi_gpu; /* CUDA-aware or staged, decided at open */
+#endif
+#ifdef DD_HAVE_NCCL
+extern const dd_comm_ops dd_comm_nccl;
+#endif
+
+#endif

@@ -1,0 +1,90 @@
+/* io.h — HDF5 reads and writes of distributed blocks, behind one ops struct.
+ *
+ * Two paths, chosen with --io:
+ *   "collective"  (io_collective.c): every rank opens the file through the
+ *                 MPI-IO driver and reads/writes its hyperslab collectively.
+ *                 Needs parallel HDF5 (DD_HAVE_PHDF5).
+ *   "independent" (io_independent.c): every rank opens the file itself with
+ *                 the default driver and reads its hyperslab; writes are
+ *                 taken in turn, rank by rank.  Works with serial HDF5.
+ * Matrices are 2-D datasets, row-major, IEEE float of 8 or 4 bytes.  Blocks
+ * are read with the file's own type (no conversion), so collective I/O stays
+ * collective.
+ *
+ * Every function here is collective over the communicator it was opened on,
+ * even for ranks whose block is empty (nrows or ncols 0).  Failures are local
+ * and returned; the caller agrees across ranks.  The HDF5 error stack is
+ * never printed. */
+#ifndef DD_IO_H
+#define DD_IO_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "dd.h"
+
+typedef struct dd_io dd_io;
+
+typedef enum { DD_ATTR_STR, DD_ATTR_F64, DD_ATTR_I64 } dd_attr_kind;
+typedef struct {
+    const char *key;
+    dd_attr_kind kind;
+    const char *s;
+    double d;
+    int64_t i;
+} dd_attr;
+
+typedef struct dd_io_ops {
+    const char *name;
+    int (*open_read)(dd_io *io, MPI_Comm comm, const char *path, dd_err *err);
+    /* Creates a new file (truncating any file of that exact name: callers
+     * pass a temporary name) and the named 2-D datasets, all of one type. */
+    int (*create)(dd_io *io, MPI_Comm comm, const char *path, int ndsets, const char *const *names,
+                  const int64_t (*dims)[2], dd_dtype type, dd_err *err);
+    int (*read_block)(dd_io *io, const char *dset, dd_dtype type, int64_t row0, int64_t nrows,
+                      int64_t col0, int64_t ncols, void *buf, dd_err *err);
+    int (*write_block)(dd_io *io, const char *dset, dd_dtype type, int64_t row0, int64_t nrows,
+                       int64_t col0, int64_t ncols, const void *buf, dd_err *err);
+    /* Attributes on a dataset; values are rank 0's. */
+    int (*set_attrs)(dd_io *io, const char *dset, const dd_attr *attrs, int nattrs, dd_err *err);
+    int (*close)(dd_io *io, dd_err *err);
+} dd_io_ops;
+
+struct dd_io {
+    const dd_io_ops *ops;
+    MPI_Comm comm;
+    void *impl;
+};
+
+extern const dd_io_ops dd_io_independent;
+#ifdef DD_HAVE_PHDF5
+extern const dd_io_ops dd_io_collective;
+#endif
+
+/* --- helpers shared by both paths (io_common.c) --- */
+
+/* Silence HDF5's automatic error-stack printing (call once, early). */
+void io_quiet(void);
+
+/* Rank 0 inspects `path` (read-only) and checks that datasets `a` and `b`
+ * exist, are 2-D, IEEE floats of 8 or 4 bytes of one type, and that A's
+ * columns equal B's rows.  The verdict and sizes are broadcast: on return
+ * every rank has the same rc, *M, *N, *K, *type and message. */
+int io_probe_inputs(MPI_Comm comm, const char *path, const char *a, const char *b, int64_t *M,
+                    int64_t *N, int64_t *K, dd_dtype *type, dd_err *err);
+
+/* Output file discipline.  io_output_prepare(): rank 0 refuses an existing
+ * `path` without force, a path in a missing or unwritable directory, or a
+ * path that names the input file; it makes a temporary name beside `path`
+ * (same directory, so the final rename is atomic).  Result agreed on all
+ * ranks.  io_output_commit(): rank 0 renames tmp to path (agreed).
+ * io_output_abort(): rank 0 removes tmp; never fails. */
+int io_output_prepare(MPI_Comm comm, const char *path, const char *input_path, int force,
+                      char *tmp, size_t tmplen, dd_err *err);
+int io_output_commit(MPI_Comm comm, const char *tmp, const char *path, dd_err *err);
+void io_output_abort(MPI_Comm comm, const char *tmp);
+
+/* "auto": collective where parallel HDF5 is built in, else independent. */
+const dd_io_ops *io_select(const char *name);
+
+#endif

@@ -1,0 +1,52 @@
+/* kernel.h — the local multiply on the GPU: one registry of kernels.
+ *
+ * Every kernel computes, row-major,
+ *     C(m×n, ldc) = A(m×k, lda) · B(k×n, ldb) + beta · C,   beta ∈ {0, 1}
+ * for any m, n, k >= 0 (k == 0 with beta == 0 zeroes C), on the given
+ * stream, with device pointers.  Launchers only enqueue; they return
+ * cudaError_t as int (0 = cudaSuccess) from the launch check, and never
+ * synchronise.  A kernel that does not support a type has a NULL entry.
+ *
+ * The ladder (kernels/NN_*.cu) is numbered in the order of the seed
+ * article's story; "cublas" is the reference; the production kernels are
+ * the default (kernel_default()). */
+#ifndef DD_KERNEL_H
+#define DD_KERNEL_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int (*kernel_dgemm_fn)(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
+                               const double *B, int64_t ldb, int beta, double *C, int64_t ldc,
+                               void *stream);
+typedef int (*kernel_sgemm_fn)(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
+                               const float *B, int64_t ldb, int beta, float *C, int64_t ldc,
+                               void *stream);
+
+typedef struct {
+    const char *name;        /* "01_naive", ..., "cublas" */
+    const char *technique;   /* one line: what this step changes */
+    kernel_dgemm_fn dgemm;   /* NULL: FP64 not offered */
+    kernel_sgemm_fn sgemm;   /* NULL: FP32 not offered */
+    int slow;                /* 1: too slow for the large bench sizes (naive steps) */
+} kernel_desc;
+
+/* All kernels, ladder order, cublas last.  *count set. */
+const kernel_desc *kernel_list(int *count);
+/* NULL if unknown. */
+const kernel_desc *kernel_find(const char *name);
+/* The production kernel for a type ("production" entries at the top of the ladder). */
+const char *kernel_default(int is_f64);
+/* cuBLAS needs a handle per device/stream; created lazily, destroyed here. */
+void kernel_cublas_shutdown(void);
+/* cuBLAS version as "13.1.0", for reports. */
+const char *kernel_cublas_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,34 @@
+/* dd.h — types and error plumbing shared by every module of dgemm-dist.
+ *
+ * Errors are values: every function that can fail returns DD_OK (0) or a
+ * negative code and writes one human sentence into a dd_err.  The caller
+ * decides whether to add context; ranks agree on failure with dd_agree()
+ * (src/agree.h) before anyone exits, so no rank is left in a collective. */
+#ifndef DD_H
+#define DD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DD_VERSION "0.1.0"
+
+enum { DD_OK = 0, DD_EFAIL = -1, DD_EUSAGE = -2, DD_ENOMEM = -3, DD_EIO = -4, DD_EUNSUP = -5 };
+
+typedef enum { DD_F64 = 0, DD_F32 = 1 } dd_dtype;
+
+static inline size_t dd_elsize(dd_dtype t) { return t == DD_F64 ? 8 : 4; }
+static inline const char *dd_dtype_name(dd_dtype t) { return t == DD_F64 ? "f64" : "f32"; }
+
+/* One error sentence.  Kept in a fixed buffer so it can be broadcast. */
+#define DD_ERRLEN 512
+typedef struct {
+    char msg[DD_ERRLEN];
+} dd_err;
+
+/* printf-style: set the message (first failure wins, later ones are context
+ * the caller chose not to add).  Returns `code` so `return dd_fail(e, ...)`. */
+int dd_fail(dd_err *e, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void dd_err_clear(dd_err *e);
+
+#endif

@@ -1,0 +1,90 @@
+/* engine.h — memory and the local multiply, behind one small ops struct.
+ *
+ * The SUMMA driver (summa.c) and the run orchestration (run.c) speak only to
+ * this interface.  Two engines exist: "cpu" (engine_cpu.c, OpenBLAS, host
+ * memory) and "cuda" (engine_cuda.c, device memory, a compute stream and a
+ * communication stream).  "Work" memory is where blocks and panels live for
+ * the multiply (device memory on CUDA); "host" memory is what HDF5 reads
+ * into and writes from (pinned on CUDA).
+ *
+ * Asynchrony: on CUDA, gemm() and copy2d() only enqueue; sync() waits for
+ * all of it.  On CPU everything is synchronous. */
+#ifndef DD_ENGINE_H
+#define DD_ENGINE_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dd.h"
+
+typedef struct dd_engine dd_engine;
+
+/* Called by gemm() while the multiply runs, so that non-blocking
+ * communication progresses (CPU: between row chunks; CUDA: once, after the
+ * launch, while the GPU computes).  Returns DD_OK or an error. */
+typedef int (*dd_progress_fn)(void *arg, dd_err *e);
+
+typedef struct {
+    MPI_Comm world;       /* all ranks */
+    MPI_Comm node;        /* ranks sharing this host (MPI_Comm_split_type SHARED) */
+    const char *kernel;   /* local-multiply kernel name, NULL = engine default */
+    int threads;          /* CPU: BLAS threads, 0 = library default */
+} dd_engine_cfg;
+
+typedef struct {
+    /* Human description of the device ("NVIDIA H200", "CPU (OpenBLAS 0.3.21, 2 threads)") */
+    char device[128];
+    char kernel[64];      /* kernel actually used */
+    char versions[256];   /* "CUDA 13.0, cuBLAS 13.1" or "OpenBLAS 0.3.21" */
+    int device_index;     /* GPU ordinal, -1 on CPU */
+    size_t mem_free, mem_total; /* bytes of work memory, 0 if unknown */
+} dd_engine_info;
+
+typedef struct dd_engine_ops {
+    const char *name; /* "cpu", "cuda" */
+    /* Collective over cfg->world: every rank calls it; failure is local
+     * (callers agree).  Returns DD_EUNSUP when the engine cannot run here
+     * (no GPU), so `--backend auto` can fall back. */
+    int (*open)(dd_engine *e, const dd_engine_cfg *cfg, dd_err *err);
+    void (*close)(dd_engine *e);
+    int (*alloc)(dd_engine *e, size_t bytes, void **p, dd_err *err);
+    void (*free)(dd_engine *e, void *p);
+    int (*host_alloc)(dd_engine *e, size_t bytes, void **p, dd_err *err);
+    void (*host_free)(dd_engine *e, void *p);
+    /* Synchronous copies between host memory and work memory. */
+    int (*upload)(dd_engine *e, void *work_dst, const void *host_src, size_t bytes, dd_err *err);
+    int (*download)(dd_engine *e, void *host_dst, const void *work_src, size_t bytes, dd_err *err);
+    /* C(m×n, ldc) = A(m×k, lda)·B(k×n, ldb) + beta·C, row-major, beta 0 or 1,
+     * enqueued on the compute stream.  Time spent in the multiply itself is
+     * accumulated for gemm_seconds().  m, n or k may be 0 (k = 0 with
+     * beta = 0 zeroes C). */
+    int (*gemm)(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, const void *A,
+                int64_t lda, const void *B, int64_t ldb, int beta, void *C, int64_t ldc,
+                dd_progress_fn progress, void *progress_arg, dd_err *err);
+    /* Wait for all enqueued work. */
+    int (*sync)(dd_engine *e, dd_err *err);
+    /* Start / stop the phase clock used for the multiply phase (CUDA: events
+     * on the compute stream; CPU: wall clock).  gemm_seconds() is the sum of
+     * the multiplies since reset_timers(), valid after sync(). */
+    void (*reset_timers)(dd_engine *e);
+    int (*phase_begin)(dd_engine *e, dd_err *err);
+    int (*phase_end)(dd_engine *e, double *seconds, double *gemm_seconds, dd_err *err);
+    /* Backend-specific handles for the comm backends that need them (CUDA:
+     * cudaStream_t of the communication and compute streams), NULL on CPU. */
+    void *(*comm_stream)(dd_engine *e);
+    void *(*compute_stream)(dd_engine *e);
+} dd_engine_ops;
+
+struct dd_engine {
+    const dd_engine_ops *ops;
+    dd_engine_info info;
+    void *impl; /* engine-private state */
+};
+
+extern const dd_engine_ops dd_engine_cpu;
+#ifdef DD_HAVE_CUDA
+extern const dd_engine_ops dd_engine_cuda;
+#endif
+
+#endif
