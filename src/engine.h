@@ -38,6 +38,7 @@ typedef struct {
     char kernel[64];      /* kernel actually used */
     char versions[256];   /* "CUDA 13.0, cuBLAS 13.1" or "OpenBLAS 0.3.21" */
     int device_index;     /* GPU ordinal, -1 on CPU */
+    int ranks_per_device; /* max over this node of ranks sharing one GPU (1 = exclusive; CPU: 1) */
     size_t mem_free, mem_total; /* bytes of work memory, 0 if unknown */
 } dd_engine_info;
 
