@@ -1,0 +1,19 @@
+/* agree.h — failures agreed across ranks, so no rank is left waiting.
+ *
+ * dd_agree(): every rank passes its local rc and error.  If any rank failed,
+ * every rank returns the lowest failing rank's rc and message (so the one
+ * message printed by rank 0 is the real cause, wherever it happened). */
+#ifndef DD_AGREE_H
+#define DD_AGREE_H
+
+#include <mpi.h>
+
+#include "dd.h"
+
+int dd_agree(MPI_Comm comm, int rc, dd_err *err);
+/* Rank 0 prints "dgemm-dist: error: <msg>" to stderr. */
+void dd_report_error(MPI_Comm comm, const dd_err *err);
+/* Check an MPI return code; on failure write the MPI error string. */
+int dd_mpi_check(int mpirc, const char *what, dd_err *err);
+
+#endif

@@ -1,0 +1,16 @@
+/* timer.h — wall clock and min/avg/max of a per-rank figure. */
+#ifndef DD_TIMER_H
+#define DD_TIMER_H
+
+#include <mpi.h>
+
+double dd_now(void);
+
+typedef struct {
+    double min, avg, max;
+} dd_stat;
+
+/* Collective over comm. */
+dd_stat dd_stat_over(MPI_Comm comm, double v);
+
+#endif
