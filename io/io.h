@@ -84,6 +84,9 @@ int io_output_prepare(MPI_Comm comm, const char *path, const char *input_path, i
 int io_output_commit(MPI_Comm comm, const char *tmp, const char *path, dd_err *err);
 void io_output_abort(MPI_Comm comm, const char *tmp);
 
+/* "1.10.8 (parallel)" (io_version.c) */
+const char *io_library_version(void);
+
 /* "auto": collective where parallel HDF5 is built in, else independent. */
 const dd_io_ops *io_select(const char *name);
 

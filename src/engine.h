@@ -39,6 +39,7 @@ typedef struct {
     char versions[256];   /* "CUDA 13.0, cuBLAS 13.1" or "OpenBLAS 0.3.21" */
     int device_index;     /* GPU ordinal, -1 on CPU */
     int ranks_per_device; /* max over this node of ranks sharing one GPU (1 = exclusive; CPU: 1) */
+    int work_is_host;     /* 1: work memory is host memory (CPU): blocks need no upload */
     size_t mem_free, mem_total; /* bytes of work memory, 0 if unknown */
 } dd_engine_info;
 
@@ -84,6 +85,8 @@ struct dd_engine {
 };
 
 extern const dd_engine_ops dd_engine_cpu;
+/* "OpenBLAS 0.3.21 ..." — the CPU BLAS, for reports on any backend. */
+const char *engine_cpu_blas_version(void);
 #ifdef DD_HAVE_CUDA
 extern const dd_engine_ops dd_engine_cuda;
 #endif

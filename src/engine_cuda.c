@@ -1,0 +1,437 @@
+/* engine_cuda.c — the CUDA engine: device memory, a compute stream, a
+ * communication stream and the kernel registry's multiply (engine.h).
+ *
+ * Streams.  Both are non-blocking (no implicit sync with the legacy default
+ * stream).  The communication stream gets the highest priority the device
+ * offers: when a multiply fills every SM, the broadcast kernels (NCCL) or
+ * copies queued behind it are scheduled first as SMs free up, so panel t+1
+ * is not starved by the multiply of panel t.
+ *
+ * Timing.  Every gemm() brackets its launch with two events on the compute
+ * stream; phase_begin/phase_end put two more around the SUMMA loop.  So the
+ * phase time is the compute stream's timeline and phase − Σ gemm is the time
+ * it sat idle waiting for panels: the exposed communication.  Events are
+ * pooled and reused after reset_timers(), never created per multiply in
+ * steady state.
+ *
+ * GPU choice.  Rank i on a host takes GPU i % (visible GPUs).  Sharing is
+ * measured, not assumed: ranks exchange their GPU's UUID over the node
+ * communicator, so a job where each rank sees only "its" GPU (Slurm's
+ * CUDA_VISIBLE_DEVICES binding) counts as exclusive, as it is. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agree.h"
+#include "dd_cuda.h"
+#include "engine.h"
+#include "kernel.h"
+
+typedef struct {
+    int device;
+    cudaStream_t compute, comm;
+    const kernel_desc *forced;  /* --kernel, or NULL */
+    const kernel_desc *dflt[2]; /* production kernel per dd_dtype */
+    cudaEvent_t phase0, phase1;
+    cudaEvent_t *ev; /* gemm timing pairs: ev[2i] start, ev[2i+1] stop */
+    int nev, cap;    /* in use since reset_timers, created */
+} cuda_state;
+
+static void cuda_close(dd_engine *e);
+
+/* "a, b, c" of the kernels offering type t (t < 0: all kernels). */
+static void kernel_names(int t, char *buf, size_t len)
+{
+    int n = 0;
+    const kernel_desc *k = kernel_list(&n);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && used < len; i++) {
+        if ((t == DD_F64 && !k[i].dgemm) || (t == DD_F32 && !k[i].sgemm))
+            continue;
+        int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", k[i].name);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+static const char *host_name(void)
+{
+    static char host[MPI_MAX_PROCESSOR_NAME];
+    int len = 0;
+    if (!host[0] && MPI_Get_processor_name(host, &len) != MPI_SUCCESS)
+        snprintf(host, sizeof host, "(unknown)");
+    return host;
+}
+
+/* Pick this rank's GPU.  Local: a failure here is returned after the node
+ * exchange, so that every rank of the node reaches it. */
+static int pick_device(const dd_engine_cfg *cfg, int *device, struct cudaDeviceProp *prop,
+                       dd_err *err)
+{
+    int count = 0, lrank = 0, rc;
+    if ((rc = dd_mpi_check(MPI_Comm_rank(cfg->node, &lrank), "MPI_Comm_rank(node)", err)))
+        return rc;
+    cudaError_t cr = cudaGetDeviceCount(&count);
+    if (cr != cudaSuccess || count == 0)
+        return dd_fail(err, DD_EUNSUP, "no CUDA GPU visible on host %s (cudaGetDeviceCount: %s)",
+                       host_name(), cr != cudaSuccess ? cudaGetErrorString(cr) : "0 devices");
+    *device = lrank % count;
+    char what[96];
+    snprintf(what, sizeof what, "cudaSetDevice(%d) on host %s", *device, host_name());
+    if ((rc = dd_cuda_check(cudaSetDevice(*device), what, err)))
+        return rc;
+    snprintf(what, sizeof what, "cudaGetDeviceProperties(%d) on host %s", *device, host_name());
+    return dd_cuda_check(cudaGetDeviceProperties(prop, *device), what, err);
+}
+
+/* Max over the node of ranks on one physical GPU.  Collective over
+ * cfg->node; a rank without a GPU (ok == 0) takes part and counts for none.
+ * A GPU is named by its PCI location, unique on a host, so two ranks that
+ * both see "device 0" through different CUDA_VISIBLE_DEVICES are told apart
+ * (MIG slices of one GPU count as sharing it). */
+static int node_sharing(const dd_engine_cfg *cfg, int ok, const struct cudaDeviceProp *prop,
+                        int *ranks_per_device, dd_err *err)
+{
+    int color = ok ? (prop->pciDomainID & 0xffff) << 13 | (prop->pciBusID & 0xff) << 5 |
+                         (prop->pciDeviceID & 0x1f)
+                   : MPI_UNDEFINED;
+    int lrank = 0, mine = 0, most = 0, rc;
+    MPI_Comm same = MPI_COMM_NULL;
+    if ((rc = dd_mpi_check(MPI_Comm_rank(cfg->node, &lrank), "MPI_Comm_rank(node)", err)) ||
+        (rc = dd_mpi_check(MPI_Comm_split(cfg->node, color, lrank, &same),
+                           "MPI_Comm_split of the node by GPU", err)))
+        return rc;
+    if (same != MPI_COMM_NULL) {
+        rc = dd_mpi_check(MPI_Comm_size(same, &mine), "MPI_Comm_size", err);
+        MPI_Comm_free(&same);
+    }
+    int rc2 = dd_mpi_check(MPI_Allreduce(&mine, &most, 1, MPI_INT, MPI_MAX, cfg->node),
+                           "MPI_Allreduce of GPU sharing on the node", err);
+    *ranks_per_device = most > 1 ? most : 1;
+    return rc ? rc : rc2;
+}
+
+static int pick_kernels(cuda_state *s, const char *forced, dd_err *err)
+{
+    char names[400];
+    if (forced) {
+        if (!(s->forced = kernel_find(forced))) {
+            kernel_names(-1, names, sizeof names);
+            return dd_fail(err, DD_EUSAGE, "unknown kernel '%s'; choose one of: %s", forced,
+                           names);
+        }
+        return DD_OK;
+    }
+    for (int t = DD_F64; t <= DD_F32; t++) {
+        const char *name = kernel_default(t == DD_F64);
+        if (!name || !(s->dflt[t] = kernel_find(name)))
+            return dd_fail(err, DD_EFAIL, "the default %s kernel '%s' is not in the kernel registry",
+                           dd_dtype_name((dd_dtype)t), name ? name : "(none)");
+    }
+    return DD_OK;
+}
+
+static int make_streams(cuda_state *s, dd_err *err)
+{
+    int least = 0, greatest = 0, rc;
+    if ((rc = dd_cuda_check(cudaDeviceGetStreamPriorityRange(&least, &greatest),
+                            "cudaDeviceGetStreamPriorityRange", err)) ||
+        (rc = dd_cuda_check(cudaStreamCreateWithPriority(&s->compute, cudaStreamNonBlocking, least),
+                            "cudaStreamCreateWithPriority (compute stream)", err)) ||
+        (rc = dd_cuda_check(cudaStreamCreateWithPriority(&s->comm, cudaStreamNonBlocking, greatest),
+                            "cudaStreamCreateWithPriority (communication stream)", err)) ||
+        (rc = dd_cuda_check(cudaEventCreate(&s->phase0), "cudaEventCreate", err)) ||
+        (rc = dd_cuda_check(cudaEventCreate(&s->phase1), "cudaEventCreate", err)))
+        return rc;
+    return DD_OK;
+}
+
+static void fill_info(dd_engine *e, const struct cudaDeviceProp *prop)
+{
+    cuda_state *s = e->impl;
+    dd_engine_info *in = &e->info;
+    int rt = 0, drv = 0;
+    cudaRuntimeGetVersion(&rt);
+    cudaDriverGetVersion(&drv);
+    snprintf(in->device, sizeof in->device, "%s", prop->name);
+    /* With no --kernel the kernel depends on the type; gemm() writes the one
+     * it actually ran, and this is what FP64 would run. */
+    snprintf(in->kernel, sizeof in->kernel, "%s", (s->forced ? s->forced : s->dflt[DD_F64])->name);
+    snprintf(in->versions, sizeof in->versions, "CUDA runtime %d.%d, driver %d.%d, cuBLAS %s",
+             rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10, kernel_cublas_version());
+    in->device_index = s->device;
+}
+
+static int cuda_open(dd_engine *e, const dd_engine_cfg *cfg, dd_err *err)
+{
+    struct cudaDeviceProp prop;
+    memset(&prop, 0, sizeof prop);
+    memset(&e->info, 0, sizeof e->info);
+    e->impl = NULL;
+    int device = -1;
+    int rc = pick_device(cfg, &device, &prop, err);
+    int rc2 = node_sharing(cfg, rc == DD_OK, &prop, &e->info.ranks_per_device, err);
+    if (rc || (rc = rc2))
+        return rc;
+
+    cuda_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return dd_fail(err, DD_ENOMEM, "out of host memory opening the CUDA engine");
+    s->device = device;
+    e->impl = s;
+    if ((rc = pick_kernels(s, cfg->kernel, err)) || (rc = make_streams(s, err)) ||
+        (rc = dd_cuda_check(cudaMemGetInfo(&e->info.mem_free, &e->info.mem_total),
+                            "cudaMemGetInfo", err))) {
+        cuda_close(e);
+        return rc;
+    }
+    fill_info(e, &prop);
+    return DD_OK;
+}
+
+static void cuda_close(dd_engine *e)
+{
+    cuda_state *s = e->impl;
+    if (!s)
+        return;
+    /* Nothing to report from here (close returns void): errors of work
+     * still queued surfaced at the sync that preceded it. */
+    if (s->compute)
+        cudaStreamSynchronize(s->compute);
+    if (s->comm)
+        cudaStreamSynchronize(s->comm);
+    kernel_cublas_shutdown();
+    for (int i = 0; i < s->cap; i++)
+        cudaEventDestroy(s->ev[i]);
+    free(s->ev);
+    if (s->phase0)
+        cudaEventDestroy(s->phase0);
+    if (s->phase1)
+        cudaEventDestroy(s->phase1);
+    if (s->compute)
+        cudaStreamDestroy(s->compute);
+    if (s->comm)
+        cudaStreamDestroy(s->comm);
+    free(s);
+    e->impl = NULL;
+}
+
+static double gib(size_t bytes)
+{
+    return (double)bytes / (double)(1u << 30);
+}
+
+static int cuda_alloc(dd_engine *e, size_t bytes, void **p, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    *p = NULL;
+    if (bytes == 0)
+        return DD_OK;
+    cudaError_t cr = cudaMalloc(p, bytes);
+    if (cr == cudaSuccess)
+        return DD_OK;
+    *p = NULL;
+    size_t freeb = 0, total = 0;
+    cudaGetLastError(); /* clear the recorded allocation error before asking */
+    cudaMemGetInfo(&freeb, &total);
+    return dd_fail(err, cr == cudaErrorMemoryAllocation ? DD_ENOMEM : DD_EFAIL,
+                   "cudaMalloc of %zu bytes (%.2f GiB) on GPU %d of host %s failed: %s; "
+                   "%.2f GiB of %.2f GiB free",
+                   bytes, gib(bytes), s->device, host_name(), cudaGetErrorString(cr), gib(freeb),
+                   gib(total));
+}
+
+static void cuda_free(dd_engine *e, void *p)
+{
+    (void)e;
+    if (p)
+        cudaFree(p);
+}
+
+static int cuda_host_alloc(dd_engine *e, size_t bytes, void **p, dd_err *err)
+{
+    (void)e;
+    *p = NULL;
+    if (bytes == 0)
+        return DD_OK;
+    cudaError_t cr = cudaHostAlloc(p, bytes, cudaHostAllocDefault);
+    if (cr == cudaSuccess)
+        return DD_OK;
+    *p = NULL;
+    return dd_fail(err, cr == cudaErrorMemoryAllocation ? DD_ENOMEM : DD_EFAIL,
+                   "cudaHostAlloc of %zu bytes (%.2f GiB) of pinned memory on host %s failed: %s",
+                   bytes, gib(bytes), host_name(), cudaGetErrorString(cr));
+}
+
+static void cuda_host_free(dd_engine *e, void *p)
+{
+    (void)e;
+    if (p)
+        cudaFreeHost(p);
+}
+
+static int copy_sync(cuda_state *s, void *dst, const void *src, size_t bytes,
+                     enum cudaMemcpyKind kind, const char *what, dd_err *err)
+{
+    if (bytes == 0)
+        return DD_OK;
+    int rc = dd_cuda_check(cudaMemcpyAsync(dst, src, bytes, kind, s->compute), what, err);
+    if (!rc)
+        rc = dd_cuda_check(cudaStreamSynchronize(s->compute), what, err);
+    return rc;
+}
+
+static int cuda_upload(dd_engine *e, void *dst, const void *src, size_t bytes, dd_err *err)
+{
+    return copy_sync(e->impl, dst, src, bytes, cudaMemcpyHostToDevice,
+                     "cudaMemcpyAsync host to GPU (upload)", err);
+}
+
+static int cuda_download(dd_engine *e, void *dst, const void *src, size_t bytes, dd_err *err)
+{
+    return copy_sync(e->impl, dst, src, bytes, cudaMemcpyDeviceToHost,
+                     "cudaMemcpyAsync GPU to host (download)", err);
+}
+
+/* Two more timing events, created on first use and reused afterwards. */
+static int event_pair(cuda_state *s, cudaEvent_t **pair, dd_err *err)
+{
+    if (s->nev + 2 > s->cap) {
+        int cap = s->cap ? 2 * s->cap : 64;
+        cudaEvent_t *ev = realloc(s->ev, (size_t)cap * sizeof *ev);
+        if (!ev)
+            return dd_fail(err, DD_ENOMEM, "out of host memory for timing events");
+        s->ev = ev;
+        for (; s->cap < cap; s->cap++) {
+            int rc = dd_cuda_check(cudaEventCreate(&s->ev[s->cap]), "cudaEventCreate", err);
+            if (rc)
+                return rc;
+        }
+    }
+    *pair = &s->ev[s->nev];
+    s->nev += 2;
+    return DD_OK;
+}
+
+static int launch(const kernel_desc *kd, dd_dtype t, int64_t m, int64_t n, int64_t k,
+                  const void *A, int64_t lda, const void *B, int64_t ldb, int beta, void *C,
+                  int64_t ldc, cudaStream_t stream)
+{
+    if (t == DD_F64)
+        return kd->dgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, (void *)stream);
+    return kd->sgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, (void *)stream);
+}
+
+static int cuda_gemm(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, const void *A,
+                     int64_t lda, const void *B, int64_t ldb, int beta, void *C, int64_t ldc,
+                     dd_progress_fn progress, void *parg, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    const kernel_desc *kd = s->forced ? s->forced : s->dflt[t];
+    if ((t == DD_F64 && !kd->dgemm) || (t == DD_F32 && !kd->sgemm)) {
+        char names[400];
+        kernel_names(t, names, sizeof names);
+        return dd_fail(err, DD_EUSAGE, "kernel '%s' has no %s version; kernels with one: %s",
+                       kd->name, t == DD_F64 ? "FP64" : "FP32", names);
+    }
+    if (strcmp(e->info.kernel, kd->name))
+        snprintf(e->info.kernel, sizeof e->info.kernel, "%s", kd->name);
+    int rc;
+    if (m > 0 && n > 0) {
+        cudaEvent_t *ev;
+        if ((rc = event_pair(s, &ev, err)) ||
+            (rc = dd_cuda_check(cudaEventRecord(ev[0], s->compute), "cudaEventRecord", err)))
+            return rc;
+        int kr = launch(kd, t, m, n, k, A, lda, B, ldb, beta, C, ldc, s->compute);
+        if (kr != cudaSuccess)
+            return dd_fail(err, DD_EFAIL, "kernel '%s' %s launch (m=%lld n=%lld k=%lld) failed: %s",
+                           kd->name, t == DD_F64 ? "dgemm" : "sgemm", (long long)m, (long long)n,
+                           (long long)k, cudaGetErrorString((cudaError_t)kr));
+        if ((rc = dd_cuda_check(cudaEventRecord(ev[1], s->compute), "cudaEventRecord", err)))
+            return rc;
+    }
+    /* The GPU computes; the host is free to move the next panels. */
+    return progress ? progress(parg, err) : DD_OK;
+}
+
+static int cuda_sync(dd_engine *e, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    int rc = dd_cuda_check(cudaStreamSynchronize(s->compute),
+                           "cudaStreamSynchronize (compute stream)", err);
+    if (!rc)
+        rc = dd_cuda_check(cudaStreamSynchronize(s->comm),
+                           "cudaStreamSynchronize (communication stream)", err);
+    return rc;
+}
+
+static void cuda_reset(dd_engine *e)
+{
+    ((cuda_state *)e->impl)->nev = 0;
+}
+
+static int cuda_begin(dd_engine *e, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    return dd_cuda_check(cudaEventRecord(s->phase0, s->compute), "cudaEventRecord (phase start)",
+                         err);
+}
+
+static int elapsed(cudaEvent_t a, cudaEvent_t b, double *seconds, dd_err *err)
+{
+    float ms = 0;
+    int rc = dd_cuda_check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime", err);
+    *seconds = rc ? 0 : ms * 1e-3;
+    return rc;
+}
+
+static int cuda_end(dd_engine *e, double *seconds, double *gemm_seconds, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    *seconds = *gemm_seconds = 0;
+    int rc;
+    if ((rc = dd_cuda_check(cudaEventRecord(s->phase1, s->compute), "cudaEventRecord (phase end)",
+                            err)) ||
+        (rc = dd_cuda_check(cudaEventSynchronize(s->phase1),
+                            "cudaEventSynchronize (end of the multiply phase)", err)) ||
+        (rc = elapsed(s->phase0, s->phase1, seconds, err)))
+        return rc;
+    for (int i = 0; i < s->nev; i += 2) {
+        double g;
+        if ((rc = elapsed(s->ev[i], s->ev[i + 1], &g, err)))
+            return rc;
+        *gemm_seconds += g;
+    }
+    return DD_OK;
+}
+
+static void *cuda_comm_stream(dd_engine *e)
+{
+    return (void *)((cuda_state *)e->impl)->comm;
+}
+
+static void *cuda_compute_stream(dd_engine *e)
+{
+    return (void *)((cuda_state *)e->impl)->compute;
+}
+
+const dd_engine_ops dd_engine_cuda = {
+    .name = "cuda",
+    .open = cuda_open,
+    .close = cuda_close,
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .host_alloc = cuda_host_alloc,
+    .host_free = cuda_host_free,
+    .upload = cuda_upload,
+    .download = cuda_download,
+    .gemm = cuda_gemm,
+    .sync = cuda_sync,
+    .reset_timers = cuda_reset,
+    .phase_begin = cuda_begin,
+    .phase_end = cuda_end,
+    .comm_stream = cuda_comm_stream,
+    .compute_stream = cuda_compute_stream,
+};

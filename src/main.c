@@ -1,0 +1,38 @@
+/* main.c — dgemm-dist: MPI start-up, the command line, dispatch. */
+#include <mpi.h>
+#include <stdio.h>
+
+#include "agree.h"
+#include "cli.h"
+#include "run.h"
+
+int main(int argc, char **argv)
+{
+    int provided;
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "dgemm-dist: error: MPI_Init_thread failed\n");
+        return DD_EXIT_ERROR;
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    dd_opts o;
+    dd_err err = {{0}};
+    int status;
+    if (cli_parse(argc, argv, &o, &err)) {
+        dd_report_error(MPI_COMM_WORLD, &err);
+        status = DD_EXIT_USAGE;
+    } else if (o.help) {
+        if (rank == 0)
+            cli_usage("dgemm-dist", o.cmd == DD_CMD_GEN);
+        status = DD_EXIT_OK;
+    } else if (o.version) {
+        if (rank == 0)
+            printf("dgemm-dist %s\n", DD_VERSION);
+        status = DD_EXIT_OK;
+    } else {
+        status = o.cmd == DD_CMD_GEN ? dd_gen(&o) : dd_run(&o);
+    }
+    MPI_Finalize();
+    return status;
+}

@@ -1,0 +1,259 @@
+/* report.c — the text report and the JSON record (report.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report.h"
+
+const char *const dd_phase_names[PH_COUNT] = {"read",     "upload", "multiply", "exposed_comm",
+                                              "download", "write",  "check"};
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void report_finish(dd_record *r)
+{
+    if (r->nrep <= 0)
+        return;
+    double *s = malloc(sizeof(double) * (size_t)r->nrep);
+    if (!s)
+        return;
+    memcpy(s, r->mult_times, sizeof(double) * (size_t)r->nrep);
+    qsort(s, (size_t)r->nrep, sizeof(double), cmp_double);
+    r->tmin = s[0];
+    r->tmed = r->nrep % 2 ? s[r->nrep / 2] : 0.5 * (s[r->nrep / 2 - 1] + s[r->nrep / 2]);
+    free(s);
+    double flops = 2.0 * (double)r->M * (double)r->N * (double)r->K;
+    r->tflops = r->tmed > 0 ? flops / r->tmed / 1e12 : 0;
+}
+
+static const char *human_time(double s, char *buf, size_t n)
+{
+    if (s < 1e-3)
+        snprintf(buf, n, "%8.1f us", s * 1e6);
+    else if (s < 1)
+        snprintf(buf, n, "%8.2f ms", s * 1e3);
+    else
+        snprintf(buf, n, "%8.3f s ", s);
+    return buf;
+}
+
+void report_print(FILE *f, const dd_record *r)
+{
+    char a[32], b[32], c[32];
+    fprintf(f, "dgemm-dist %s\n", DD_VERSION);
+    fprintf(f, "problem   C = A·B  %s  M=%lld N=%lld K=%lld  (%s)\n", dd_dtype_name(r->type),
+            (long long)r->M, (long long)r->N, (long long)r->K, r->input);
+    fprintf(f, "grid      %dx%d on %d ranks   panel %lld   lookahead %d\n", r->P, r->Q, r->ranks,
+            (long long)r->nb, r->lookahead);
+    fprintf(f, "backend   %s (%s)\n", r->backend, r->backend_why);
+    fprintf(f, "kernel    %s\n", r->kernel);
+    fprintf(f, "comm      %s: %s\n", r->comm, r->comm_detail);
+    if (r->io)
+        fprintf(f, "io        %s\n", r->io);
+    fprintf(f, "hosts     %s\n", r->hosts ? r->hosts : "?");
+    if (r->devices) {
+        /* print distinct device names only */
+        const char *d = r->devices;
+        fprintf(f, "devices   ");
+        char first[160] = "";
+        int same = 1;
+        const char *nl = strchr(d, '\n');
+        size_t l = nl ? (size_t)(nl - d) : strlen(d);
+        if (l >= sizeof first)
+            l = sizeof first - 1;
+        memcpy(first, d, l);
+        for (const char *p = d; *p;) {
+            const char *e = strchr(p, '\n');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            if (len != strlen(first) || strncmp(p, first, len))
+                same = 0;
+            p = e ? e + 1 : p + len;
+        }
+        if (same)
+            fprintf(f, "%d × %s\n", r->ranks, first);
+        else
+            fprintf(f, "mixed (see JSON record)\n");
+    }
+    fprintf(f, "versions  MPI: %s | HDF5 %s | %s", r->v_mpi, r->v_hdf5, r->v_blas);
+    if (r->v_engine && *r->v_engine && strcmp(r->v_engine, r->v_blas))
+        fprintf(f, " | %s", r->v_engine);
+    if (r->v_comm && *r->v_comm)
+        fprintf(f, " | %s", r->v_comm);
+    fprintf(f, "\n\n%-14s %11s %11s %11s\n", "phase", "min", "avg", "max");
+    for (int i = 0; i < PH_COUNT; i++) {
+        if (!r->have[i])
+            continue;
+        fprintf(f, "%-14s %11s %11s %11s\n", i == PH_EXPOSED ? "  exposed comm" : dd_phase_names[i],
+                human_time(r->ph[i].min, a, sizeof a), human_time(r->ph[i].avg, b, sizeof b),
+                human_time(r->ph[i].max, c, sizeof c));
+    }
+    fprintf(f, "\nmultiply  %d timed (+%d warm-up): min %s  median %s\n", r->nrep, r->warmup,
+            human_time(r->tmin, a, sizeof a), human_time(r->tmed, b, sizeof b));
+    fprintf(f, "rate      %.3f TFLOP/s total, %.3f TFLOP/s per %s\n", r->tflops,
+            r->tflops / r->ranks, r->gpus ? "GPU" : "rank");
+    fprintf(f, "exposed   %.1f%% of the multiply phase spent waiting for panels\n",
+            100.0 * r->exposed_fraction);
+    if (r->checked) {
+        char line[256];
+        check_line(&r->chk, line, sizeof line);
+        fprintf(f, "%s\n", line);
+    }
+    fflush(f);
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static void json_str(FILE *f, const char *s)
+{
+    if (!s) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch == '\n')
+            fputs("\\n", f);
+        else if (ch == '\t')
+            fputs("\\t", f);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.9g", v);
+    else
+        fputs("null", f);
+}
+
+/* a separated list as a JSON array of strings */
+static void json_list(FILE *f, const char *s, char sep)
+{
+    fputc('[', f);
+    for (int first = 1; s && *s; first = 0) {
+        const char *e = strchr(s, sep);
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        char item[256];
+        if (len >= sizeof item)
+            len = sizeof item - 1;
+        memcpy(item, s, len);
+        item[len] = '\0';
+        if (!first)
+            fputc(',', f);
+        json_str(f, item);
+        s = e ? e + 1 : s + len;
+    }
+    fputc(']', f);
+}
+
+int report_json(const char *path, const dd_record *r, dd_err *err)
+{
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return dd_fail(err, DD_EIO, "cannot append the JSON record to %s: %s", path,
+                       strerror(errno));
+    char ts[32];
+    time_t now = time(NULL);
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    const char *job = getenv("SLURM_JOB_ID");
+    fputs("{\"tool\":\"dgemm-dist\",\"version\":", f);
+    json_str(f, DD_VERSION);
+    fputs(",\"timestamp\":", f);
+    json_str(f, ts);
+    fputs(",\"command\":", f);
+    json_str(f, r->cmdline);
+    fputs(",\"hosts\":", f);
+    json_list(f, r->hosts, ',');
+    fputs(",\"slurm_job_id\":", f);
+    json_str(f, job);
+    fprintf(f, ",\"ranks\":%d,\"grid\":[%d,%d],\"backend\":", r->ranks, r->P, r->Q);
+    json_str(f, r->backend);
+    fprintf(f, ",\"gpus\":%d,\"devices\":", r->gpus);
+    json_list(f, r->devices, '\n');
+    fputs(",\"comm\":", f);
+    json_str(f, r->comm);
+    fputs(",\"comm_detail\":", f);
+    json_str(f, r->comm_detail);
+    fputs(",\"kernel\":", f);
+    json_str(f, r->kernel);
+    fputs(",\"io\":", f);
+    json_str(f, r->io);
+    fputs(",\"input\":", f);
+    json_str(f, r->input);
+    fputs(",\"dtype\":", f);
+    json_str(f, dd_dtype_name(r->type));
+    fprintf(f, ",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"panel\":%lld,\"lookahead\":%d,\"repeat\":%d,"
+               "\"warmup\":%d,\"phases\":{",
+            (long long)r->M, (long long)r->N, (long long)r->K, (long long)r->nb, r->lookahead,
+            r->nrep, r->warmup);
+    for (int i = 0, first = 1; i < PH_COUNT; i++) {
+        if (!r->have[i])
+            continue;
+        fprintf(f, "%s\"%s\":{\"min\":", first ? "" : ",", dd_phase_names[i]);
+        json_num(f, r->ph[i].min);
+        fputs(",\"avg\":", f);
+        json_num(f, r->ph[i].avg);
+        fputs(",\"max\":", f);
+        json_num(f, r->ph[i].max);
+        fputc('}', f);
+        first = 0;
+    }
+    fputs("},\"multiply_times\":[", f);
+    for (int i = 0; i < r->nrep; i++) {
+        if (i)
+            fputc(',', f);
+        json_num(f, r->mult_times[i]);
+    }
+    fputs("],\"time_min\":", f);
+    json_num(f, r->tmin);
+    fputs(",\"time_median\":", f);
+    json_num(f, r->tmed);
+    fputs(",\"tflops\":", f);
+    json_num(f, r->tflops);
+    fputs(",\"tflops_per_gpu\":", f);
+    json_num(f, r->tflops / r->ranks);
+    fputs(",\"exposed_comm_fraction\":", f);
+    json_num(f, r->exposed_fraction);
+    fputs(",\"check\":", f);
+    if (r->checked) {
+        fputs("{\"residual\":", f);
+        json_num(f, r->chk.residual);
+        fprintf(f, ",\"threshold\":%g,\"passed\":%s}", DD_CHECK_THRESHOLD,
+                r->chk.passed ? "true" : "false");
+    } else {
+        fputs("null", f);
+    }
+    fputs(",\"versions\":{\"mpi\":", f);
+    json_str(f, r->v_mpi);
+    fputs(",\"hdf5\":", f);
+    json_str(f, r->v_hdf5);
+    fputs(",\"blas\":", f);
+    json_str(f, r->v_blas);
+    if (r->gpus) {
+        fputs(",\"cuda\":", f);
+        json_str(f, r->v_engine);
+    }
+    if (r->v_comm && *r->v_comm) {
+        fputs(",\"comm\":", f);
+        json_str(f, r->v_comm);
+    }
+    fputs("},\"status\":\"ok\"}\n", f);
+    if (fclose(f))
+        return dd_fail(err, DD_EIO, "writing the JSON record to %s failed: %s", path,
+                       strerror(errno));
+    return DD_OK;
+}

@@ -1,0 +1,44 @@
+/* report.h — what a run measured: rank 0's text report and JSON record. */
+#ifndef DD_REPORT_H
+#define DD_REPORT_H
+
+#include <stdio.h>
+
+#include "check.h"
+#include "timer.h"
+
+enum { PH_READ, PH_UPLOAD, PH_MULTIPLY, PH_EXPOSED, PH_DOWNLOAD, PH_WRITE, PH_CHECK, PH_COUNT };
+extern const char *const dd_phase_names[PH_COUNT];
+
+typedef struct {
+    const char *cmdline;
+    int ranks, P, Q;
+    int64_t M, N, K, nb;
+    int lookahead, repeat, warmup;
+    dd_dtype type;
+    const char *input;   /* file name or "generated (seed S)" */
+    const char *backend, *backend_why;
+    const char *comm, *comm_detail;
+    const char *kernel, *io;
+    int gpus;
+    /* per phase over ranks; have[i] = phase ran */
+    dd_stat ph[PH_COUNT];
+    int have[PH_COUNT];
+    double *mult_times; /* per repetition, slowest rank */
+    int nrep;
+    double tmin, tmed, tflops, exposed_fraction;
+    int checked;
+    dd_check_result chk;
+    /* rank 0 only: gathered */
+    char *hosts;   /* comma-separated distinct hostnames */
+    char *devices; /* newline-separated device names per rank */
+    const char *v_mpi, *v_hdf5, *v_blas, *v_engine, *v_comm;
+} dd_record;
+
+/* Fill tmin/tmed/tflops from mult_times. */
+void report_finish(dd_record *r);
+void report_print(FILE *f, const dd_record *r);
+/* Append one JSON object on one line; returns 0 or errno-style failure. */
+int report_json(const char *path, const dd_record *r, dd_err *err);
+
+#endif

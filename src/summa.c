@@ -1,0 +1,145 @@
+/* summa.c — the SUMMA pipeline (summa.h, comm.h describes the protocol). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "summa.h"
+
+void summa_shape(dd_summa *s)
+{
+    const dd_grid *g = &s->g;
+    s->Mp = grid_block(s->M, g->P, g->p).len;
+    s->Nq = grid_block(s->N, g->Q, g->q).len;
+    s->Kq = grid_block(s->K, g->Q, g->q).len;
+    s->Kp = grid_block(s->K, g->P, g->p).len;
+}
+
+/* Widest panel: NB capped by K (panels never cross a block boundary, so
+ * they are never wider than K). */
+static int64_t max_width(const dd_summa *s)
+{
+    return s->nb < s->K ? s->nb : s->K;
+}
+
+size_t summa_work_bytes(const dd_summa *s, size_t *slot_bytes)
+{
+    size_t es = dd_elsize(s->type);
+    int64_t w = max_width(s);
+    size_t slots = 0;
+    if (s->g.Q > 1)
+        slots += (size_t)(s->Mp * w);
+    if (s->g.P > 1)
+        slots += (size_t)(w * s->Nq);
+    slots *= (size_t)(s->lookahead + 1) * es;
+    if (slot_bytes)
+        *slot_bytes = slots;
+    return slots + es * (size_t)(s->Mp * s->Kq + s->Kp * s->Nq + s->Mp * s->Nq);
+}
+
+int summa_setup(dd_summa *s, dd_err *err)
+{
+    size_t es = dd_elsize(s->type);
+    int64_t w = max_width(s);
+    memset(s->slotA, 0, sizeof s->slotA);
+    memset(s->slotB, 0, sizeof s->slotB);
+    s->npanels = grid_panel_count(s->K, s->g.P, s->g.Q, s->nb);
+    s->panels = malloc((size_t)s->npanels * sizeof *s->panels);
+    if (!s->panels)
+        return dd_fail(err, DD_ENOMEM, "out of host memory for %lld panels", (long long)s->npanels);
+    for (int64_t t = 0, k0 = 0; t < s->npanels; t++) {
+        s->panels[t] = grid_panel_at(s->K, s->g.P, s->g.Q, s->nb, k0);
+        k0 += s->panels[t].w;
+    }
+    for (int i = 0; i <= s->lookahead; i++) {
+        int rc = DD_OK;
+        if (s->g.Q > 1)
+            rc = s->engine->ops->alloc(s->engine, (size_t)(s->Mp * w) * es, &s->slotA[i], err);
+        if (!rc && s->g.P > 1)
+            rc = s->engine->ops->alloc(s->engine, (size_t)(w * s->Nq) * es, &s->slotB[i], err);
+        if (rc)
+            return rc;
+    }
+    return DD_OK;
+}
+
+void summa_teardown(dd_summa *s)
+{
+    for (int i = 0; i <= s->lookahead && i < 17; i++) {
+        if (s->slotA[i])
+            s->engine->ops->free(s->engine, s->slotA[i]);
+        if (s->slotB[i])
+            s->engine->ops->free(s->engine, s->slotB[i]);
+        s->slotA[i] = s->slotB[i] = NULL;
+    }
+    free(s->panels);
+    s->panels = NULL;
+}
+
+static dd_panel_xfer panel_xfer(const dd_summa *s, int64_t t)
+{
+    const dd_panel *pn = &s->panels[t];
+    size_t es = dd_elsize(s->type);
+    int slot = (int)(t % (s->lookahead + 1));
+    dd_panel_xfer x;
+    memset(&x, 0, sizeof x);
+    x.slot = slot;
+    x.type = s->type;
+    x.a.active = s->g.Q > 1;
+    x.a.root = pn->qa;
+    x.a.is_root = s->g.q == pn->qa;
+    x.a.src = x.a.is_root ? (const char *)s->A + (size_t)pn->a_off * es : NULL;
+    x.a.src_ld = s->Kq;
+    x.a.rows = s->Mp;
+    x.a.width = pn->w;
+    x.a.dst = s->slotA[slot];
+    x.b.active = s->g.P > 1;
+    x.b.root = pn->pb;
+    x.b.is_root = s->g.p == pn->pb;
+    x.b.src = x.b.is_root ? (const char *)s->B + (size_t)(pn->b_off * s->Nq) * es : NULL;
+    x.b.src_ld = s->Nq;
+    x.b.rows = pn->w;
+    x.b.width = s->Nq;
+    x.b.dst = s->slotB[slot];
+    return x;
+}
+
+static int comm_progress(void *arg, dd_err *err)
+{
+    dd_comm *c = arg;
+    return c->ops->progress(c, err);
+}
+
+int summa_multiply(dd_summa *s, double *seconds, double *gemm_seconds, dd_err *err)
+{
+    dd_engine *e = s->engine;
+    dd_comm *c = s->comm;
+    int L = s->lookahead, rc;
+    e->ops->reset_timers(e);
+    if ((rc = e->ops->phase_begin(e, err)))
+        return rc;
+    for (int64_t t = 0; t < L && t < s->npanels; t++) {
+        dd_panel_xfer x = panel_xfer(s, t);
+        if ((rc = c->ops->post(c, &x, err)))
+            return rc;
+    }
+    for (int64_t t = 0; t < s->npanels; t++) {
+        if (t + L < s->npanels) {
+            dd_panel_xfer x = panel_xfer(s, t + L);
+            if ((rc = c->ops->post(c, &x, err)))
+                return rc;
+        }
+        dd_panel_xfer x = panel_xfer(s, t);
+        if ((rc = c->ops->wait(c, x.slot, err)))
+            return rc;
+        /* The root reads its owned block in place (with a group of one,
+         * every rank is the root). */
+        const void *A = x.a.is_root ? x.a.src : x.a.dst;
+        int64_t lda = x.a.is_root ? s->Kq : x.a.width;
+        const void *B = x.b.is_root ? x.b.src : x.b.dst;
+        if ((rc = e->ops->gemm(e, s->type, s->Mp, s->Nq, s->panels[t].w, A, lda, B, s->Nq, t > 0,
+                               s->C, s->Nq, comm_progress, c, err)))
+            return rc;
+        if ((rc = c->ops->release(c, x.slot, err)))
+            return rc;
+    }
+    return e->ops->phase_end(e, seconds, gemm_seconds, err);
+}

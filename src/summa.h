@@ -1,0 +1,39 @@
+/* summa.h — the SUMMA driver: C(p,q) = Σ_t A(p,t)·B(t,q) over K panels,
+ * double-buffered (lookahead L, L+1 slots).  Knows only the engine and comm
+ * interfaces: no MPI calls of its own beyond what they do, no CUDA, no HDF5. */
+#ifndef DD_SUMMA_H
+#define DD_SUMMA_H
+
+#include "comm.h"
+#include "engine.h"
+#include "grid.h"
+
+typedef struct {
+    dd_engine *engine;
+    dd_comm *comm;
+    dd_grid g;
+    dd_dtype type;
+    int64_t M, N, K;
+    int64_t nb;    /* panel width */
+    int lookahead; /* L >= 1 */
+    /* my blocks in work memory: A Mp×Kq, B Kp×Nq, C Mp×Nq, row-major */
+    void *A, *B, *C;
+    int64_t Mp, Nq, Kq, Kp;
+    /* slot buffers (work memory), L+1 of each; NULL when that broadcast is local */
+    void *slotA[17], *slotB[17];
+    dd_panel *panels;
+    int64_t npanels;
+} dd_summa;
+
+/* Fill in the block sizes from g, M, N, K (pure). */
+void summa_shape(dd_summa *s);
+/* Bytes of work memory needed per rank: blocks + slots. */
+size_t summa_work_bytes(const dd_summa *s, size_t *slot_bytes);
+/* Allocate slots and the panel list (blocks are the caller's). */
+int summa_setup(dd_summa *s, dd_err *err);
+void summa_teardown(dd_summa *s);
+/* One distributed multiply.  seconds: this rank's multiply phase; gemm:
+ * time in local multiplies; exposed communication = seconds − gemm. */
+int summa_multiply(dd_summa *s, double *seconds, double *gemm_seconds, dd_err *err);
+
+#endif
