@@ -78,12 +78,13 @@ static int pick_device(const dd_engine_cfg *cfg, int *device, struct cudaDeviceP
         return dd_fail(err, DD_EUNSUP, "no CUDA GPU visible on host %s (cudaGetDeviceCount: %s)",
                        host_name(), cr != cudaSuccess ? cudaGetErrorString(cr) : "0 devices");
     *device = lrank % count;
-    char what[96];
-    snprintf(what, sizeof what, "cudaSetDevice(%d) on host %s", *device, host_name());
-    if ((rc = dd_cuda_check(cudaSetDevice(*device), what, err)))
-        return rc;
-    snprintf(what, sizeof what, "cudaGetDeviceProperties(%d) on host %s", *device, host_name());
-    return dd_cuda_check(cudaGetDeviceProperties(prop, *device), what, err);
+    if ((cr = cudaSetDevice(*device)) != cudaSuccess)
+        return dd_fail(err, DD_EFAIL, "cudaSetDevice(%d) on host %s failed: %s", *device,
+                       host_name(), cudaGetErrorString(cr));
+    if ((cr = cudaGetDeviceProperties(prop, *device)) != cudaSuccess)
+        return dd_fail(err, DD_EFAIL, "cudaGetDeviceProperties(%d) on host %s failed: %s", *device,
+                       host_name(), cudaGetErrorString(cr));
+    return DD_OK;
 }
 
 /* Max over the node of ranks on one physical GPU.  Collective over
@@ -155,7 +156,7 @@ static void fill_info(dd_engine *e, const struct cudaDeviceProp *prop)
     int rt = 0, drv = 0;
     cudaRuntimeGetVersion(&rt);
     cudaDriverGetVersion(&drv);
-    snprintf(in->device, sizeof in->device, "%s", prop->name);
+    snprintf(in->device, sizeof in->device, "%.*s", (int)sizeof in->device - 1, prop->name);
     /* With no --kernel the kernel depends on the type; gemm() writes the one
      * it actually ran, and this is what FP64 would run. */
     snprintf(in->kernel, sizeof in->kernel, "%s", (s->forced ? s->forced : s->dflt[DD_F64])->name);
@@ -340,7 +341,7 @@ static int cuda_gemm(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, 
         snprintf(e->info.kernel, sizeof e->info.kernel, "%s", kd->name);
     int rc;
     if (m > 0 && n > 0) {
-        cudaEvent_t *ev;
+        cudaEvent_t *ev = NULL;
         if ((rc = event_pair(s, &ev, err)) ||
             (rc = dd_cuda_check(cudaEventRecord(ev[0], s->compute), "cudaEventRecord", err)))
             return rc;
