@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include "dd.h"
 #include "grid.h"
 
 #define DD_CHECK_THRESHOLD 16.0

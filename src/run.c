@@ -187,9 +187,12 @@ static int gather_strings(run_ctx *c, const char *mine, size_t width, char sep, 
             seen = !strncmp(s, all + (size_t)q * width, width);
         if (seen)
             continue;
-        if (*res)
-            strncat(res, (char[2]){sep, 0}, 1);
-        strncat(res, s, width);
+        size_t used = strlen(res);
+        if (used)
+            res[used++] = sep;
+        size_t len = strnlen(s, width);
+        memcpy(res + used, s, len);
+        res[used + len] = '\0';
     }
     free(all);
     *out = res;
