@@ -83,8 +83,6 @@ void report_print(FILE *f, const dd_record *r)
     fprintf(f, "versions  MPI: %s | HDF5 %s | %s", r->v_mpi, r->v_hdf5, r->v_blas);
     if (r->v_engine && *r->v_engine && strcmp(r->v_engine, r->v_blas))
         fprintf(f, " | %s", r->v_engine);
-    if (r->v_comm && *r->v_comm)
-        fprintf(f, " | %s", r->v_comm);
     fprintf(f, "\n\n%-14s %11s %11s %11s\n", "phase", "min", "avg", "max");
     for (int i = 0; i < PH_COUNT; i++) {
         if (!r->have[i])
@@ -95,7 +93,7 @@ void report_print(FILE *f, const dd_record *r)
     }
     fprintf(f, "\nmultiply  %d timed (+%d warm-up): min %s  median %s\n", r->nrep, r->warmup,
             human_time(r->tmin, a, sizeof a), human_time(r->tmed, b, sizeof b));
-    fprintf(f, "rate      %.3f TFLOP/s total, %.3f TFLOP/s per %s\n", r->tflops,
+    fprintf(f, "rate      %.4g TFLOP/s total, %.4g TFLOP/s per %s\n", r->tflops,
             r->tflops / r->ranks, r->gpus ? "GPU" : "rank");
     fprintf(f, "exposed   %.1f%% of the multiply phase spent waiting for panels\n",
             100.0 * r->exposed_fraction);

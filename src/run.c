@@ -69,11 +69,14 @@ static int setup_grid(run_ctx *c, dd_err *err)
     int P = c->o->P, Q = c->o->Q;
     if (!P)
         grid_default(c->size, &P, &Q);
-    if (P * Q != c->size)
+    if (P * Q != c->size) {
+        int dP, dQ;
+        grid_default(c->size, &dP, &dQ);
         return dd_fail(err, DD_EUSAGE,
                        "--grid %dx%d needs %d ranks but MPI started %d: change --grid or the "
                        "rank count (or leave --grid out for %dx%d)",
-                       P, Q, P * Q, c->size, (grid_default(c->size, &P, &Q), P), Q);
+                       P, Q, P * Q, c->size, dP, dQ);
+    }
     c->g = grid_make(P, Q, c->rank);
     int rc = dd_mpi_check(MPI_Comm_split(c->world, c->g.p, c->g.q, &c->row), "MPI_Comm_split", err);
     if (!rc)
@@ -401,6 +404,9 @@ static int multiply(run_ctx *c, dd_err *err)
     }
     if (!rc) {
         c->rec.nrep = o->repeat;
+        c->rec.M = c->M;
+        c->rec.N = c->N;
+        c->rec.K = c->K;
         report_finish(&c->rec);
         /* per-rank figures of the median repetition (by the slowest rank) */
         int med = 0;
@@ -646,8 +652,12 @@ int dd_run(const dd_opts *o)
     }
     if ((rc = dd_agree(c.world, rc, &err)))
         goto fail;
-    if (failed_check && c.rank == 0 && o->out)
-        fprintf(stderr, "dgemm-dist: the check FAILED, so %s was not written\n", o->out);
+    if (failed_check && c.rank == 0)
+        fprintf(stderr,
+                "dgemm-dist: error: the check FAILED (scaled residual %.3g >= %g, or not "
+                "finite): C is wrong, or the inputs hold NaN or Inf%s%s\n",
+                c.rec.chk.residual, DD_CHECK_THRESHOLD, o->out ? "; not written: " : "",
+                o->out ? o->out : "");
     status = failed_check ? DD_EXIT_FAILED : DD_EXIT_OK;
     goto done;
 fail:

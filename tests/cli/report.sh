@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The user-facing surface: --help, --version, --dry-run, the report's
+# contents, --quiet, --json appending one record per run, repeat/warmup.
+set -euo pipefail
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+read -r -a mpirun <<<"$DD_MPIRUN"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$DD_BIN" --help | grep -q "usage: mpirun -np R" || fail "--help"
+"$DD_BIN" gen --help | grep -q "gen --out FILE" || fail "gen --help"
+"$DD_BIN" --version | grep -Eq '^dgemm-dist [0-9]+\.[0-9]+\.[0-9]+$' || fail "--version"
+
+# dry run: decomposition for every rank, nothing computed or written
+"${mpirun[@]}" -n 4 "$DD_BIN" --size 10,7,5 --dry-run --out "$work/c.h5" --backend cpu >"$work/dry"
+grep -q "dry run: C = A·B  f64  M=10 N=7 K=5 on a 2x2 grid" "$work/dry" || fail "dry-run header"
+[ "$(grep -Ec '^ +[0-3] +\([01],[01]\)' "$work/dry")" -eq 4 ] || fail "dry-run rows"
+grep -Eq '^ +3 +\(1,1\) +5x3 +5x2 +2x3' "$work/dry" || { cat "$work/dry"; fail "dry-run blocks of rank 3"; }
+[ ! -e "$work/c.h5" ] || fail "dry-run wrote output"
+
+# the report
+"${mpirun[@]}" -n 3 "$DD_BIN" --size 40,30,20 --dtype f32 --check --repeat 3 --warmup 1 \
+    --backend cpu --json "$work/r.jsonl" >"$work/rep" 2>"$work/err"
+for pat in "^problem +C = A·B  f32  M=40 N=30 K=20" "^grid +1x3 on 3 ranks" \
+    "^backend +cpu \(--backend cpu\)" "^kernel +openblas" "^comm +mpi-host" \
+    "^read " "^multiply " "exposed comm" "3 timed \(\+1 warm-up\)" "TFLOP/s total" \
+    "PASSED$"; do
+    grep -Eq "$pat" "$work/rep" || { cat "$work/rep"; fail "report lacks /$pat/"; }
+done
+grep -q '^\[dgemm-dist\] multiply' "$work/err" || fail "no phase line on stderr"
+# quiet: only the check line
+"${mpirun[@]}" -n 2 "$DD_BIN" --size 9 --check --quiet --json "$work/r.jsonl" >"$work/q" 2>"$work/qerr"
+[ "$(wc -l <"$work/q")" -eq 1 ] && grep -q 'PASSED$' "$work/q" || fail "--quiet output: $(cat "$work/q")"
+[ ! -s "$work/qerr" ] || fail "--quiet printed to stderr"
+# auto backend says why it chose
+"${mpirun[@]}" -n 1 "$DD_BIN" --size 8 >"$work/auto"
+grep -Eq '^backend +(cpu \(auto: .+\)|cuda \(auto: every rank has a GPU\))' "$work/auto" || fail "auto backend line"
+
+python3 - "$work/r.jsonl" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(recs) == 2, len(recs)
+a, b = recs
+assert a["ranks"] == 3 and a["grid"] == [1, 3] and a["dtype"] == "f32"
+assert a["repeat"] == 3 and a["warmup"] == 1 and len(a["multiply_times"]) == 3
+assert a["time_min"] <= a["time_median"]
+assert abs(a["tflops"] - 2 * 40 * 30 * 20 / a["time_median"] / 1e12) < 1e-9 * max(1, a["tflops"])
+assert a["check"]["passed"] and a["check"]["threshold"] == 16
+assert a["backend"] == "cpu" and a["gpus"] == 0 and a["comm"] == "mpi-host"
+assert len(a["devices"]) == 3 and a["hosts"]
+assert set(a["versions"]) >= {"mpi", "hdf5", "blas"}
+assert "read" in a["phases"] and "write" not in a["phases"]
+assert b["ranks"] == 2 and b["m"] == b["n"] == b["k"] == 9
+print("report and records ok")
+PY
