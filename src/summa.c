@@ -136,7 +136,8 @@ int summa_multiply(dd_summa *s, double *seconds, double *gemm_seconds, dd_err *e
         int64_t lda = x.a.is_root ? s->Kq : x.a.width;
         const void *B = x.b.is_root ? x.b.src : x.b.dst;
         if ((rc = e->ops->gemm(e, s->type, s->Mp, s->Nq, s->panels[t].w, A, lda, B, s->Nq, t > 0,
-                               s->C, s->Nq, comm_progress, c, err)))
+                               s->C, s->Nq, s->g.P * s->g.Q > 1 ? comm_progress : NULL, c,
+                               err)))
             return rc;
         if ((rc = c->ops->release(c, x.slot, err)))
             return rc;

@@ -71,3 +71,8 @@ add_test(NAME cli_report_dryrun_help_json
   COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/report.sh)
 set_tests_properties(cli_report_dryrun_help_json PROPERTIES LABELS "cli" TIMEOUT 180
   ENVIRONMENT "${DD_TEST_ENV}")
+
+# Benchmarks (not tests): the CPU multiply phase against direct BLAS.
+add_executable(cpu-bench ${PROJECT_SOURCE_DIR}/tests/bench/cpu_bench.c)
+target_link_libraries(cpu-bench PRIVATE dd_core)
+target_compile_options(cpu-bench PRIVATE ${DD_WARN})
