@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Everything a GPU host runs in one go: build, GPU tests, kernel bench,
+# dgemm-dist benchmarks (1 and 2 GPUs), cuBLASXt, and a summary table.
+#   tests/gpu/run.sh [stages...]    stages: build test kbench dbench (default: all)
+# Writes to $OUT (default ./out): build.log tests.log gemm-bench.{txt,jsonl}
+# runs.jsonl bench.log cublasxt.jsonl summary.md
+# Environment: DD_N (benchmark size, default 16384), DD_REPEAT (default 5),
+# DD_KBENCH_ARGS (extra gemm-bench arguments).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT="${OUT:-$PWD/out}"
+mkdir -p "$OUT"
+export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+[ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
+B="${DD_BUILD:-/tmp/dd-build}"
+stages="${*:-build test kbench dbench}"
+N="${DD_N:-16384}"
+REP="${DD_REPEAT:-5}"
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+has() { [[ " $stages " == *" $1 "* ]]; }
+log() { echo "== $(date +%T) $*" | tee -a "$OUT/bench.log"; }
+
+log "host $(hostname), $ngpu GPU(s): $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)"
+if has build; then
+    log "build"
+    { cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 &&
+      cmake --build "$B" -j "$(nproc)"; } >"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+    grep -E "DD_|dgemm-dist:|HDF5:" "$OUT/build.log" | head -5
+fi
+if has test; then
+    log "GPU tests"
+    (cd "$B" && ctest -L gpu --output-on-failure -j 1) >"$OUT/tests.log" 2>&1
+    tail -25 "$OUT/tests.log"
+fi
+if has kbench; then
+    log "gemm-bench"
+    "$B/kernels/gemm-bench" --json "$OUT/gemm-bench.jsonl" ${DD_KBENCH_ARGS:-} 2>&1 | tee "$OUT/gemm-bench.txt"
+fi
+if has dbench; then
+    dd() { # dd TAG GPUS RANKS args...
+        local tag=$1 g=$2 r=$3
+        shift 3
+        [ "$ngpu" -ge "$g" ] || { log "skip $tag: needs $g GPUs"; return; }
+        log "$tag: mpirun -n $r dgemm-dist $*"
+        CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((g - 1))) \
+            mpirun -n "$r" --bind-to none "$B/dgemm-dist" "$@" --json "$OUT/runs.jsonl" \
+            >>"$OUT/bench.log" 2>&1 || log "FAILED: $tag"
+    }
+    common=(--repeat "$REP" --warmup 1 --check)
+    dd one_gpu_own        1 1 --size "$N" "${common[@]}"
+    dd one_gpu_cublas     1 1 --size "$N" --kernel cublas "${common[@]}"
+    dd strong_2gpu_nccl   2 2 --size "$N" --grid 1x2 --comm nccl "${common[@]}"
+    dd weak_2gpu_nccl     2 2 --size "$N,$((2 * N)),$N" --grid 1x2 --comm nccl "${common[@]}"
+    dd strong_2gpu_mpi    2 2 --size "$N" --grid 1x2 --comm mpi "${common[@]}"
+    dd one_gpu_own_f32    1 1 --size "$N" --dtype f32 "${common[@]}"
+    dd strong_2gpu_f32    2 2 --size "$N" --dtype f32 --grid 1x2 "${common[@]}"
+    if [ -x "$B/cublasxt-bench" ] && [ "$ngpu" -ge 2 ]; then
+        log "cublasxt-bench n=$N on 2 GPUs"
+        CUDA_VISIBLE_DEVICES=0,1 "$B/cublasxt-bench" --n "$N" --gpus 2 --reps 3 \
+            --json "$OUT/cublasxt.jsonl" 2>&1 | tee -a "$OUT/bench.log"
+    fi
+    if [ -x "$B/kernels/gemm-bench" ] && ! grep -q '"cublas"' "$OUT/gemm-bench.jsonl" 2>/dev/null; then
+        log "bare cuBLAS at n=$N for the 1-GPU ratio"
+        "$B/kernels/gemm-bench" --kernels cublas --sizes "$N" --types f64,f32 \
+            --json "$OUT/gemm-bench.jsonl" 2>&1 | tee -a "$OUT/gemm-bench.txt"
+    fi
+    python3 tests/gpu/summarize.py "$OUT" | tee "$OUT/summary.md"
+fi
