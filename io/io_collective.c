@@ -334,7 +334,17 @@ static int coll_set_attrs(dd_io *io, const char *dset, const dd_attr *attrs, int
     return rc;
 }
 
-static int coll_close(dd_io *io, dd_err *err) { return coll_release(io, err); }
+static int coll_close(dd_io *io, dd_err *err)
+{
+    if (io->impl == NULL)
+        return DD_OK; /* on every rank: open and create are agreed */
+    MPI_Comm comm = io->comm;
+    int rc = coll_release(io, err);
+    /* As in the independent path: after close returns, no rank holds the file. */
+    if (MPI_Barrier(comm) != MPI_SUCCESS && rc == DD_OK)
+        rc = dd_fail(err, DD_EFAIL, "MPI_Barrier failed while closing an HDF5 file");
+    return rc;
+}
 
 const dd_io_ops dd_io_collective = {
     .name = "collective",

@@ -13,6 +13,7 @@
 
 #include <hdf5.h>
 
+#include "agree.h"
 #include "io.h"
 #include "io_h5.h"
 
@@ -65,17 +66,20 @@ static int indep_open_read(dd_io *io, MPI_Comm comm, const char *path, dd_err *e
     if (path == NULL || path[0] == '\0')
         return dd_fail(err, DD_EUSAGE, "no HDF5 file named to read");
     indep *h = indep_new(io, comm, path, 0, err);
-    if (h == NULL)
-        return DD_ENOMEM;
-    h->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (h->file < 0) {
-        indep_release(io, err);
-        return dd_fail(err, DD_EIO,
-                       "cannot open %s for reading with HDF5; check that it exists and that no "
-                       "program is writing it",
-                       path);
+    int rc = h ? DD_OK : DD_ENOMEM;
+    if (h && (h->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
+        rc = dd_fail(err, DD_EIO,
+                     "cannot open %s for reading with HDF5; check that it exists and that no "
+                     "program is writing it",
+                     path);
+    /* All ranks hold the file or none does, so close() is collective on all. */
+    rc = dd_agree(comm, rc, err);
+    if (rc != DD_OK) {
+        dd_err ignored;
+        dd_err_clear(&ignored);
+        indep_release(io, &ignored);
     }
-    return DD_OK;
+    return rc;
 }
 
 static int check_create_args(const char *path, int ndsets, const char *const *names,
@@ -123,24 +127,13 @@ static int indep_create(dd_io *io, MPI_Comm comm, const char *path, int ndsets,
         }
     }
     /* Everyone needs rank 0's outcome, and must not open the file before it
-     * is complete: the broadcast does both. */
-    struct {
-        int rc;
-        dd_err e;
-    } v;
-    memset(&v, 0, sizeof v);
-    v.rc = rc;
-    v.e = local;
-    int root_rc = MPI_Bcast(&v, (int)sizeof v, MPI_BYTE, 0, comm);
-    if (rc == DD_OK && root_rc != MPI_SUCCESS)
-        rc = dd_fail(&local, DD_EFAIL, "MPI_Bcast failed while creating %s", path);
-    else if (rc == DD_OK && v.rc != DD_OK) {
-        v.e.msg[DD_ERRLEN - 1] = '\0';
-        rc = dd_fail(&local, v.rc, "%s", v.e.msg);
-    }
+     * is complete; all ranks keep a handle or none does.  Agreeing does all three. */
+    rc = dd_agree(comm, rc, &local);
     if (rc != DD_OK) {
         dd_fail(err, rc, "%s", local.msg);
-        indep_release(io, err);
+        dd_err ignored;
+        dd_err_clear(&ignored);
+        indep_release(io, &ignored);
     }
     return rc;
 }
@@ -241,8 +234,7 @@ static int indep_write_block(dd_io *io, const char *dset, dd_dtype type, int64_t
     return rc;
 }
 
-/* Rank 0 writes its own values; the broadcast of its verdict also keeps the
- * other ranks from opening the file while it does. */
+/* Rank 0 alone writes, its own values. */
 static int indep_set_attrs(dd_io *io, const char *dset, const dd_attr *attrs, int nattrs,
                            dd_err *err)
 {
@@ -268,20 +260,8 @@ static int indep_set_attrs(dd_io *io, const char *dset, const dd_attr *attrs, in
                                              "the disk full?", h->path);
         }
     }
-    struct {
-        int rc;
-        dd_err e;
-    } v;
-    memset(&v, 0, sizeof v);
-    v.rc = rc;
-    v.e = local;
-    if (MPI_Bcast(&v, (int)sizeof v, MPI_BYTE, 0, io->comm) != MPI_SUCCESS && rc == DD_OK)
-        rc = dd_fail(&local, DD_EFAIL, "MPI_Bcast failed while writing attributes of %s",
-                     h->path);
-    else if (rc == DD_OK && v.rc != DD_OK) {
-        v.e.msg[DD_ERRLEN - 1] = '\0';
-        rc = dd_fail(&local, v.rc, "%s", v.e.msg);
-    }
+    /* Rank 0's verdict for all, and nobody opens the file before it is done. */
+    rc = dd_agree(io->comm, rc, &local);
     if (rc != DD_OK)
         dd_fail(err, rc, "%s", local.msg);
     return rc;
@@ -289,11 +269,16 @@ static int indep_set_attrs(dd_io *io, const char *dset, const dd_attr *attrs, in
 
 static int indep_close(dd_io *io, dd_err *err)
 {
-    indep *h = io->impl;
-    if (h == NULL)
-        return DD_OK;
-    /* Writes ended at a barrier already; reads need no coordination. */
-    return indep_release(io, err);
+    if (io->impl == NULL)
+        return DD_OK; /* on every rank: open and create fail on all ranks or none */
+    MPI_Comm comm = io->comm;
+    int rc = indep_release(io, err);
+    /* Once close returns anywhere, no rank holds the file: recreating or
+     * renaming it next cannot race a rank still closing its read handle
+     * (HDF5's file locks would refuse the create). */
+    if (MPI_Barrier(comm) != MPI_SUCCESS && rc == DD_OK)
+        rc = dd_fail(err, DD_EFAIL, "MPI_Barrier failed while closing an HDF5 file");
+    return rc;
 }
 
 const dd_io_ops dd_io_independent = {
