@@ -1,0 +1,68 @@
+/* 02_coalesced — the same one-thread-per-element kernel, with the thread
+ * index turned so that global accesses coalesce.
+ *
+ * What it changes: threadIdx.x now walks along a row of C (consecutive
+ * columns) instead of down a column.
+ *
+ * Why it should help: in row-major storage consecutive columns are
+ * consecutive addresses.  A warp's 32 loads of B (p, col..col+31) become one
+ * or two 128-byte transactions instead of 32 sectors, its stores of C
+ * likewise, and its loads of A are one address for the whole warp (a
+ * broadcast).  Traffic per useful byte drops by up to 8x (FP32) / 4x (FP64);
+ * the kernel is still bound by L1/L2 bandwidth, as nothing is reused
+ * deliberately.
+ *
+ * Measured on H200: not yet measured (see kernels/README.md).
+ */
+#include "gemm_common.cuh"
+#include "ladder.h"
+
+namespace {
+
+constexpr int COLS = 32; /* threadIdx.x: columns of C (coalesced) */
+constexpr int ROWS = 8;  /* threadIdx.y: rows of C */
+
+template <typename T>
+__global__ void coalesced_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda,
+                                 const T *__restrict__ B, int64_t ldb, int beta,
+                                 T *__restrict__ C, int64_t ldc)
+{
+    int col = blockIdx.x * COLS + threadIdx.x;
+    int row = blockIdx.y * ROWS + threadIdx.y;
+    if (row >= M || col >= N)
+        return;
+    const T *a = A + (int64_t)row * lda;
+    const T *b = B + col;
+    T acc = 0;
+    for (int p = 0; p < K; ++p)
+        acc += a[p] * b[(int64_t)p * ldb];
+    T *c = C + (int64_t)row * ldc + col;
+    *c = beta ? *c + acc : acc;
+}
+
+template <typename T>
+int launch(DD_LAUNCHER_ARGS(T))
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    bool go;
+    int e = dd::gemm_prologue<T>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
+    if (e != cudaSuccess || !go)
+        return e;
+    dim3 block(COLS, ROWS);
+    dim3 grid((unsigned)((n + COLS - 1) / COLS), (unsigned)((m + ROWS - 1) / ROWS));
+    if (grid.y > 65535)
+        return cudaErrorInvalidConfiguration;
+    coalesced_kernel<T><<<grid, block, 0, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C, ldc);
+    return dd::launch_status();
+}
+
+} // namespace
+
+extern "C" int dd_k02_dgemm(DD_LAUNCHER_ARGS(double))
+{
+    return launch<double>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
+}
+extern "C" int dd_k02_sgemm(DD_LAUNCHER_ARGS(float))
+{
+    return launch<float>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
+}

@@ -1,0 +1,538 @@
+/* gemm-bench — check every kernel against cuBLAS, then time it.
+ *
+ *   gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32] [--reps N]
+ *              [--warmup N] [--beta 0|1|auto] [--slow-limit N] [--variants]
+ *              [--json FILE] [--quick] [--seed S] [--device D]
+ *
+ * For each type and size: fresh uniform [-1,1) data made on the device
+ * (new seed per kernel), cuBLAS computes the reference, C is poisoned with
+ * NaN (or set to a random C0 for beta 1), the kernel runs once and is
+ * compared (gemm_check.cuh: err ≤ 16, every element written, nothing
+ * outside the block touched).  A kernel that fails is reported FAILED and
+ * not timed; the exit status is then 1.  Timing: warm-up runs, then reps
+ * runs each between two CUDA events, with the L2 flushed (a 256 MiB
+ * memset) before each; the median is reported, and the % of cuBLAS
+ * measured the same way in the same run.  Slow kernels (the first rungs of
+ * the ladder) are skipped above --slow-limit (any of M, N, K).
+ * Exit 77 when no GPU is present.
+ *
+ * Sizes: N (square) or MxNxK.  Default: 1024, 2048, 4096, 8192, 16384 and
+ * the SUMMA panel shapes 8192x8192x1024, 16384x16384x1024.  Beta "auto" is
+ * 1 for panel shapes (K smaller than M and N: SUMMA accumulates) and 0
+ * otherwise. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "gemm_check.cuh"
+#include "kernel.h"
+#include "ladder.h"
+
+namespace {
+
+struct shape {
+    int64_t m, n, k;
+};
+
+struct options {
+    std::vector<shape> sizes;
+    std::vector<std::string> kernels; /* empty: all */
+    bool f64 = true, f32 = true;
+    int reps = 10, warmup = 2;
+    int beta = -1; /* -1: auto */
+    int64_t slow_limit = 4096;
+    bool variants = false;
+    const char *json = nullptr;
+    uint64_t seed = 20240611;
+    int device = 0;
+    std::string command;
+};
+
+struct env_info {
+    char gpu[256];
+    int sms, cc_major, cc_minor;
+    int driver, runtime;
+    const char *cublas;
+};
+
+int usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32] [--reps N]\n"
+            "                  [--warmup N] [--beta 0|1|auto] [--slow-limit N] [--variants]\n"
+            "                  [--json FILE] [--quick] [--seed S] [--device D]\n"
+            "  --sizes     comma list of N or MxNxK (default 1024,2048,4096,8192,16384,\n"
+            "              8192x8192x1024,16384x16384x1024)\n"
+            "  --kernels   comma list of names or name prefixes (default: all); cublas is\n"
+            "              always timed, as the reference\n"
+            "  --quick     sizes 1024,2048,4096,4096x4096x1024; 3 reps, 1 warm-up\n"
+            "  --variants  also time the tuning variants of the production kernels\n"
+            "  --json FILE append one JSON object per row (JSON Lines)\n");
+    return f == stdout ? 0 : 2;
+}
+
+bool parse_sizes(const char *s, std::vector<shape> *out)
+{
+    out->clear();
+    std::string all(s);
+    size_t pos = 0;
+    while (pos <= all.size()) {
+        size_t end = all.find(',', pos);
+        if (end == std::string::npos)
+            end = all.size();
+        std::string item = all.substr(pos, end - pos);
+        long long m, n, k;
+        char x;
+        if (sscanf(item.c_str(), "%lldx%lldx%lld%c", &m, &n, &k, &x) == 3) {
+        } else if (sscanf(item.c_str(), "%lld%c", &m, &x) == 1) {
+            n = k = m;
+        } else {
+            return false;
+        }
+        if (m <= 0 || n <= 0 || k <= 0)
+            return false;
+        out->push_back({m, n, k});
+        pos = end + 1;
+    }
+    return !out->empty();
+}
+
+std::vector<std::string> split(const char *s)
+{
+    std::vector<std::string> v;
+    std::string all(s);
+    size_t pos = 0;
+    while (pos <= all.size()) {
+        size_t end = all.find(',', pos);
+        if (end == std::string::npos)
+            end = all.size();
+        if (end > pos)
+            v.push_back(all.substr(pos, end - pos));
+        pos = end + 1;
+    }
+    return v;
+}
+
+int parse(int argc, char **argv, options *o)
+{
+    parse_sizes("1024,2048,4096,8192,16384,8192x8192x1024,16384x16384x1024", &o->sizes);
+    for (int i = 0; i < argc; ++i) {
+        if (i)
+            o->command += " ";
+        o->command += argv[i];
+    }
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
+        auto need = [&](void) {
+            if (!v) {
+                fprintf(stderr, "gemm-bench: %s needs a value\n", a);
+                exit(2);
+            }
+            ++i;
+            return v;
+        };
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            exit(usage(stdout));
+        } else if (!strcmp(a, "--sizes")) {
+            if (!parse_sizes(need(), &o->sizes)) {
+                fprintf(stderr, "gemm-bench: bad --sizes '%s' (N or MxNxK, comma separated)\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--kernels")) {
+            o->kernels = split(need());
+        } else if (!strcmp(a, "--types")) {
+            o->f64 = o->f32 = false;
+            for (auto &t : split(need())) {
+                if (t == "f64")
+                    o->f64 = true;
+                else if (t == "f32")
+                    o->f32 = true;
+                else {
+                    fprintf(stderr, "gemm-bench: unknown type '%s' (f64, f32)\n", t.c_str());
+                    return 2;
+                }
+            }
+        } else if (!strcmp(a, "--reps")) {
+            o->reps = atoi(need());
+        } else if (!strcmp(a, "--warmup")) {
+            o->warmup = atoi(need());
+        } else if (!strcmp(a, "--beta")) {
+            const char *b = need();
+            o->beta = !strcmp(b, "auto") ? -1 : atoi(b);
+            if (o->beta < -1 || o->beta > 1) {
+                fprintf(stderr, "gemm-bench: --beta takes 0, 1 or auto\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--slow-limit")) {
+            o->slow_limit = atoll(need());
+        } else if (!strcmp(a, "--variants")) {
+            o->variants = true;
+        } else if (!strcmp(a, "--json")) {
+            o->json = need();
+        } else if (!strcmp(a, "--quick")) {
+            parse_sizes("1024,2048,4096,4096x4096x1024", &o->sizes);
+            o->reps = 3;
+            o->warmup = 1;
+        } else if (!strcmp(a, "--seed")) {
+            o->seed = strtoull(need(), nullptr, 0);
+        } else if (!strcmp(a, "--device")) {
+            o->device = atoi(need());
+        } else {
+            fprintf(stderr, "gemm-bench: unknown option '%s'\n", a);
+            return usage(stderr);
+        }
+    }
+    if (o->reps < 1 || o->warmup < 0) {
+        fprintf(stderr, "gemm-bench: --reps must be >= 1 and --warmup >= 0\n");
+        return 2;
+    }
+    return 0;
+}
+
+bool selected(const options &o, const char *name)
+{
+    if (o.kernels.empty())
+        return true;
+    for (auto &k : o.kernels)
+        if (!strncmp(name, k.c_str(), k.size()))
+            return true;
+    return false;
+}
+
+/* One row of the table. */
+struct row {
+    const char *kernel;
+    const char *dtype;
+    shape s;
+    int beta;
+    int reps;
+    double ms_median, ms_min, tflops, pct;
+    double err;
+    const char *status; /* "ok", "FAILED", "skipped", "error" */
+    std::string note;
+};
+
+void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; ++s) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+void json_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.6g", v);
+    else
+        fputs("null", f);
+}
+
+void emit(const options &o, const env_info &env, const row &r)
+{
+    char dims[64];
+    snprintf(dims, sizeof dims, "%lldx%lldx%lld", (long long)r.s.m, (long long)r.s.n, (long long)r.s.k);
+    if (!strcmp(r.status, "ok"))
+        printf("%-22s %-4s %-19s %4d %10.3f %9.2f %8.1f%% %9.2e  ok\n", r.kernel, r.dtype, dims,
+               r.beta, r.ms_median, r.tflops, r.pct, r.err);
+    else
+        printf("%-22s %-4s %-19s %4d %10s %9s %9s %9s  %s %s\n", r.kernel, r.dtype, dims, r.beta, "-",
+               "-", "-", "-", r.status, r.note.c_str());
+    fflush(stdout);
+    if (!o.json)
+        return;
+    FILE *f = fopen(o.json, "a");
+    if (!f) {
+        fprintf(stderr, "gemm-bench: cannot append to %s\n", o.json);
+        exit(1);
+    }
+    char ts[32];
+    time_t now = time(nullptr);
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    fprintf(f, "{\"tool\":\"gemm-bench\",\"timestamp\":\"%s\",\"command\":", ts);
+    json_str(f, o.command.c_str());
+    fprintf(f, ",\"gpu\":");
+    json_str(f, env.gpu);
+    fprintf(f, ",\"sm_count\":%d,\"cc\":\"%d.%d\",\"cuda_driver\":\"%d.%d\",\"cuda_runtime\":\"%d.%d\",\"cublas\":",
+            env.sms, env.cc_major, env.cc_minor, env.driver / 1000, (env.driver % 1000) / 10,
+            env.runtime / 1000, (env.runtime % 1000) / 10);
+    json_str(f, env.cublas);
+    fprintf(f, ",\"kernel\":");
+    json_str(f, r.kernel);
+    fprintf(f, ",\"dtype\":\"%s\",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"beta\":%d,\"reps\":%d,\"warmup\":%d",
+            r.dtype, (long long)r.s.m, (long long)r.s.n, (long long)r.s.k, r.beta, r.reps, o.warmup);
+    fprintf(f, ",\"ms_median\":");
+    json_num(f, r.ms_median);
+    fprintf(f, ",\"ms_min\":");
+    json_num(f, r.ms_min);
+    fprintf(f, ",\"tflops\":");
+    json_num(f, r.tflops);
+    fprintf(f, ",\"pct_cublas\":");
+    json_num(f, r.pct);
+    fprintf(f, ",\"check_err\":");
+    json_num(f, r.err);
+    fprintf(f, ",\"check_threshold\":%g,\"status\":", DD_CHECK_THRESHOLD);
+    json_str(f, r.status);
+    if (!r.note.empty()) {
+        fprintf(f, ",\"note\":");
+        json_str(f, r.note.c_str());
+    }
+    fprintf(f, "}\n");
+    fclose(f);
+}
+
+/* Times fn: warm-up, then reps runs between events, L2 flushed before each. */
+template <typename T, typename Fn>
+int time_kernel(Fn fn, const ddcheck::problem<T> &p, int warmup, int reps, void *flush,
+                size_t flush_bytes, cudaStream_t s, double *median, double *minimum)
+{
+    for (int i = 0; i < warmup; ++i) {
+        int e = fn(p.m, p.n, p.k, p.A, p.lda, p.B, p.ldb, p.beta, p.C, p.ldc, (void *)s);
+        if (e)
+            return e;
+    }
+    std::vector<cudaEvent_t> ev(2 * reps);
+    for (auto &x : ev)
+        CK(cudaEventCreate(&x));
+    for (int i = 0; i < reps; ++i) {
+        CK(cudaMemsetAsync(flush, i & 0xFF, flush_bytes, s));
+        CK(cudaEventRecord(ev[2 * i], s));
+        int e = fn(p.m, p.n, p.k, p.A, p.lda, p.B, p.ldb, p.beta, p.C, p.ldc, (void *)s);
+        if (e)
+            return e;
+        CK(cudaEventRecord(ev[2 * i + 1], s));
+    }
+    CK(cudaStreamSynchronize(s));
+    CK(cudaGetLastError());
+    std::vector<double> ms(reps);
+    for (int i = 0; i < reps; ++i) {
+        float t;
+        CK(cudaEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]));
+        ms[i] = t;
+    }
+    for (auto &x : ev)
+        CK(cudaEventDestroy(x));
+    std::sort(ms.begin(), ms.end());
+    *minimum = ms[0];
+    *median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+    return 0;
+}
+
+/* All kernels of one type and size.  Returns the number of failures. */
+template <typename T>
+int bench_one(const options &o, const env_info &env, const std::vector<const kernel_desc *> &list,
+              const kernel_desc *cublas, shape sh, void *flush, size_t flush_bytes, cudaStream_t s,
+              uint64_t *seed)
+{
+    typedef ddcheck::type_info<T> TI;
+    const int beta = o.beta >= 0 ? o.beta : (sh.k < sh.m && sh.k < sh.n ? 1 : 0);
+    const bool has_any = std::any_of(list.begin(), list.end(), [](const kernel_desc *d) {
+        return TI::fn(d) != nullptr;
+    });
+    if (!has_any)
+        return 0;
+
+    ddcheck::problem<T> p = {};
+    p.m = sh.m, p.n = sh.n, p.k = sh.k, p.lda = sh.k, p.ldb = sh.n, p.ldc = sh.n, p.beta = beta;
+    T *A, *B, *C, *R, *C0 = nullptr;
+    size_t mn = (size_t)sh.m * sh.n;
+    cudaError_t ae = cudaMalloc(&A, sizeof(T) * sh.m * sh.k);
+    if (ae == cudaSuccess) ae = cudaMalloc(&B, sizeof(T) * sh.k * sh.n);
+    if (ae == cudaSuccess) ae = cudaMalloc(&C, sizeof(T) * mn);
+    if (ae == cudaSuccess) ae = cudaMalloc(&R, sizeof(T) * mn);
+    if (ae == cudaSuccess && beta) ae = cudaMalloc(&C0, sizeof(T) * mn);
+    if (ae != cudaSuccess) {
+        fprintf(stderr, "gemm-bench: %s %lldx%lldx%lld: %s; size skipped\n", TI::name(),
+                (long long)sh.m, (long long)sh.n, (long long)sh.k, cudaGetErrorString(ae));
+        (void)cudaGetLastError();
+        return 1;
+    }
+    p.A = A, p.B = B, p.C = C, p.R = R, p.C0 = C0;
+    ddcheck::reducer red;
+    red.init();
+
+    /* Fresh data, and cuBLAS's answer for it. */
+    auto fresh = [&](void) {
+        ++*seed;
+        ddcheck::fill_uniform<T>(A, sh.m, sh.k, sh.k, *seed * 3 + 0, s);
+        ddcheck::fill_uniform<T>(B, sh.k, sh.n, sh.n, *seed * 3 + 1, s);
+        if (beta)
+            ddcheck::fill_uniform<T>(C0, sh.m, sh.n, sh.n, *seed * 3 + 2, s);
+        p.maxA = ddcheck::bits_to_double(ddcheck::max_diff<T>(red, A, sh.k, (const T *)nullptr, 0, sh.m, sh.k, s).maxbits);
+        p.maxB = ddcheck::bits_to_double(ddcheck::max_diff<T>(red, B, sh.n, (const T *)nullptr, 0, sh.k, sh.n, s).maxbits);
+        p.maxC0 = beta ? ddcheck::bits_to_double(ddcheck::max_diff<T>(red, C0, sh.n, (const T *)nullptr, 0, sh.m, sh.n, s).maxbits) : 0;
+        ddcheck::prepare_c(p, R, s);
+        int e = TI::fn(cublas)(sh.m, sh.n, sh.k, A, sh.k, B, sh.n, beta, R, sh.n, (void *)s);
+        if (e) {
+            fprintf(stderr, "gemm-bench: cuBLAS failed: %s\n", cudaGetErrorString((cudaError_t)e));
+            exit(1);
+        }
+        if (ddcheck::max_diff<T>(red, R, sh.n, (const T *)nullptr, 0, sh.m, sh.n, s).nonfinite) {
+            fprintf(stderr, "gemm-bench: cuBLAS reference has non-finite elements\n");
+            exit(1);
+        }
+    };
+
+    int failures = 0;
+    double flops = 2.0 * sh.m * sh.n * sh.k;
+
+    /* cuBLAS first: its time is the 100% of this size. */
+    fresh();
+    row cb = {"cublas", TI::name(), sh, beta, o.reps, NAN, NAN, NAN, 100.0, 0.0, "ok", ""};
+    {
+        int e = time_kernel<T>(TI::fn(cublas), p, o.warmup, o.reps, flush, flush_bytes, s, &cb.ms_median, &cb.ms_min);
+        if (e) {
+            fprintf(stderr, "gemm-bench: cuBLAS failed: %s\n", cudaGetErrorString((cudaError_t)e));
+            exit(1);
+        }
+        cb.tflops = flops / (cb.ms_median * 1e-3) / 1e12;
+    }
+
+    for (const kernel_desc *d : list) {
+        auto fn = TI::fn(d);
+        if (!fn || d == cublas)
+            continue;
+        row r = {d->name, TI::name(), sh, beta, d->slow ? std::min(o.reps, 3) : o.reps, NAN, NAN, NAN, NAN, NAN, "ok", ""};
+        int64_t big = std::max(sh.m, std::max(sh.n, sh.k));
+        if (d->slow && big > o.slow_limit) {
+            r.status = "skipped";
+            char buf[96];
+            snprintf(buf, sizeof buf, "(slow kernel; above --slow-limit %lld)", (long long)o.slow_limit);
+            r.note = buf;
+            emit(o, env, r);
+            continue;
+        }
+        fresh();
+        ddcheck::verdict v = ddcheck::run_and_check<T>(fn, p, red, s);
+        r.err = v.err;
+        if (v.launch_error) {
+            r.status = "error";
+            r.note = cudaGetErrorString((cudaError_t)v.launch_error);
+            ++failures;
+            emit(o, env, r);
+            continue;
+        }
+        if (!v.passed) {
+            r.status = "FAILED";
+            char buf[160];
+            snprintf(buf, sizeof buf, "(err %.3g > %g or unwritten %llu or outside %llu)", v.err,
+                     DD_CHECK_THRESHOLD, v.unwritten, v.outside);
+            r.note = buf;
+            ++failures;
+            emit(o, env, r);
+            continue;
+        }
+        int e = time_kernel<T>(fn, p, o.warmup, r.reps, flush, flush_bytes, s, &r.ms_median, &r.ms_min);
+        if (e) {
+            r.status = "error";
+            r.note = cudaGetErrorString((cudaError_t)e);
+            ++failures;
+        } else {
+            r.tflops = flops / (r.ms_median * 1e-3) / 1e12;
+            r.pct = 100.0 * cb.ms_median / r.ms_median;
+        }
+        emit(o, env, r);
+    }
+    emit(o, env, cb);
+
+    red.release();
+    CK(cudaFree(A));
+    CK(cudaFree(B));
+    CK(cudaFree(C));
+    CK(cudaFree(R));
+    if (C0)
+        CK(cudaFree(C0));
+    return failures;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    options o;
+    int pe = parse(argc, argv, &o);
+    if (pe)
+        return pe;
+
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        printf("gemm-bench: no CUDA device present; nothing to measure (skipped)\n");
+        return 77;
+    }
+    if (o.device < 0 || o.device >= ndev) {
+        fprintf(stderr, "gemm-bench: --device %d: this host has %d device(s)\n", o.device, ndev);
+        return 2;
+    }
+    CK(cudaSetDevice(o.device));
+
+    env_info env = {};
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, o.device));
+    snprintf(env.gpu, sizeof env.gpu, "%s", prop.name);
+    env.sms = prop.multiProcessorCount;
+    env.cc_major = prop.major, env.cc_minor = prop.minor;
+    CK(cudaDriverGetVersion(&env.driver));
+    CK(cudaRuntimeGetVersion(&env.runtime));
+    env.cublas = kernel_cublas_version();
+
+    std::vector<const kernel_desc *> list;
+    const kernel_desc *cublas = kernel_find("cublas");
+    int n = 0;
+    const kernel_desc *all = kernel_list(&n);
+    for (int i = 0; i < n; ++i)
+        if (selected(o, all[i].name) && &all[i] != cublas)
+            list.push_back(&all[i]);
+    if (o.variants) {
+        const kernel_desc *v = kernel_variants(&n);
+        for (int i = 0; i < n; ++i)
+            if (selected(o, v[i].name))
+                list.push_back(&v[i]);
+        if (n == 0)
+            fprintf(stderr, "gemm-bench: --variants: this build has none (configure with -DDD_KERNEL_VARIANTS=ON)\n");
+    }
+
+    printf("# gemm-bench: %s, %d SMs, cc %d.%d, CUDA driver %d.%d runtime %d.%d, cuBLAS %s\n", env.gpu,
+           env.sms, env.cc_major, env.cc_minor, env.driver / 1000, (env.driver % 1000) / 10,
+           env.runtime / 1000, (env.runtime % 1000) / 10, env.cublas);
+    printf("# median of %d timed runs after %d warm-up, L2 flushed before each; check: err <= %g vs cuBLAS\n",
+           o.reps, o.warmup, DD_CHECK_THRESHOLD);
+    printf("%-22s %-4s %-19s %4s %10s %9s %9s %9s  %s\n", "kernel", "type", "MxNxK", "beta", "ms",
+           "TFLOP/s", "%cuBLAS", "check", "status");
+
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    size_t flush_bytes = (size_t)256 << 20;
+    void *flush;
+    CK(cudaMalloc(&flush, flush_bytes));
+
+    uint64_t seed = o.seed;
+    int failures = 0;
+    for (const shape &sh : o.sizes) {
+        if (o.f64)
+            failures += bench_one<double>(o, env, list, cublas, sh, flush, flush_bytes, s, &seed);
+        if (o.f32)
+            failures += bench_one<float>(o, env, list, cublas, sh, flush, flush_bytes, s, &seed);
+    }
+
+    CK(cudaFree(flush));
+    CK(cudaStreamDestroy(s));
+    kernel_cublas_shutdown();
+    if (failures) {
+        printf("gemm-bench: %d FAILED or errored row(s)\n", failures);
+        return 1;
+    }
+    return 0;
+}

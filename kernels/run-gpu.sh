@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# run-gpu.sh — build the kernels, gemm-bench and kernel-test with nvcc alone
+# (no MPI, HDF5 or CMake needed), then check and time them.
+#
+#   kernels/run-gpu.sh [--build-only] [--no-test] [--no-bench] [-- gemm-bench options]
+#
+# BUILD (default /tmp/dd-kernels) receives the objects and programs;
+# OUT (default $BUILD/out) the logs: resources.txt (registers, shared memory,
+# spills), kernel-test.txt, bench.txt, bench.jsonl, and sass-summary.txt
+# (instruction counts of the production kernels) where cuobjdump exists.
+# ARCH (default 90) is the SM target; VARIANTS=1 also builds the tuning
+# variants of the production kernels (gemm-bench --variants).
+set -euo pipefail
+export NCCL_NVLS_ENABLE=0
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+BUILD=${BUILD:-/tmp/dd-kernels}
+OUT=${OUT:-$BUILD/out}
+ARCH=${ARCH:-90}
+NVCC=${NVCC:-nvcc}
+build_only=0 test=1 bench=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build-only) build_only=1 ;;
+    --no-test) test=0 ;;
+    --no-bench) bench=0 ;;
+    --) shift; break ;;
+    *) echo "run-gpu.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+mkdir -p "$BUILD" "$OUT"
+
+flags=(-O3 -std=c++17 -lineinfo "-gencode=arch=compute_$ARCH,code=[compute_$ARCH,sm_$ARCH]"
+       -Xcompiler=-Wall,-Wextra -Xptxas=-v -I"$here")
+[ "${VARIANTS:-0}" = 1 ] && flags+=(-DDD_KERNEL_VARIANTS)
+
+srcs=(01_naive 02_coalesced 03_smem_tiling 04_register_blocking 05_vectorized 06_double_buffer
+      07_warptile 08_dmma kernel_cublas registry)
+t0=$(date +%s)
+pids=()
+for s in "${srcs[@]}"; do
+  "$NVCC" "${flags[@]}" -c "$here/$s.cu" -o "$BUILD/$s.o" >"$BUILD/$s.log" 2>&1 & pids+=($!)
+done
+"$NVCC" "${flags[@]}" -c "$here/gemm_bench.cu" -o "$BUILD/gemm_bench.o" >"$BUILD/gemm_bench.log" 2>&1 & pids+=($!)
+"$NVCC" "${flags[@]}" -c "$root/tests/gpu/test_kernels.cu" -o "$BUILD/test_kernels.o" >"$BUILD/test_kernels.log" 2>&1 & pids+=($!)
+fail=0
+for p in "${pids[@]}"; do wait "$p" || fail=1; done
+cat "$BUILD"/*.log >"$BUILD/ptxas.txt"
+if [ $fail = 1 ]; then
+  grep -B2 -A5 -i "error" "$BUILD/ptxas.txt" >&2 || cat "$BUILD/ptxas.txt" >&2
+  echo "run-gpu.sh: compilation failed" >&2
+  exit 1
+fi
+objs=()
+for s in "${srcs[@]}"; do objs+=("$BUILD/$s.o"); done
+ar rcs "$BUILD/libdd_kernels.a" "${objs[@]}"
+"$NVCC" -arch=sm_$ARCH "$BUILD/gemm_bench.o" "$BUILD/libdd_kernels.a" -lcublas -o "$BUILD/gemm-bench"
+"$NVCC" -arch=sm_$ARCH "$BUILD/test_kernels.o" "$BUILD/libdd_kernels.a" -lcublas -o "$BUILD/kernel-test"
+echo "run-gpu.sh: built in $(( $(date +%s) - t0 )) s into $BUILD"
+
+# Resource use of every kernel, one line each: name, registers, smem, spills.
+awk '/Compiling entry function/ { match($0, /'"'"'[^'"'"']*'"'"'/); name = substr($0, RSTART+1, RLENGTH-2) }
+     /spill stores/ { spill = $0; sub(/^[ \t]+/, "", spill) }
+     /Used [0-9]+ registers/ { use = $0; sub(/^.*Used/, "Used", use); print name ": " use "; " spill }' \
+  "$BUILD/ptxas.txt" | sed 's/_ZN[0-9]*_GLOBAL__N__[0-9a-f_]*_//' >"$OUT/resources.txt"
+
+if command -v cuobjdump >/dev/null 2>&1; then
+  for s in 07_warptile 08_dmma; do
+    echo "== $s"
+    cuobjdump -sass "$BUILD/$s.o" | grep -oE '\b(DMMA[.0-9x]*|FFMA|DFMA|LDS(\.[0-9]+)?|LDGSTS[.A-Z0-9]*|STG[.A-Z0-9]*|LDL|STL|BAR[.A-Z]*)\b' | sort | uniq -c
+  done >"$OUT/sass-summary.txt" 2>&1 || true
+fi
+[ $build_only = 1 ] && exit 0
+
+command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv | tee "$OUT/nvidia-smi.txt" || true
+
+rc=0
+if [ $test = 1 ]; then
+  set +e
+  "$BUILD/kernel-test" 2>&1 | tee "$OUT/kernel-test.txt"
+  trc=${PIPESTATUS[0]}
+  set -e
+  echo "run-gpu.sh: kernel-test exit $trc"
+  [ $trc != 0 ] && rc=$trc
+fi
+if [ $bench = 1 ]; then
+  set +e
+  "$BUILD/gemm-bench" --json "$OUT/bench.jsonl" "$@" 2>&1 | tee "$OUT/bench.txt"
+  brc=${PIPESTATUS[0]}
+  set -e
+  echo "run-gpu.sh: gemm-bench exit $brc"
+  [ $brc != 0 ] && rc=$brc
+fi
+exit $rc
