@@ -693,6 +693,9 @@ int main(int argc, char **argv)
         g_fail++;
     }
 
+    /* Every file, dataset, group and attribute the layer opened is closed. */
+    ssize_t open_ids = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
+    CHECK(open_ids == 0, "%zd HDF5 objects left open", open_ids);
     int fails = 0;
     MPI_Allreduce(&g_fail, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
