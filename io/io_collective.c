@@ -112,8 +112,8 @@ static int coll_create(dd_io *io, MPI_Comm comm, const char *path, int ndsets,
 {
     hid_t fapl;
     int rc = coll_begin(io, comm, path, 1, &fapl, err);
-    if (rc == DD_OK && (ndsets < 1 || names == NULL || dims == NULL ||
-                        (type != DD_F64 && type != DD_F32)))
+    if (rc == DD_OK &&
+        (ndsets < 1 || names == NULL || dims == NULL || (type != DD_F64 && type != DD_F32)))
         rc = dd_fail(err, DD_EUSAGE, "no datasets to create in %s", path);
     for (int i = 0; rc == DD_OK && i < ndsets; i++)
         if (names[i] == NULL || names[i][0] == '\0' || dims[i][0] < 0 || dims[i][1] < 0)
@@ -139,8 +139,8 @@ static int coll_create(dd_io *io, MPI_Comm comm, const char *path, int ndsets,
  * every rank and agreed, so that either all ranks enter the collective
  * transfer or none does. */
 static int coll_prepare(dd_io *io, int writing, const char *dset, dd_dtype type, int64_t row0,
-                        int64_t nrows, int64_t col0, int64_t ncols, const void *buf,
-                        io_h5_dset **d, hid_t *fs, hid_t *ms, dd_err *err)
+                        int64_t nrows, int64_t col0, int64_t ncols, const void *buf, io_h5_dset **d,
+                        hid_t *fs, hid_t *ms, dd_err *err)
 {
     coll *h = io->impl;
     *d = NULL;
@@ -163,8 +163,7 @@ static int coll_prepare(dd_io *io, int writing, const char *dset, dd_dtype type,
     if (rc == DD_OK)
         rc = io_h5_check_block(h->path, *d, type, row0, nrows, col0, ncols, buf, err);
     if (rc == DD_OK && io_h5_block_spaces((*d)->id, row0, nrows, col0, ncols, fs, ms) < 0)
-        rc = dd_fail(err, DD_EIO, "cannot select a block of dataset \"%s\" in %s", dset,
-                     h->path);
+        rc = dd_fail(err, DD_EIO, "cannot select a block of dataset \"%s\" in %s", dset, h->path);
     rc = dd_agree(io->comm, rc, err);
     if (rc != DD_OK) {
         if (*ms >= 0)
@@ -176,8 +175,8 @@ static int coll_prepare(dd_io *io, int writing, const char *dset, dd_dtype type,
     return rc;
 }
 
-static int coll_read_block(dd_io *io, const char *dset, dd_dtype type, int64_t row0,
-                           int64_t nrows, int64_t col0, int64_t ncols, void *buf, dd_err *err)
+static int coll_read_block(dd_io *io, const char *dset, dd_dtype type, int64_t row0, int64_t nrows,
+                           int64_t col0, int64_t ncols, void *buf, dd_err *err)
 {
     io_h5_dset *d = NULL;
     hid_t fs, ms;
@@ -197,9 +196,8 @@ static int coll_read_block(dd_io *io, const char *dset, dd_dtype type, int64_t r
     return rc;
 }
 
-static int coll_write_block(dd_io *io, const char *dset, dd_dtype type, int64_t row0,
-                            int64_t nrows, int64_t col0, int64_t ncols, const void *buf,
-                            dd_err *err)
+static int coll_write_block(dd_io *io, const char *dset, dd_dtype type, int64_t row0, int64_t nrows,
+                            int64_t col0, int64_t ncols, const void *buf, dd_err *err)
 {
     io_h5_dset *d = NULL;
     hid_t fs, ms;
@@ -248,8 +246,9 @@ static size_t attrs_pack(const dd_attr *attrs, int nattrs, char *out)
             n += sizeof slen + (size_t)slen;
         } else {
             if (out)
-                memcpy(out + n, attrs[i].kind == DD_ATTR_F64 ? (const void *)&attrs[i].d
-                                                             : (const void *)&attrs[i].i,
+                memcpy(out + n,
+                       attrs[i].kind == DD_ATTR_F64 ? (const void *)&attrs[i].d
+                                                    : (const void *)&attrs[i].i,
                        8);
             n += 8;
         }
@@ -315,8 +314,8 @@ static int coll_set_attrs(dd_io *io, const char *dset, const dd_attr *attrs, int
     else if (!h->writing)
         rc = dd_fail(err, DD_EUSAGE, "%s was opened for reading, not writing", h->path);
     else if (dset == NULL || io_h5_find(&h->dsets, dset) == NULL)
-        rc = dd_fail(err, DD_EUSAGE, "dataset \"%s\" was not created in %s",
-                     dset ? dset : "(null)", h->path);
+        rc = dd_fail(err, DD_EUSAGE, "dataset \"%s\" was not created in %s", dset ? dset : "(null)",
+                     h->path);
     rc = dd_agree(io->comm, rc, err);
     if (rc == DD_OK) {
         if (rank == 0)

@@ -179,8 +179,8 @@ out:
     return rc;
 }
 
-static int probe_local(const char *path, const char *a, const char *b, probe_mat *ma,
-                       probe_mat *mb, dd_err *err)
+static int probe_local(const char *path, const char *a, const char *b, probe_mat *ma, probe_mat *mb,
+                       dd_err *err)
 {
     struct stat st;
     if (path == NULL || path[0] == '\0')
@@ -218,10 +218,9 @@ static int probe_local(const char *path, const char *a, const char *b, probe_mat
                      "A is %s but B is %s in %s; store both with the same element type",
                      dd_dtype_name(ma->type), dd_dtype_name(mb->type), path);
     if (rc == DD_OK && ma->cols != mb->rows)
-        rc = dd_fail(err, DD_EUSAGE,
-                     "A is %lld×%lld but B is %lld×%lld: A's columns must equal B's rows",
-                     (long long)ma->rows, (long long)ma->cols, (long long)mb->rows,
-                     (long long)mb->cols);
+        rc = dd_fail(
+            err, DD_EUSAGE, "A is %lld×%lld but B is %lld×%lld: A's columns must equal B's rows",
+            (long long)ma->rows, (long long)ma->cols, (long long)mb->rows, (long long)mb->cols);
     if (H5Fclose(file) < 0 && rc == DD_OK)
         rc = dd_fail(err, DD_EIO, "cannot close input file %s after checking it", path);
     return rc;
@@ -310,8 +309,7 @@ static int prepare_local(const char *path, const char *input_path, int force, ch
         return dd_fail(err, DD_EUSAGE, "output directory %s is not a directory", dir);
     if (access(dir, W_OK | X_OK) != 0)
         return dd_fail(err, DD_EUSAGE,
-                       "output directory %s is not writable; choose another place for --out",
-                       dir);
+                       "output directory %s is not writable; choose another place for --out", dir);
     if (stat(path, &st) == 0) {
         if (input_path && same_file(path, input_path))
             return dd_fail(err, DD_EUSAGE,
@@ -338,8 +336,8 @@ static int prepare_local(const char *path, const char *input_path, int force, ch
     return DD_OK;
 }
 
-int io_output_prepare(MPI_Comm comm, const char *path, const char *input_path, int force,
-                      char *tmp, size_t tmplen, dd_err *err)
+int io_output_prepare(MPI_Comm comm, const char *path, const char *input_path, int force, char *tmp,
+                      size_t tmplen, dd_err *err)
 {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
@@ -454,15 +452,15 @@ int io_h5_open_dset(io_h5_table *t, hid_t file, const char *path, const char *na
         rc = dd_fail(err, DD_EIO, "cannot read the shape and type of dataset \"%s\" in %s", name,
                      path);
     } else if (nd != 2) {
-        rc = dd_fail(err, DD_EUSAGE, "dataset \"%s\" in %s is %d-D; it must be a 2-D matrix",
-                     name, path, nd);
+        rc = dd_fail(err, DD_EUSAGE, "dataset \"%s\" in %s is %d-D; it must be a 2-D matrix", name,
+                     path, nd);
     } else if (H5Tget_class(type) != H5T_FLOAT ||
                (H5Tget_size(type) != 8 && H5Tget_size(type) != 4)) {
         char tn[64];
         type_name(type, tn, sizeof tn);
         rc = dd_fail(err, DD_EUSAGE,
-                     "dataset \"%s\" in %s has type %s; dgemm-dist needs 8- or 4-byte floats",
-                     name, path, tn);
+                     "dataset \"%s\" in %s has type %s; dgemm-dist needs 8- or 4-byte floats", name,
+                     path, tn);
     }
     int64_t d2[2] = {0, 0};
     dd_dtype dt = DD_F64;
@@ -507,18 +505,17 @@ int io_h5_create_dsets(hid_t file, const char *path, int ndsets, const char *con
         if (space >= 0)
             H5Sclose(space);
         if (d < 0) {
-            rc = dd_fail(err, DD_EIO,
-                         "cannot create dataset \"%s\" (%lld×%lld %s) in %s; is the disk full?",
-                         names[i], (long long)dims[i][0], (long long)dims[i][1],
-                         dd_dtype_name(type), path);
+            rc = dd_fail(
+                err, DD_EIO, "cannot create dataset \"%s\" (%lld×%lld %s) in %s; is the disk full?",
+                names[i], (long long)dims[i][0], (long long)dims[i][1], dd_dtype_name(type), path);
             break;
         }
         if (t != NULL && io_h5_add(t, names[i], d, dims[i], type) != NULL)
             continue;
         H5Dclose(d);
         if (t != NULL)
-            rc = dd_fail(err, DD_ENOMEM, "out of memory creating dataset \"%s\" in %s",
-                         names[i], path);
+            rc = dd_fail(err, DD_ENOMEM, "out of memory creating dataset \"%s\" in %s", names[i],
+                         path);
     }
     if (lcpl >= 0)
         H5Pclose(lcpl);
@@ -614,8 +611,8 @@ static herr_t write_attr(hid_t obj, hid_t scalar, const dd_attr *a)
     htri_t exists = H5Aexists(obj, a->key);
     if (exists < 0 || (exists > 0 && H5Adelete(obj, a->key) < 0))
         ok = -1;
-    hid_t attr = ok < 0 ? H5I_INVALID_HID : H5Acreate2(obj, a->key, ftype, scalar, H5P_DEFAULT,
-                                                         H5P_DEFAULT);
+    hid_t attr =
+        ok < 0 ? H5I_INVALID_HID : H5Acreate2(obj, a->key, ftype, scalar, H5P_DEFAULT, H5P_DEFAULT);
     if (attr < 0 || H5Awrite(attr, mtype, val) < 0)
         ok = -1;
     if (attr >= 0 && H5Aclose(attr) < 0)
@@ -632,8 +629,8 @@ int io_h5_write_attrs(hid_t file, const char *path, const char *obj, const dd_at
     if (o < 0)
         return dd_fail(err, DD_EIO, "cannot open \"%s\" in %s to set its attributes", obj, path);
     hid_t scalar = H5Screate(H5S_SCALAR);
-    int rc = scalar < 0 ? dd_fail(err, DD_EIO, "cannot make an HDF5 dataspace for attributes")
-                        : DD_OK;
+    int rc =
+        scalar < 0 ? dd_fail(err, DD_EIO, "cannot make an HDF5 dataspace for attributes") : DD_OK;
     for (int i = 0; rc == DD_OK && i < nattrs; i++)
         if (attrs[i].key == NULL || write_attr(o, scalar, &attrs[i]) < 0)
             rc = dd_fail(err, DD_EIO, "cannot write attribute \"%s\" on \"%s\" in %s",

@@ -16,7 +16,7 @@ hid_t io_h5_filetype(dd_dtype t);
 /* The datasets a file handle knows about, opened once and cached by name. */
 typedef struct {
     char *name;
-    hid_t id;          /* H5I_INVALID_HID where the dataset is not held open */
+    hid_t id; /* H5I_INVALID_HID where the dataset is not held open */
     int64_t dims[2];
     dd_dtype type;
 } io_h5_dset;

@@ -18,11 +18,11 @@
 #include "io_h5.h"
 
 typedef struct {
-    int writing;        /* opened by create(): the file is closed between turns */
+    int writing; /* opened by create(): the file is closed between turns */
     char *path;
-    hid_t file;         /* reading: open read-only for the handle's lifetime */
+    hid_t file; /* reading: open read-only for the handle's lifetime */
     int rank, size;
-    io_h5_table dsets;  /* reading: open datasets; writing: names, shapes, no handles */
+    io_h5_table dsets; /* reading: open datasets; writing: names, shapes, no handles */
 } indep;
 
 static indep *indep_new(dd_io *io, MPI_Comm comm, const char *path, int writing, dd_err *err)
@@ -91,8 +91,8 @@ static int check_create_args(const char *path, int ndsets, const char *const *na
         return dd_fail(err, DD_EUSAGE, "no datasets to create in %s", path);
     for (int i = 0; i < ndsets; i++)
         if (names[i] == NULL || names[i][0] == '\0' || dims[i][0] < 0 || dims[i][1] < 0)
-            return dd_fail(err, DD_EUSAGE, "dataset %d to create in %s has no name or a "
-                                           "negative size", i, path);
+            return dd_fail(err, DD_EUSAGE,
+                           "dataset %d to create in %s has no name or a negative size", i, path);
     return DD_OK;
 }
 
@@ -117,13 +117,12 @@ static int indep_create(dd_io *io, MPI_Comm comm, const char *path, int ndsets,
         hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
         if (f < 0)
             rc = dd_fail(&local, DD_EIO,
-                         "cannot create HDF5 file %s; check that its directory is writable",
-                         path);
+                         "cannot create HDF5 file %s; check that its directory is writable", path);
         else {
             rc = io_h5_create_dsets(f, path, ndsets, names, dims, type, NULL, &local);
             if (H5Fclose(f) < 0 && rc == DD_OK)
-                rc = dd_fail(&local, DD_EIO, "cannot close %s after creating it; is the disk "
-                                             "full?", path);
+                rc = dd_fail(&local, DD_EIO, "cannot close %s after creating it; is the disk full?",
+                             path);
         }
     }
     /* Everyone needs rank 0's outcome, and must not open the file before it
@@ -150,8 +149,8 @@ static int find_dset(indep *h, const char *name, io_h5_dset **d, dd_err *err)
     return io_h5_open_dset(&h->dsets, h->file, h->path, name, d, err);
 }
 
-static int indep_read_block(dd_io *io, const char *dset, dd_dtype type, int64_t row0,
-                            int64_t nrows, int64_t col0, int64_t ncols, void *buf, dd_err *err)
+static int indep_read_block(dd_io *io, const char *dset, dd_dtype type, int64_t row0, int64_t nrows,
+                            int64_t col0, int64_t ncols, void *buf, dd_err *err)
 {
     indep *h = io->impl;
     if (h == NULL)
@@ -167,8 +166,7 @@ static int indep_read_block(dd_io *io, const char *dset, dd_dtype type, int64_t 
         return rc;
     hid_t fs, ms;
     if (io_h5_block_spaces(d->id, row0, nrows, col0, ncols, &fs, &ms) < 0)
-        return dd_fail(err, DD_EIO, "cannot select a block of dataset \"%s\" in %s", dset,
-                       h->path);
+        return dd_fail(err, DD_EIO, "cannot select a block of dataset \"%s\" in %s", dset, h->path);
     if (H5Dread(d->id, io_h5_memtype(type), ms, fs, H5P_DEFAULT, buf) < 0)
         rc = dd_fail(err, DD_EIO,
                      "cannot read rows %lld+%lld, columns %lld+%lld of dataset \"%s\" in %s; "
@@ -190,14 +188,13 @@ static int write_turn(indep *h, const io_h5_dset *d, dd_dtype type, int64_t row0
     int rc = DD_OK;
     hid_t ds = H5Dopen2(f, d->name, H5P_DEFAULT), fs = H5I_INVALID_HID, ms = H5I_INVALID_HID;
     if (ds < 0 || io_h5_block_spaces(ds, row0, nrows, col0, ncols, &fs, &ms) < 0)
-        rc = dd_fail(err, DD_EIO, "cannot open dataset \"%s\" in %s for writing", d->name,
-                     h->path);
+        rc = dd_fail(err, DD_EIO, "cannot open dataset \"%s\" in %s for writing", d->name, h->path);
     else if (H5Dwrite(ds, io_h5_memtype(type), ms, fs, H5P_DEFAULT, buf) < 0)
         rc = dd_fail(err, DD_EIO,
                      "cannot write rows %lld+%lld, columns %lld+%lld of dataset \"%s\" in %s; "
                      "is the disk full?",
-                     (long long)row0, (long long)nrows, (long long)col0, (long long)ncols,
-                     d->name, h->path);
+                     (long long)row0, (long long)nrows, (long long)col0, (long long)ncols, d->name,
+                     h->path);
     if (ms >= 0)
         H5Sclose(ms);
     if (fs >= 0)
@@ -217,9 +214,9 @@ static int indep_write_block(dd_io *io, const char *dset, dd_dtype type, int64_t
     if (h == NULL)
         return dd_fail(err, DD_EUSAGE, "write to an HDF5 file that is not open");
     io_h5_dset *d = NULL;
-    int rc = h->writing ? DD_OK
-                        : dd_fail(err, DD_EUSAGE, "%s was opened for reading, not writing",
-                                  h->path);
+    int rc = h->writing
+                 ? DD_OK
+                 : dd_fail(err, DD_EUSAGE, "%s was opened for reading, not writing", h->path);
     if (rc == DD_OK)
         rc = find_dset(h, dset, &d, err);
     if (rc == DD_OK)
@@ -256,8 +253,9 @@ static int indep_set_attrs(dd_io *io, const char *dset, const dd_attr *attrs, in
         else {
             rc = io_h5_write_attrs(f, h->path, dset, attrs, nattrs, &local);
             if (H5Fclose(f) < 0 && rc == DD_OK)
-                rc = dd_fail(&local, DD_EIO, "cannot close %s after writing attributes; is "
-                                             "the disk full?", h->path);
+                rc =
+                    dd_fail(&local, DD_EIO,
+                            "cannot close %s after writing attributes; is the disk full?", h->path);
         }
     }
     /* Rank 0's verdict for all, and nobody opens the file before it is done. */

@@ -7,7 +7,8 @@
  * roundtrip: matrices of known values written block by block (cut by rows,
  * by columns, on a P×Q grid, and all on one rank with the others empty),
  * attributes set, then read back in every cutting with every available path
- * and compared exactly; bad requests fail on the ranks they should.
+ * and compared exactly; a chunked, compressed, big-endian file written by
+ * plain HDF5 reads back too; bad requests fail on the ranks they should.
  * probe: good and bad input files; the message names the problem and every
  * rank gets the same rc and message.
  * output: the temporary-name discipline (refuse, force, input == output,
@@ -31,15 +32,15 @@
 static int g_rank, g_size, g_fail;
 static char g_dir[512];
 
-#define CHECK(cond, ...)                                                                        \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            g_fail++;                                                                           \
-            fprintf(stderr, "[rank %d] %s:%d: CHECK(%s) failed: ", g_rank, __FILE__, __LINE__,  \
-                    #cond);                                                                     \
-            fprintf(stderr, __VA_ARGS__);                                                       \
-            fputc('\n', stderr);                                                                \
-        }                                                                                       \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            g_fail++;                                                                              \
+            fprintf(stderr, "[rank %d] %s:%d: CHECK(%s) failed: ", g_rank, __FILE__, __LINE__,     \
+                    #cond);                                                                        \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
     } while (0)
 
 /* 1 when rc and message are the same on every rank. */
@@ -112,9 +113,7 @@ static void cut(int kind, int64_t M, int64_t N, int64_t b[4])
         split(M, P, g_rank / Q, &b[0], &b[1]);
         split(N, Q, g_rank % Q, &b[2], &b[3]);
         break;
-    case CUT_FIRST:
-        b[0] = 0, b[1] = g_rank == 0 ? M : 0, b[2] = 0, b[3] = N;
-        break;
+    case CUT_FIRST: b[0] = 0, b[1] = g_rank == 0 ? M : 0, b[2] = 0, b[3] = N; break;
     default:
         b[0] = 0, b[1] = M, b[2] = N, b[3] = g_rank == g_size - 1 ? N : 0;
         if (g_rank == g_size - 1)
@@ -124,7 +123,10 @@ static void cut(int kind, int64_t M, int64_t N, int64_t b[4])
 }
 
 /* Exact in f32 as well as f64 for the shapes used here. */
-static double value(int64_t i, int64_t j, int which) { return (double)(i * 1024 + j) + 0.5 + which * 0.25; }
+static double value(int64_t i, int64_t j, int which)
+{
+    return (double)(i * 1024 + j) + 0.5 + which * 0.25;
+}
 
 static void *fill_block(const int64_t b[4], dd_dtype t, int which)
 {
@@ -220,8 +222,8 @@ static void write_file(const dd_io_ops *w, const char *file, int64_t M, int64_t 
         int64_t b[4];
         cut(wcut, dims[k][0], dims[k][1], b);
         void *buf = fill_block(b, t, k);
-        rc = w->write_block(&io, names[k], t, b[0], b[1], b[2], b[3],
-                            b[1] * b[3] != 0 ? buf : NULL, &e);
+        rc = w->write_block(&io, names[k], t, b[0], b[1], b[2], b[3], b[1] * b[3] != 0 ? buf : NULL,
+                            &e);
         CHECK(rc == DD_OK, "%s write %s cut %s: %s", w->name, names[k], cut_name[wcut], e.msg);
         free(buf);
     }
@@ -283,8 +285,7 @@ static void read_file(const dd_io_ops *r, const char *file, int64_t M, int64_t N
           "missing dataset: %s", e.msg);
     dd_err_clear(&e);
     rc = r->read_block(&io, "C", t, M, 1, 0, 1, x, &e);
-    CHECK(rc != DD_OK && has(&e, "outside") && same_everywhere(rc, &e), "out of range: %s",
-          e.msg);
+    CHECK(rc != DD_OK && has(&e, "outside") && same_everywhere(rc, &e), "out of range: %s", e.msg);
     /* Only the last rank asks out of range: the independent path fails there
      * alone; the collective one agrees, and nobody hangs either way. */
     dd_err_clear(&e);
@@ -340,8 +341,7 @@ static void bad_opens(const dd_io_ops *p)
         CHECK(last ? rc != DD_OK && has(&e, "outside") : rc == DD_OK,
               "one rank writing out of range: %s", e.msg);
     else
-        CHECK(rc != DD_OK && same_everywhere(rc, &e), "one rank writing out of range: %s",
-              e.msg);
+        CHECK(rc != DD_OK && same_everywhere(rc, &e), "one rank writing out of range: %s", e.msg);
     dd_err_clear(&e);
     rc = p->write_block(&io, "E", DD_F64, 0, 1, 0, 1, x, &e);
     CHECK(rc != DD_OK && has(&e, "\"E\" was not created") && same_everywhere(rc, &e),
@@ -349,6 +349,39 @@ static void bad_opens(const dd_io_ops *p)
     dd_err_clear(&e);
     rc = p->close(&io, &e);
     CHECK(rc == DD_OK, "close: %s", e.msg);
+}
+
+/* A file as h5py users also write them: C chunked and compressed, D stored
+ * big-endian.  Rank 0 writes it with plain HDF5; every path must read it. */
+static void make_foreign(const char *file, int64_t M, int64_t N, dd_dtype t)
+{
+    if (g_rank == 0) {
+        hid_t f = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        hsize_t chunk[2] = {2, 2};
+        H5Pset_create_intermediate_group(lcpl, 1);
+        H5Pset_chunk(dcpl, 2, chunk);
+        H5Pset_deflate(dcpl, 4);
+        hid_t mem = t == DD_F64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+        hid_t be = t == DD_F64 ? H5T_IEEE_F64BE : H5T_IEEE_F32BE;
+        for (int k = 0; k < 2; k++) {
+            int64_t b[4] = {0, k ? N : M, 0, k ? M : N};
+            hsize_t dims[2] = {(hsize_t)b[1], (hsize_t)b[3]};
+            void *buf = fill_block(b, t, k);
+            hid_t s = H5Screate_simple(2, dims, NULL);
+            hid_t d = H5Dcreate2(f, k ? "grp/D" : "C", k ? be : mem, s, lcpl,
+                                 k ? H5P_DEFAULT : dcpl, H5P_DEFAULT);
+            CHECK(d >= 0 && H5Dwrite(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0,
+                  "writing the foreign file %s", file);
+            H5Dclose(d);
+            H5Sclose(s);
+            free(buf);
+        }
+        H5Pclose(dcpl);
+        H5Pclose(lcpl);
+        H5Fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 static void suite_roundtrip(const char *which)
@@ -369,6 +402,11 @@ static void suite_roundtrip(const char *which)
                 for (int p = 0; p < npaths; p++)
                     read_file(paths[p], file, shapes[s][0], shapes[s][1], dt);
             }
+    path_in_dir(file, sizeof file, "foreign.h5");
+    for (int t = 0; t < 2; t++) {
+        make_foreign(file, 7, 5, t == 0 ? DD_F64 : DD_F32);
+        read_file(w, file, 7, 5, t == 0 ? DD_F64 : DD_F32);
+    }
     bad_opens(w);
 }
 
@@ -402,8 +440,8 @@ static void make_file(const char *file, const fixture *fx, int n)
     CHECK(H5Fclose(f) >= 0, "fixture %s", file);
 }
 
-static int probe(const char *name, const char *a, const char *b, int64_t *M, int64_t *N,
-                 int64_t *K, dd_dtype *t, dd_err *e)
+static int probe(const char *name, const char *a, const char *b, int64_t *M, int64_t *N, int64_t *K,
+                 dd_dtype *t, dd_err *e)
 {
     char file[600];
     if (name[0] == '/')
@@ -417,32 +455,41 @@ static int probe(const char *name, const char *a, const char *b, int64_t *M, int
     return rc;
 }
 
-#define EXPECT_FAIL(file, a, b, ...)                                                             \
-    do {                                                                                          \
-        int rc_ = probe(file, a, b, &M, &N, &K, &t, &e);                                          \
-        const char *w_[] = {__VA_ARGS__};                                                         \
-        CHECK(rc_ != DD_OK, "probe %s succeeded", file);                                          \
-        for (size_t i_ = 0; i_ < sizeof w_ / sizeof w_[0]; i_++)                                  \
-            CHECK(has(&e, w_[i_]), "probe %s: \"%s\" lacks \"%s\"", file, e.msg, w_[i_]);         \
+#define EXPECT_FAIL(file, a, b, ...)                                                               \
+    do {                                                                                           \
+        int rc_ = probe(file, a, b, &M, &N, &K, &t, &e);                                           \
+        const char *w_[] = {__VA_ARGS__};                                                          \
+        CHECK(rc_ != DD_OK, "probe %s succeeded", file);                                           \
+        for (size_t i_ = 0; i_ < sizeof w_ / sizeof w_[0]; i_++)                                   \
+            CHECK(has(&e, w_[i_]), "probe %s: \"%s\" lacks \"%s\"", file, e.msg, w_[i_]);          \
     } while (0)
 
 static void suite_probe(void)
 {
     char f[600];
     if (g_rank == 0) {
-        const fixture good[] = {{"A", 2, {3, 4}, H5T_IEEE_F64LE, 0}, {"B", 2, {4, 2}, H5T_IEEE_F64LE, 0}};
-        const fixture good32[] = {{"A", 2, {5, 1}, H5T_IEEE_F32BE, 0}, {"B", 2, {1, 7}, H5T_IEEE_F32LE, 0}};
+        const fixture good[] = {{"A", 2, {3, 4}, H5T_IEEE_F64LE, 0},
+                                {"B", 2, {4, 2}, H5T_IEEE_F64LE, 0}};
+        const fixture good32[] = {{"A", 2, {5, 1}, H5T_IEEE_F32BE, 0},
+                                  {"B", 2, {1, 7}, H5T_IEEE_F32LE, 0}};
         const fixture nested[] = {{"mats/left", 2, {2, 3}, H5T_IEEE_F64LE, 0},
                                   {"mats/right", 2, {3, 6}, H5T_IEEE_F64LE, 0}};
         const fixture onlya[] = {{"A", 2, {3, 4}, H5T_IEEE_F64LE, 0}};
-        const fixture threed[] = {{"A", 3, {2, 3, 4}, H5T_IEEE_F64LE, 0}, {"B", 2, {4, 2}, H5T_IEEE_F64LE, 0}};
-        const fixture ints[] = {{"A", 2, {3, 4}, H5T_STD_I32LE, 0}, {"B", 2, {4, 2}, H5T_IEEE_F64LE, 0}};
-        const fixture u8[] = {{"A", 2, {3, 4}, H5T_IEEE_F64LE, 0}, {"B", 2, {4, 2}, H5T_STD_U8LE, 0}};
-        const fixture shape[] = {{"A", 2, {3, 4}, H5T_IEEE_F64LE, 0}, {"B", 2, {5, 2}, H5T_IEEE_F64LE, 0}};
-        const fixture mixed[] = {{"A", 2, {3, 4}, H5T_IEEE_F64LE, 0}, {"B", 2, {4, 2}, H5T_IEEE_F32LE, 0}};
+        const fixture threed[] = {{"A", 3, {2, 3, 4}, H5T_IEEE_F64LE, 0},
+                                  {"B", 2, {4, 2}, H5T_IEEE_F64LE, 0}};
+        const fixture ints[] = {{"A", 2, {3, 4}, H5T_STD_I32LE, 0},
+                                {"B", 2, {4, 2}, H5T_IEEE_F64LE, 0}};
+        const fixture u8[] = {{"A", 2, {3, 4}, H5T_IEEE_F64LE, 0},
+                              {"B", 2, {4, 2}, H5T_STD_U8LE, 0}};
+        const fixture shape[] = {{"A", 2, {3, 4}, H5T_IEEE_F64LE, 0},
+                                 {"B", 2, {5, 2}, H5T_IEEE_F64LE, 0}};
+        const fixture mixed[] = {{"A", 2, {3, 4}, H5T_IEEE_F64LE, 0},
+                                 {"B", 2, {4, 2}, H5T_IEEE_F32LE, 0}};
         const fixture group[] = {{"A", 0, {0}, 0, 1}, {"B", 2, {4, 2}, H5T_IEEE_F64LE, 0}};
-        const fixture empty[] = {{"A", 2, {0, 4}, H5T_IEEE_F64LE, 0}, {"B", 2, {4, 2}, H5T_IEEE_F64LE, 0}};
-#define MK(name, fx) (path_in_dir(f, sizeof f, name), make_file(f, fx, (int)(sizeof fx / sizeof fx[0])))
+        const fixture empty[] = {{"A", 2, {0, 4}, H5T_IEEE_F64LE, 0},
+                                 {"B", 2, {4, 2}, H5T_IEEE_F64LE, 0}};
+#define MK(name, fx)                                                                               \
+    (path_in_dir(f, sizeof f, name), make_file(f, fx, (int)(sizeof fx / sizeof fx[0])))
         MK("good.h5", good);
         MK("good32.h5", good32);
         MK("nested.h5", nested);
@@ -470,10 +517,12 @@ static void suite_probe(void)
     dd_dtype t;
     dd_err e;
     int rc = probe("good.h5", "A", "B", &M, &N, &K, &t, &e);
-    CHECK(rc == DD_OK && M == 3 && K == 4 && N == 2 && t == DD_F64, "good.h5: rc %d %s M%lld N%lld K%lld",
-          rc, e.msg, (long long)M, (long long)N, (long long)K);
+    CHECK(rc == DD_OK && M == 3 && K == 4 && N == 2 && t == DD_F64,
+          "good.h5: rc %d %s M%lld N%lld K%lld", rc, e.msg, (long long)M, (long long)N,
+          (long long)K);
     rc = probe("good32.h5", "A", "B", &M, &N, &K, &t, &e);
-    CHECK(rc == DD_OK && M == 5 && K == 1 && N == 7 && t == DD_F32, "good32.h5: rc %d %s", rc, e.msg);
+    CHECK(rc == DD_OK && M == 5 && K == 1 && N == 7 && t == DD_F32, "good32.h5: rc %d %s", rc,
+          e.msg);
     rc = probe("nested.h5", "mats/left", "/mats/right", &M, &N, &K, &t, &e);
     CHECK(rc == DD_OK && M == 2 && K == 3 && N == 6, "nested.h5: rc %d %s", rc, e.msg);
 
@@ -485,7 +534,8 @@ static void suite_probe(void)
     EXPECT_FAIL("good.h5", "X", "B", "no dataset \"X\"", "--a");
     EXPECT_FAIL("nested.h5", "nogroup/left", "mats/right", "no dataset \"nogroup/left\"");
     EXPECT_FAIL("threed.h5", "A", "B", "dataset A", "3-D", "2-D");
-    EXPECT_FAIL("ints.h5", "A", "B", "dataset A", "has type int32; dgemm-dist needs 8- or 4-byte floats");
+    EXPECT_FAIL("ints.h5", "A", "B", "dataset A",
+                "has type int32; dgemm-dist needs 8- or 4-byte floats");
     EXPECT_FAIL("u8.h5", "A", "B", "dataset B", "has type uint8");
     EXPECT_FAIL("shape.h5", "A", "B", "A is 3×4 but B is 5×2: A's columns must equal B's rows");
     EXPECT_FAIL("mixed.h5", "A", "B", "A is f64 but B is f32");
@@ -539,8 +589,8 @@ static void suite_output(void)
     if (g_rank == 0) /* elsewhere rank 0 may already be renaming */
         CHECK(!exists(out), "output visible before commit");
     rc = io_output_commit(MPI_COMM_WORLD, tmp, out, &e);
-    CHECK(rc == DD_OK && exists(out) && !exists(tmp) && same_everywhere(rc, &e),
-          "commit: %s", e.msg);
+    CHECK(rc == DD_OK && exists(out) && !exists(tmp) && same_everywhere(rc, &e), "commit: %s",
+          e.msg);
     memset(buf, 0, (size_t)(b[1] * b[3]) * 8);
     rc = p->open_read(&io, MPI_COMM_WORLD, out, &e);
     if (rc == DD_OK)
@@ -554,8 +604,9 @@ static void suite_output(void)
     dd_err_clear(&e);
     strcpy(tmp, "junk");
     rc = io_output_prepare(MPI_COMM_WORLD, out, in, 0, tmp, sizeof tmp, &e);
-    CHECK(rc != DD_OK && has(&e, "output ") && has(&e, "out.h5 exists; pass --force to replace it") &&
-              tmp[0] == '\0' && same_everywhere(rc, &e),
+    CHECK(rc != DD_OK && has(&e, "output ") &&
+              has(&e, "out.h5 exists; pass --force to replace it") && tmp[0] == '\0' &&
+              same_everywhere(rc, &e),
           "existing output without force: %s", e.msg);
     dd_err_clear(&e);
     rc = io_output_prepare(MPI_COMM_WORLD, out, in, 1, tmp, sizeof tmp, &e);
@@ -574,8 +625,8 @@ static void suite_output(void)
     /* Commit of a missing temporary fails, the same on every rank. */
     dd_err_clear(&e);
     rc = io_output_commit(MPI_COMM_WORLD, tmp, out, &e);
-    CHECK(rc != DD_OK && has(&e, "cannot rename") && same_everywhere(rc, &e), "commit of nothing: %s",
-          e.msg);
+    CHECK(rc != DD_OK && has(&e, "cannot rename") && same_everywhere(rc, &e),
+          "commit of nothing: %s", e.msg);
 
     /* The input is never the output, however it is spelled, --force or not. */
     snprintf(alt, sizeof alt, "%s/./in.h5", g_dir);
