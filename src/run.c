@@ -116,7 +116,7 @@ static int open_engine(run_ctx *c, dd_err *err)
             *err = local;
             return rc ? rc : DD_EFAIL;
         }
-        snprintf(c->why, sizeof c->why, "auto: no GPU on every rank (%.140s)", local.msg);
+        snprintf(c->why, sizeof c->why, "auto: not every rank has a GPU: %.150s", local.msg);
 #else
         if (!strcmp(o->backend, "cuda"))
             return dd_fail(err, DD_EUSAGE,
