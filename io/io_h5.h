@@ -9,6 +9,10 @@
 
 #include "io.h"
 
+#ifndef H5I_INVALID_HID /* older 1.8 and 1.10 releases */
+#define H5I_INVALID_HID (-1)
+#endif
+
 /* Memory type for reads and writes; file type for new datasets (IEEE, little endian). */
 hid_t io_h5_memtype(dd_dtype t);
 hid_t io_h5_filetype(dd_dtype t);
