@@ -1,0 +1,369 @@
+/* cublasxt_bench.c — the host-data baseline of DESIGN.md §5: cuBLASXt GEMM
+ * on all visible GPUs (or --gpus N), A, B and C in pinned host memory.
+ *
+ *   cublasxt-bench --n 16384 --gpus 2 --reps 3 --json out/cublasxt.jsonl
+ *   cublasxt-bench --m 1000 --n 2000 --k 3000 --dtype f32 --block 2048
+ *
+ * Row-major C(m×n) = A(m×k)·B(k×n), computed as the column-major product
+ * Cᵀ = Bᵀ·Aᵀ, so no data is transposed.  Data: seeded uniform [-1, 1),
+ * never zero.  One warm-up call, then --reps timed calls (wall clock around
+ * each call: cuBLASXt returns when C is back in host memory); the median is
+ * reported.  Before any time is printed, 256 sampled entries of C are checked
+ * against a host dot product; a wrong result prints no time and exits 1.
+ * Prints one line; --json FILE appends one JSON Lines record.  Exit 77 (ctest
+ * "skipped") where no GPU is visible. */
+#define _POSIX_C_SOURCE 200809L
+#include <cublasXt.h>
+#include <cuda_runtime.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SKIP 77
+#define MAX_GPUS 64
+#define NCHECK 256
+
+typedef struct {
+    int64_t m, n, k;
+    int f64, gpus, block, reps, warmup;
+    uint64_t seed;
+    const char *json;
+} opts;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: cublasxt-bench [--n N] [--m M] [--k K] [--dtype f64|f32] [--gpus G]\n"
+               "                      [--block B] [--reps R] [--warmup W] [--seed S] [--json FILE]\n"
+               "  C(MxN) = A(MxK) B(KxN), row-major, host data in pinned memory, on G GPUs\n"
+               "  (default: all visible) through cuBLASXt.  M and K default to N (8192).\n");
+}
+
+static int parse_int(const char *opt, const char *v, int64_t lo, int64_t *out)
+{
+    char *end = NULL;
+    long long x = v ? strtoll(v, &end, 10) : 0;
+    if (!v || *end || x < lo) {
+        fprintf(stderr, "cublasxt-bench: %s needs an integer >= %lld, not '%s'\n", opt,
+                (long long)lo, v ? v : "");
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+static int parse(int argc, char **argv, opts *o)
+{
+    int64_t m = -1, k = -1, v;
+    memset(o, 0, sizeof *o);
+    o->n = 8192;
+    o->f64 = 1;
+    o->reps = 3;
+    o->warmup = 1;
+    o->seed = 42;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            exit(0);
+        }
+        if (!strcmp(a, "--dtype")) {
+            if (!val || (strcmp(val, "f64") && strcmp(val, "f32"))) {
+                fprintf(stderr, "cublasxt-bench: --dtype is f64 or f32\n");
+                return -1;
+            }
+            o->f64 = !strcmp(val, "f64");
+        } else if (!strcmp(a, "--json")) {
+            if (!val) {
+                fprintf(stderr, "cublasxt-bench: --json needs a file name\n");
+                return -1;
+            }
+            o->json = val;
+        } else if (!strcmp(a, "--n") || !strcmp(a, "--m") || !strcmp(a, "--k") ||
+                   !strcmp(a, "--gpus") || !strcmp(a, "--block") || !strcmp(a, "--reps") ||
+                   !strcmp(a, "--warmup") || !strcmp(a, "--seed")) {
+            int64_t lo = !strcmp(a, "--warmup") || !strcmp(a, "--seed") ? 0 : 1;
+            if (parse_int(a, val, lo, &v))
+                return -1;
+            if (!strcmp(a, "--n"))
+                o->n = v;
+            else if (!strcmp(a, "--m"))
+                m = v;
+            else if (!strcmp(a, "--k"))
+                k = v;
+            else if (!strcmp(a, "--seed"))
+                o->seed = (uint64_t)v;
+            else if (v > 1 << 30) {
+                fprintf(stderr, "cublasxt-bench: %s %lld is too large\n", a, (long long)v);
+                return -1;
+            } else if (!strcmp(a, "--gpus"))
+                o->gpus = (int)v;
+            else if (!strcmp(a, "--block"))
+                o->block = (int)v;
+            else if (!strcmp(a, "--reps"))
+                o->reps = (int)v;
+            else
+                o->warmup = (int)v;
+        } else {
+            fprintf(stderr, "cublasxt-bench: unknown argument '%s'\n", a);
+            usage(stderr);
+            return -1;
+        }
+        i++;
+    }
+    o->m = m > 0 ? m : o->n;
+    o->k = k > 0 ? k : o->n;
+    return 0;
+}
+
+/* Counter-based: element i of stream `seed` does not depend on the order of
+ * generation.  53 (or 24) random bits j give (2j + 1 - 2^b) / 2^b: uniform on
+ * [-1, 1), exact in the element type, odd numerator so never zero. */
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static void fill(void *p, size_t count, int f64, uint64_t seed)
+{
+    uint64_t base = mix(seed);
+    for (size_t i = 0; i < count; i++) {
+        uint64_t x = mix(base ^ (i * 0xd1b54a32d192ed03ull));
+        if (f64)
+            ((double *)p)[i] = (double)((int64_t)(2 * (x >> 11) + 1) - ((int64_t)1 << 53)) * 0x1p-53;
+        else
+            ((float *)p)[i] = (float)((int64_t)(2 * (x >> 40) + 1) - ((int64_t)1 << 24)) * 0x1p-24f;
+    }
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double elem(const void *p, int f64, size_t i)
+{
+    return f64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
+}
+
+/* Sampled entries of C against a host dot product, with the usual bound
+ * |err| <= 2 k eps sum |a||b|. */
+static int check(const opts *o, const void *A, const void *B, const void *C)
+{
+    double eps = o->f64 ? DBL_EPSILON : FLT_EPSILON;
+    uint64_t s = mix(o->seed ^ 0x5eedull);
+    for (int t = 0; t < NCHECK; t++) {
+        size_t i = (size_t)(mix(s + 2 * (uint64_t)t) % (uint64_t)o->m);
+        size_t j = (size_t)(mix(s + 2 * (uint64_t)t + 1) % (uint64_t)o->n);
+        long double ref = 0, mag = 0;
+        for (size_t l = 0; l < (size_t)o->k; l++) {
+            double a = elem(A, o->f64, i * (size_t)o->k + l), b = elem(B, o->f64, l * (size_t)o->n + j);
+            ref += (long double)a * b;
+            mag += fabsl((long double)a * b);
+        }
+        double got = elem(C, o->f64, i * (size_t)o->n + j);
+        double bound = 2.0 * (double)o->k * eps * (double)mag;
+        if (!(fabs(got - (double)ref) <= bound)) {
+            fprintf(stderr,
+                    "cublasxt-bench: wrong result: C(%zu,%zu) = %.17g, host %.17g (bound %.3g); "
+                    "no time reported\n",
+                    i, j, got, (double)ref, bound);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int cuda_ok(cudaError_t rc, const char *what)
+{
+    if (rc == cudaSuccess)
+        return 1;
+    fprintf(stderr, "cublasxt-bench: %s failed: %s\n", what, cudaGetErrorString(rc));
+    return 0;
+}
+
+static int xt_ok(cublasStatus_t st, const char *what)
+{
+    if (st == CUBLAS_STATUS_SUCCESS)
+        return 1;
+    fprintf(stderr, "cublasxt-bench: %s failed: %s\n", what, cublasGetStatusString(st));
+    return 0;
+}
+
+static cublasStatus_t gemm(cublasXtHandle_t h, const opts *o, const void *A, const void *B, void *C)
+{
+    /* Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ with the same pointers. */
+    size_t m = (size_t)o->m, n = (size_t)o->n, k = (size_t)o->k;
+    if (o->f64) {
+        const double one = 1, zero = 0;
+        return cublasXtDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero, C, n);
+    }
+    const float one = 1, zero = 0;
+    return cublasXtSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero, C, n);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", (unsigned char)*s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int write_json(const opts *o, int block, const double *times, double median, double tflops,
+                      char names[][256], const char *cublas)
+{
+    FILE *f = fopen(o->json, "a");
+    if (!f) {
+        fprintf(stderr, "cublasxt-bench: cannot append to %s\n", o->json);
+        return -1;
+    }
+    char host[256] = "", stamp[32] = "";
+    gethostname(host, sizeof host - 1);
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    const char *job = getenv("SLURM_JOB_ID");
+    fprintf(f, "{\"tool\":\"cublasxt-bench\",\"timestamp\":\"%s\",\"host\":", stamp);
+    json_string(f, host);
+    fprintf(f, ",\"slurm_job_id\":");
+    if (job)
+        json_string(f, job);
+    else
+        fputs("null", f);
+    fprintf(f,
+            ",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"dtype\":\"%s\",\"gpus\":%d,\"block\":%d,"
+            "\"host_memory\":\"pinned\",\"warmup\":%d,\"reps\":%d,\"times\":[",
+            (long long)o->m, (long long)o->n, (long long)o->k, o->f64 ? "f64" : "f32", o->gpus,
+            block, o->warmup, o->reps);
+    for (int i = 0; i < o->reps; i++)
+        fprintf(f, "%s%.9g", i ? "," : "", times[i]);
+    fprintf(f, "],\"time_median\":%.9g,\"tflops\":%.6g,\"gpu_names\":[", median, tflops);
+    for (int i = 0; i < o->gpus; i++) {
+        if (i)
+            fputc(',', f);
+        json_string(f, names[i]);
+    }
+    fprintf(f, "],\"cublas\":\"%s\",\"check\":\"passed\"}\n", cublas);
+    return fclose(f) ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    opts o;
+    if (parse(argc, argv, &o))
+        return 2;
+    int count = 0;
+    cudaError_t cr = cudaGetDeviceCount(&count);
+    if (cr != cudaSuccess || count == 0) {
+        printf("cublasxt-bench: skipped: no CUDA GPU visible (%s)\n",
+               cr != cudaSuccess ? cudaGetErrorString(cr) : "0 devices");
+        return SKIP;
+    }
+    if (o.gpus == 0)
+        o.gpus = count < MAX_GPUS ? count : MAX_GPUS;
+    if (o.gpus > count || o.gpus > MAX_GPUS) {
+        fprintf(stderr, "cublasxt-bench: --gpus %d, but %d GPU(s) are visible\n", o.gpus, count);
+        return 2;
+    }
+    int ids[MAX_GPUS];
+    static char names[MAX_GPUS][256];
+    for (int i = 0; i < o.gpus; i++) {
+        struct cudaDeviceProp prop;
+        ids[i] = i;
+        if (!cuda_ok(cudaGetDeviceProperties(&prop, i), "cudaGetDeviceProperties"))
+            return 1;
+        snprintf(names[i], sizeof names[i], "%.255s", prop.name);
+    }
+
+    size_t es = o.f64 ? 8 : 4;
+    size_t na = (size_t)(o.m * o.k), nb = (size_t)(o.k * o.n), nc = (size_t)(o.m * o.n);
+    void *A = NULL, *B = NULL, *C = NULL;
+    /* Portable: pinned for every GPU cuBLASXt uses, not just the current one. */
+    if (!cuda_ok(cudaHostAlloc(&A, na * es, cudaHostAllocPortable), "cudaHostAlloc (A)") ||
+        !cuda_ok(cudaHostAlloc(&B, nb * es, cudaHostAllocPortable), "cudaHostAlloc (B)") ||
+        !cuda_ok(cudaHostAlloc(&C, nc * es, cudaHostAllocPortable), "cudaHostAlloc (C)"))
+        return 1;
+    fill(A, na, o.f64, o.seed);
+    fill(B, nb, o.f64, o.seed + 1);
+    memset(C, 0, nc * es);
+
+    int major = 0, minor = 0, patch = 0;
+    cublasGetProperty(MAJOR_VERSION, &major);
+    cublasGetProperty(MINOR_VERSION, &minor);
+    cublasGetProperty(PATCH_LEVEL, &patch);
+    char cublas[32];
+    snprintf(cublas, sizeof cublas, "%d.%d.%d", major, minor, patch);
+
+    cublasXtHandle_t h;
+    int block = 0;
+    if (!xt_ok(cublasXtCreate(&h), "cublasXtCreate"))
+        return 1;
+    if (!xt_ok(cublasXtDeviceSelect(h, o.gpus, ids), "cublasXtDeviceSelect") ||
+        (o.block && !xt_ok(cublasXtSetBlockDim(h, o.block), "cublasXtSetBlockDim")) ||
+        !xt_ok(cublasXtGetBlockDim(h, &block), "cublasXtGetBlockDim"))
+        return 1;
+
+    const char *what = o.f64 ? "cublasXtDgemm" : "cublasXtSgemm";
+    double *times = calloc((size_t)o.reps, sizeof *times);
+    if (!times)
+        return 1;
+    for (int i = 0; i < o.warmup; i++)
+        if (!xt_ok(gemm(h, &o, A, B, C), what))
+            return 1;
+    for (int i = 0; i < o.reps; i++) {
+        double t0 = now();
+        if (!xt_ok(gemm(h, &o, A, B, C), what))
+            return 1;
+        times[i] = now() - t0;
+    }
+    if (check(&o, A, B, C))
+        return 1;
+
+    double *sorted = malloc((size_t)o.reps * sizeof *sorted);
+    if (!sorted)
+        return 1;
+    memcpy(sorted, times, (size_t)o.reps * sizeof *sorted);
+    qsort(sorted, (size_t)o.reps, sizeof *sorted, cmp_double);
+    double median = o.reps % 2 ? sorted[o.reps / 2]
+                               : 0.5 * (sorted[o.reps / 2 - 1] + sorted[o.reps / 2]);
+    double tflops = 2.0 * (double)o.m * (double)o.n * (double)o.k / median / 1e12;
+    int same = 1;
+    for (int i = 1; i < o.gpus; i++)
+        same &= !strcmp(names[i], names[0]);
+    printf("cublasxt-bench: %s %lldx%lldx%lld on %d GPU(s) (%s%s), host data pinned, block %d: "
+           "median %.4f s of %d (min %.4f s), %.2f TFLOP/s, cuBLAS %s, check passed\n",
+           o.f64 ? "dgemm" : "sgemm", (long long)o.m, (long long)o.n, (long long)o.k, o.gpus,
+           names[0], same ? "" : " and others", block, median, o.reps, sorted[0], tflops, cublas);
+    int rc = o.json ? write_json(&o, block, times, median, tflops, names, cublas) : 0;
+
+    cublasXtDestroy(h);
+    cudaFreeHost(A);
+    cudaFreeHost(B);
+    cudaFreeHost(C);
+    free(times);
+    free(sorted);
+    return rc ? 1 : 0;
+}
