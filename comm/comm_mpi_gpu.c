@@ -56,8 +56,8 @@
 #define CHUNK_BYTES ((size_t)DD_MPI_CHUNK_BYTES)
 
 typedef struct {
-    dd_panel_xfer x; /* as posted */
-    int pending;     /* posted, broadcasts not yet done */
+    dd_panel_xfer x;       /* as posted */
+    int pending;           /* posted, broadcasts not yet done */
     void *host_a, *host_b; /* staged: pinned copies of the panels */
     size_t cap_a, cap_b;
 } slot_state;
@@ -289,13 +289,11 @@ static int complete_staged(mpig_state *s, int slot, dd_err *err)
         rc = dd_cuda_check(cudaStreamWaitEvent(s->cs, s->slot_free[slot], 0),
                            "cudaStreamWaitEvent (slot free)", err);
     if (!rc && recv_a)
-        rc = dd_cuda_check(
-            cudaMemcpyAsync(x->a.dst, ss->host_a, na, cudaMemcpyHostToDevice, s->cs),
-            "cudaMemcpyAsync host to GPU (A panel)", err);
+        rc = dd_cuda_check(cudaMemcpyAsync(x->a.dst, ss->host_a, na, cudaMemcpyHostToDevice, s->cs),
+                           "cudaMemcpyAsync host to GPU (A panel)", err);
     if (!rc && recv_b)
-        rc = dd_cuda_check(
-            cudaMemcpyAsync(x->b.dst, ss->host_b, nb, cudaMemcpyHostToDevice, s->cs),
-            "cudaMemcpyAsync host to GPU (B panel)", err);
+        rc = dd_cuda_check(cudaMemcpyAsync(x->b.dst, ss->host_b, nb, cudaMemcpyHostToDevice, s->cs),
+                           "cudaMemcpyAsync host to GPU (B panel)", err);
     if (!rc)
         rc = dd_cuda_check(cudaEventRecord(s->ready[slot], s->cs), "cudaEventRecord (panel ready)",
                            err);
@@ -394,8 +392,8 @@ static int mpig_post(dd_comm *c, const dd_panel_xfer *x, dd_err *err)
         return rc;
     slot_state *ss = &s->slots[x->slot];
     if (ss->pending)
-        return dd_fail(err, DD_EFAIL, "panel posted into slot %d before the panel in it was waited for",
-                       x->slot);
+        return dd_fail(err, DD_EFAIL,
+                       "panel posted into slot %d before the panel in it was waited for", x->slot);
     ss->x = *x;
     if ((rc = s->aware ? post_aware(s, x, err) : post_staged(s, x, err)) ||
         (rc = dd_cuda_check(cudaEventRecord(s->posted[x->slot], s->cs),

@@ -5,9 +5,11 @@
  * makes and MPI_Bcast carries; the row and column communicators are split
  * from it (ncclCommSplit, NCCL >= 2.18), with each rank's MPI row/column
  * rank as key so that NCCL roots and MPI roots name the same rank.  Older
- * NCCL gets one id per row and per column instead.  Every step of set-up is
- * agreed over MPI (dd_agree) before the next, so a rank that fails reports
- * and the others do not walk into an NCCL init that would wait for it.
+ * NCCL gets one id per row and per column instead.  A group of one rank gets
+ * no communicator (nothing is ever broadcast in it), so a one-rank run starts
+ * no NCCL at all.  Every step of set-up is agreed over MPI (dd_agree) before
+ * the next, so a rank that fails reports and the others do not walk into an
+ * NCCL init that would wait for it.
  *
  * Ordering, all on the GPU, the host never waits:
  *
@@ -90,7 +92,8 @@ static int prepare(nccl_state **out, const dd_comm_cfg *cfg, dd_err *err)
 {
     const struct dd_engine *e = cfg->engine;
     if (!e || strcmp(e->ops->name, "cuda"))
-        return dd_fail(err, DD_EUNSUP, "the NCCL comm backend needs the CUDA backend (this run uses '%s')",
+        return dd_fail(err, DD_EUNSUP,
+                       "the NCCL comm backend needs the CUDA backend (this run uses '%s')",
                        e ? e->ops->name : "none");
     if (e->info.ranks_per_device > 1) {
         char host[MPI_MAX_PROCESSOR_NAME] = "";
@@ -124,7 +127,8 @@ static int prepare(nccl_state **out, const dd_comm_cfg *cfg, dd_err *err)
 }
 
 /* Collective over `mpi`: rank 0 of it makes an id, everyone gets it and
- * joins a blocking NCCL communicator over the same ranks.  Agreed. */
+ * joins a blocking NCCL communicator over the same ranks.  A group of one
+ * gets none (NULL): nothing is ever broadcast in it. */
 static int init_from_id(MPI_Comm mpi, ncclComm_t *comm, const char *which, dd_err *err)
 {
     int rank = 0, size = 0, rc;
@@ -134,8 +138,9 @@ static int init_from_id(MPI_Comm mpi, ncclComm_t *comm, const char *which, dd_er
     } msg;
     memset(&msg, 0, sizeof msg);
     char what[96];
+    *comm = NULL;
     if ((rc = dd_mpi_check(MPI_Comm_rank(mpi, &rank), "MPI_Comm_rank", err)) ||
-        (rc = dd_mpi_check(MPI_Comm_size(mpi, &size), "MPI_Comm_size", err)))
+        (rc = dd_mpi_check(MPI_Comm_size(mpi, &size), "MPI_Comm_size", err)) || size == 1)
         return rc;
     snprintf(what, sizeof what, "ncclGetUniqueId for the %s communicator", which);
     if (rank == 0)
@@ -170,12 +175,18 @@ static int leader(MPI_Comm sub, MPI_Comm world, int *color, dd_err *err)
 static int split(nccl_state *s, MPI_Comm sub, MPI_Comm world, ncclComm_t *out, const char *which,
                  dd_err *err)
 {
-    int color = 0, key = 0, rc;
+    int color = NCCL_SPLIT_NOCOLOR, key = 0, size = 0, rc;
     char what[64];
+    *out = NULL;
+    if (!s->world) /* a world of one: every group is one rank */
+        return DD_OK;
     snprintf(what, sizeof what, "ncclCommSplit (%s communicator)", which);
-    if ((rc = leader(sub, world, &color, err)) ||
-        (rc = dd_mpi_check(MPI_Comm_rank(sub, &key), "MPI_Comm_rank", err)))
+    if ((rc = dd_mpi_check(MPI_Comm_size(sub, &size), "MPI_Comm_size", err)) ||
+        (rc = dd_mpi_check(MPI_Comm_rank(sub, &key), "MPI_Comm_rank", err)) ||
+        (size > 1 && (rc = leader(sub, world, &color, err))))
         return rc;
+    /* Collective over the world communicator: groups of one take part
+     * without a colour and get no communicator. */
     return nccl_check(ncclCommSplit(s->world, color, key, out, NULL), what, err);
 }
 #endif
@@ -254,6 +265,8 @@ static int enqueue_bcasts(nccl_state *s, const dd_panel_xfer *x, dd_err *err)
         return rc;
     if (!na && !nb)
         return DD_OK;
+    if ((na && !s->row) || (nb && !s->col))
+        return dd_fail(err, DD_EFAIL, "a panel broadcast was posted in a group of one rank");
     if ((rc = nccl_check(ncclGroupStart(), "ncclGroupStart", err)))
         return rc;
     if (na)
@@ -310,6 +323,8 @@ static int nccl_progress(dd_comm *c, dd_err *err)
     nccl_state *s = c->impl;
     ncclComm_t comms[2] = {s->row, s->col};
     for (int i = 0; i < 2; i++) {
+        if (!comms[i])
+            continue;
         ncclResult_t async = ncclSuccess;
         int rc = nccl_check(ncclCommGetAsyncError(comms[i], &async), "ncclCommGetAsyncError", err);
         if (!rc && async != ncclSuccess && async != ncclInProgress)

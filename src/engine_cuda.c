@@ -120,15 +120,15 @@ static int pick_kernels(cuda_state *s, const char *forced, dd_err *err)
     if (forced) {
         if (!(s->forced = kernel_find(forced))) {
             kernel_names(-1, names, sizeof names);
-            return dd_fail(err, DD_EUSAGE, "unknown kernel '%s'; choose one of: %s", forced,
-                           names);
+            return dd_fail(err, DD_EUSAGE, "unknown kernel '%s'; choose one of: %s", forced, names);
         }
         return DD_OK;
     }
     for (int t = DD_F64; t <= DD_F32; t++) {
         const char *name = kernel_default(t == DD_F64);
         if (!name || !(s->dflt[t] = kernel_find(name)))
-            return dd_fail(err, DD_EFAIL, "the default %s kernel '%s' is not in the kernel registry",
+            return dd_fail(err, DD_EFAIL,
+                           "the default %s kernel '%s' is not in the kernel registry",
                            dd_dtype_name((dd_dtype)t), name ? name : "(none)");
     }
     return DD_OK;
@@ -183,8 +183,8 @@ static int cuda_open(dd_engine *e, const dd_engine_cfg *cfg, dd_err *err)
     s->device = device;
     e->impl = s;
     if ((rc = pick_kernels(s, cfg->kernel, err)) || (rc = make_streams(s, err)) ||
-        (rc = dd_cuda_check(cudaMemGetInfo(&e->info.mem_free, &e->info.mem_total),
-                            "cudaMemGetInfo", err))) {
+        (rc = dd_cuda_check(cudaMemGetInfo(&e->info.mem_free, &e->info.mem_total), "cudaMemGetInfo",
+                            err))) {
         cuda_close(e);
         return rc;
     }
@@ -316,9 +316,9 @@ static int event_pair(cuda_state *s, cudaEvent_t **pair, dd_err *err)
     return DD_OK;
 }
 
-static int launch(const kernel_desc *kd, dd_dtype t, int64_t m, int64_t n, int64_t k,
-                  const void *A, int64_t lda, const void *B, int64_t ldb, int beta, void *C,
-                  int64_t ldc, cudaStream_t stream)
+static int launch(const kernel_desc *kd, dd_dtype t, int64_t m, int64_t n, int64_t k, const void *A,
+                  int64_t lda, const void *B, int64_t ldb, int beta, void *C, int64_t ldc,
+                  cudaStream_t stream)
 {
     if (t == DD_F64)
         return kd->dgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, (void *)stream);

@@ -37,10 +37,11 @@ typedef struct {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cublasxt-bench [--n N] [--m M] [--k K] [--dtype f64|f32] [--gpus G]\n"
-               "                      [--block B] [--reps R] [--warmup W] [--seed S] [--json FILE]\n"
-               "  C(MxN) = A(MxK) B(KxN), row-major, host data in pinned memory, on G GPUs\n"
-               "  (default: all visible) through cuBLASXt.  M and K default to N (8192).\n");
+    fprintf(f,
+            "usage: cublasxt-bench [--n N] [--m M] [--k K] [--dtype f64|f32] [--gpus G]\n"
+            "                      [--block B] [--reps R] [--warmup W] [--seed S] [--json FILE]\n"
+            "  C(MxN) = A(MxK) B(KxN), row-major, host data in pinned memory, on G GPUs\n"
+            "  (default: all visible) through cuBLASXt.  M and K default to N (8192).\n");
 }
 
 static int parse_int(const char *opt, const char *v, int64_t lo, int64_t *out)
@@ -137,7 +138,8 @@ static void fill(void *p, size_t count, int f64, uint64_t seed)
     for (size_t i = 0; i < count; i++) {
         uint64_t x = mix(base ^ (i * 0xd1b54a32d192ed03ull));
         if (f64)
-            ((double *)p)[i] = (double)((int64_t)(2 * (x >> 11) + 1) - ((int64_t)1 << 53)) * 0x1p-53;
+            ((double *)p)[i] =
+                (double)((int64_t)(2 * (x >> 11) + 1) - ((int64_t)1 << 53)) * 0x1p-53;
         else
             ((float *)p)[i] = (float)((int64_t)(2 * (x >> 40) + 1) - ((int64_t)1 << 24)) * 0x1p-24f;
     }
@@ -172,7 +174,8 @@ static int check(const opts *o, const void *A, const void *B, const void *C)
         size_t j = (size_t)(mix(s + 2 * (uint64_t)t + 1) % (uint64_t)o->n);
         long double ref = 0, mag = 0;
         for (size_t l = 0; l < (size_t)o->k; l++) {
-            double a = elem(A, o->f64, i * (size_t)o->k + l), b = elem(B, o->f64, l * (size_t)o->n + j);
+            double a = elem(A, o->f64, i * (size_t)o->k + l),
+                   b = elem(B, o->f64, l * (size_t)o->n + j);
             ref += (long double)a * b;
             mag += fabsl((long double)a * b);
         }
@@ -347,8 +350,8 @@ int main(int argc, char **argv)
         return 1;
     memcpy(sorted, times, (size_t)o.reps * sizeof *sorted);
     qsort(sorted, (size_t)o.reps, sizeof *sorted, cmp_double);
-    double median = o.reps % 2 ? sorted[o.reps / 2]
-                               : 0.5 * (sorted[o.reps / 2 - 1] + sorted[o.reps / 2]);
+    double median =
+        o.reps % 2 ? sorted[o.reps / 2] : 0.5 * (sorted[o.reps / 2 - 1] + sorted[o.reps / 2]);
     double tflops = 2.0 * (double)o.m * (double)o.n * (double)o.k / median / 1e12;
     int same = 1;
     for (int i = 1; i < o.gpus; i++)
