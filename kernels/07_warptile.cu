@@ -59,55 +59,82 @@ struct Cfg {
     static_assert(BK % 8 == 0, "A copy covers 8 k per pass");
 };
 
-/* Global -> shared, asynchronously, for the tile at k0 into one stage. */
-template <typename T, typename C, bool VEC>
-__device__ __forceinline__ void copy_tile(T *sA, T *sB, const T *A, int64_t lda, const T *B,
-                                          int64_t ldb, int M, int N, int K, int m0, int n0, int k0)
-{
-    const int tid = threadIdx.x;
-    /* A, transposed: 8 lanes along k (a 32- or 64-byte row segment), 32 rows
-     * per pass; sA[k][m] with the padded row makes the 32 writes of a warp
-     * hit distinct banks (FP32). */
+/* Global -> shared copies of one thread, tile after tile.  What does not
+ * change along K (row pointers, which rows and columns exist, shared
+ * offsets) is worked out once; per tile there remain a K test, the copies
+ * and two pointer increments.
+ * A is transposed on the way (sA[k][m]): 8 lanes along k read a 32-byte
+ * (FP32) row segment, 32 rows per pass; with the padded sA row the 32
+ * element writes of a warp hit distinct banks (FP32).  B is copied in
+ * 16-byte pieces (VEC) or element by element. */
+template <typename T, typename L, bool VEC>
+struct Copier {
+    static constexpr int APASS = BM / 32, AKP = L::BK / 8; /* A: row passes, k passes */
+    static constexpr int BW = VEC ? L::G : 1;                /* B elements per copy */
+    static constexpr int BCPR = BN / BW;                     /* B copies per row */
+    static constexpr int BRS = THREADS / BCPR;               /* B rows per pass */
+    static constexpr int BPASS = L::BK / BRS;
+    static_assert(THREADS % BCPR == 0 && L::BK % BRS == 0, "B copy mapping");
+
+    const T *a, *b;
+    int64_t a_pass, b_pass, b_tile;
+    unsigned a_rows; /* bit p: row of pass p exists */
+    int a_k;         /* k of this thread's first A element within a tile */
+    int b_row;       /* row of this thread's first B copy within a tile */
+    int b_bytes;     /* bytes of its B piece inside N */
+    int sa, sb;      /* shared offsets (elements) of the first copies */
+    int k0;
+
+    __device__ __forceinline__ Copier(const T *A, int64_t lda, const T *B, int64_t ldb, int M,
+                                      int N, int m0, int n0)
     {
-        const int kl = tid % 8, r0 = tid / 8;
+        const int tid = threadIdx.x;
+        a_k = tid % 8;
+        const int ar = tid / 8;
+        a = A + (int64_t)(m0 + ar) * lda + a_k;
+        a_pass = 32 * lda;
+        a_rows = 0;
 #pragma unroll
-        for (int kp = 0; kp < C::BK / 8; ++kp) {
-            const int k = kp * 8 + kl;
-            const bool kok = k0 + k < K;
+        for (int p = 0; p < APASS; ++p)
+            a_rows |= (m0 + ar + 32 * p < M ? 1u : 0u) << p;
+        const int bc = (tid % BCPR) * BW;
+        b_row = tid / BCPR;
+        b = B + (int64_t)b_row * ldb + n0 + bc;
+        b_pass = BRS * ldb;
+        b_tile = L::BK * ldb;
+        int nb = (N - n0 - bc) * (int)sizeof(T);
+        b_bytes = nb < 0 ? 0 : (nb > BW * (int)sizeof(T) ? BW * (int)sizeof(T) : nb);
+        sa = a_k * L::SA + ar;
+        sb = L::BK * L::SA + b_row * L::SB + bc;
+        k0 = 0;
+    }
+
+    __device__ __forceinline__ void copy(T *st, int K)
+    {
+        const int kleft = K - k0 - a_k; /* A columns left from this thread's first */
 #pragma unroll
-            for (int rp = 0; rp < BM / 32; ++rp) {
-                const int r = r0 + rp * 32;
-                const bool ok = kok && m0 + r < M;
-                const T *src = ok ? A + (int64_t)(m0 + r) * lda + k0 + k : A;
-                dd::cp_async_elem<T>(sA + k * C::SA + r, src, ok);
+        for (int kp = 0; kp < AKP; ++kp)
+#pragma unroll
+            for (int p = 0; p < APASS; ++p) {
+                const bool ok = ((a_rows >> p) & 1) && kp * 8 < kleft;
+                dd::cp_async_elem<T>(st + sa + kp * 8 * L::SA + 32 * p, a + p * a_pass + kp * 8, ok);
             }
-        }
-    }
-    if (VEC) {
-        constexpr int CPR = BN / C::G; /* 16-byte pieces per row of B */
-        static_assert(THREADS % CPR == 0, "B copy mapping");
-        const int c = (tid % CPR) * C::G, r0 = tid / CPR;
-        int nbytes = (N - n0 - c) * (int)sizeof(T);
-        nbytes = nbytes < 0 ? 0 : (nbytes > 16 ? 16 : nbytes);
+        const int rleft = K - k0 - b_row;
 #pragma unroll
-        for (int rp = 0; rp < C::BK / (THREADS / CPR); ++rp) {
-            const int r = r0 + rp * (THREADS / CPR);
-            const bool ok = k0 + r < K && nbytes > 0;
-            const T *src = ok ? B + (int64_t)(k0 + r) * ldb + n0 + c : B;
-            dd::cp_async16(sB + r * C::SB + c, src, ok ? nbytes : 0);
+        for (int p = 0; p < BPASS; ++p) {
+            const int bytes = p * BRS < rleft ? b_bytes : 0;
+            if (VEC)
+                dd::cp_async16(st + sb + p * BRS * L::SB, b + p * b_pass, bytes);
+            else if (sizeof(T) == 8)
+                dd::cp_async8(st + sb + p * BRS * L::SB, b + p * b_pass, bytes);
+            else
+                dd::cp_async4(st + sb + p * BRS * L::SB, b + p * b_pass, bytes);
         }
-    } else {
-        const int c = tid % BN, r0 = tid / BN;
-        const bool nok = n0 + c < N;
-#pragma unroll
-        for (int rp = 0; rp < C::BK / (THREADS / BN); ++rp) {
-            const int r = r0 + rp * (THREADS / BN);
-            const bool ok = nok && k0 + r < K;
-            const T *src = ok ? B + (int64_t)(k0 + r) * ldb + n0 + c : B;
-            dd::cp_async_elem<T>(sB + r * C::SB + c, src, ok);
-        }
+        a += L::BK;
+        b += b_tile;
+        k0 += L::BK;
     }
-}
+};
 
 /* One k of a lane's fragments: 8 values of A (its rows), 8 of B (its columns). */
 template <typename T, typename C>
@@ -154,33 +181,40 @@ warptile_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda, const
         for (int j = 0; j < 8; ++j)
             acc[i][j] = 0;
 
+    Copier<T, L, VEC> cp(A, lda, B, ldb, M, N, m0, n0);
     const int tiles = (K + BK - 1) / BK;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < tiles)
-            copy_tile<T, L, VEC>(smem + s * L::STAGE, smem + s * L::STAGE + BK * L::SA, A, lda, B,
-                                 ldb, M, N, K, m0, n0, s * BK);
+            cp.copy(smem + s * L::STAGE, K);
         dd::cp_async_commit();
     }
+    dd::cp_async_wait<STAGES - 2>();
+    __syncthreads();
 
+    /* Fragments of k+1 are read while the FMAs of k run, across the stage
+     * boundary too: the barrier for the next stage comes before the last
+     * k of this one (its fragments are already in registers), and the
+     * stage freed by that barrier is refilled at the next tile's first k. */
+    int rs = 0, ws = STAGES - 1; /* stage read, stage written next */
+    T a[2][8], b[2][8];
+    load_frag<T, L>(smem, smem + BK * L::SA, 0, arow, bcol, a[0], b[0]);
     for (int t = 0; t < tiles; ++t) {
-        dd::cp_async_wait<STAGES - 2>(); /* tile t has landed (this thread's part) */
-        __syncthreads();                 /* ... everyone's; and tile t-1 is consumed */
-        {
-            const int tn = t + STAGES - 1, sn = tn % STAGES;
-            if (tn < tiles)
-                copy_tile<T, L, VEC>(smem + sn * L::STAGE, smem + sn * L::STAGE + BK * L::SA, A,
-                                     lda, B, ldb, M, N, K, m0, n0, tn * BK);
-            dd::cp_async_commit();
-        }
-        const T *sA = smem + (t % STAGES) * L::STAGE;
-        const T *sB = sA + BK * L::SA;
-        T a[2][8], b[2][8];
-        load_frag<T, L>(sA, sB, 0, arow, bcol, a[0], b[0]);
 #pragma unroll
         for (int p = 0; p < BK; ++p) {
-            if (p + 1 < BK)
-                load_frag<T, L>(sA, sB, p + 1, arow, bcol, a[(p + 1) & 1], b[(p + 1) & 1]);
+            if (p == BK - 1) {
+                dd::cp_async_wait<STAGES - 2>(); /* tile t+1 has landed ... */
+                __syncthreads();                 /* ... for everyone; stage t-1 is free */
+                rs = rs + 1 == STAGES ? 0 : rs + 1;
+            }
+            const T *st = smem + rs * L::STAGE;
+            load_frag<T, L>(st, st + BK * L::SA, (p + 1) % BK, arow, bcol, a[(p + 1) & 1], b[(p + 1) & 1]);
+            if (p == 0) {
+                if (t + STAGES - 1 < tiles)
+                    cp.copy(smem + ws * L::STAGE, K);
+                dd::cp_async_commit();
+                ws = ws + 1 == STAGES ? 0 : ws + 1;
+            }
 #pragma unroll
             for (int i = 0; i < 8; ++i)
 #pragma unroll

@@ -46,18 +46,22 @@
 
 namespace {
 
-constexpr int WM = 64, WN = 32;          /* warp tile */
-constexpr int MT = WM / 16, NT = WN / 8; /* mma tiles per warp: 4 × 4 */
 constexpr int GROUP_M = 8;
 
-/* Block = WARPS_M × WARPS_N warp tiles (production: 2 × 4, 128×128). */
-template <int BK_, int STAGES_, int WARPS_M_ = 2, int WARPS_N_ = 4>
+/* Block = WARPS_M × WARPS_N warp tiles of WM × WN (rows × columns of C);
+ * production: 2 × 4 warps of 64 × 32, a 128×128 block. */
+template <int BK_, int STAGES_, int WARPS_M_ = 2, int WARPS_N_ = 4, bool PIPE_ = false, int WM_ = 64,
+          int WN_ = 32>
 struct Cfg {
+    static constexpr int WM = WM_, WN = WN_;
+    static constexpr int MT = WM / 8, NT = WN / 16; /* mma tiles per warp: along m (mma n), along n (mma m) */
     static constexpr int BK = BK_, STAGES = STAGES_;
+    static constexpr bool PIPE = PIPE_; /* fragments double-buffered across k steps */
     static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
     static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int BM = WM * WARPS_M, BN = WN * WARPS_N;
-    static constexpr int MIN_BLOCKS = THREADS >= 256 ? 1 : 2; /* ~240 registers a thread */
+    /* Registers: 8 per mma tile of accumulators, plus fragments and addresses. */
+    static constexpr int MIN_BLOCKS = (MT * NT * 8 + 64) * THREADS > 65536 ? 1 : 65536 / ((MT * NT * 8 + 64) * THREADS);
     static constexpr int SA = BK + 8; /* doubles; 2·SA ≡ 16 (mod 32) banks */
     static constexpr int SB = BN + 2; /* doubles; 2·SB ≡ 4 (mod 16) banks */
     static constexpr int A_ELEMS = BM * SA, B_ELEMS = BK * SB;
@@ -94,48 +98,103 @@ __device__ __forceinline__ void dmma_16x8x8(double (&c)[4], const double (&a)[4]
 #endif
 }
 
-/* Global -> shared for the tile at k0, asynchronously, zero-filling
- * whatever lies outside the matrices. */
+/* Global -> shared copies of one thread, tile after tile.  Everything that
+ * does not change along K (row pointers, which rows and columns exist) is
+ * worked out once; per tile there remain a K test and pointer increments. */
 template <typename L, bool VEC>
-__device__ __forceinline__ void copy_tile(double *sA, double *sB, const double *A, int64_t lda,
-                                          const double *B, int64_t ldb, int M, int N, int K, int m0,
-                                          int n0, int k0)
-{
-    constexpr int THREADS = L::THREADS, BM = L::BM, BN = L::BN;
-    const int tid = threadIdx.x;
-    constexpr int W = VEC ? 2 : 1;      /* doubles per copy */
-    constexpr int ACPR = L::BK / W;     /* copies per row of the A tile */
-    constexpr int BCPR = BN / W;        /* copies per row of the B tile */
-    static_assert(THREADS % ACPR == 0 && THREADS % BCPR == 0, "copy mapping");
+struct Copier {
+    static constexpr int W = VEC ? 2 : 1;           /* doubles per copy */
+    static constexpr int ACPR = L::BK / W;          /* copies per row of the A tile */
+    static constexpr int BCPR = L::BN / W;          /* copies per row of the B tile */
+    static constexpr int ARS = L::THREADS / ACPR;   /* A rows per pass */
+    static constexpr int BRS = L::THREADS / BCPR;   /* B rows per pass */
+    static constexpr int APASS = L::BM / ARS, BPASS = L::BK / BRS;
+    static_assert(L::THREADS % ACPR == 0 && L::THREADS % BCPR == 0, "copy mapping");
+    static_assert(APASS <= 32, "row mask");
+
+    const double *a, *b;      /* this thread's first element of the next tile */
+    int64_t a_pass, b_pass;   /* pointer step between passes */
+    int64_t b_tile;           /* B step between tiles: BK rows */
+    unsigned a_rows;          /* bit p: the row of pass p exists */
+    int a_col, b_row;         /* column of A / row of B within the tile */
+    int b_bytes;              /* bytes of this thread's B piece inside N */
+    int sa, sb;               /* shared offsets (elements) of the first copy */
+    int k0;                   /* K index of the next tile */
+
+    __device__ __forceinline__ Copier(const double *A, int64_t lda, const double *B, int64_t ldb,
+                                      int M, int N, int m0, int n0)
     {
-        const int c = (tid % ACPR) * W, r0 = tid / ACPR;
-        int kb = (K - k0 - c) * 8;
+        const int tid = threadIdx.x;
+        a_col = (tid % ACPR) * W;
+        const int ar = tid / ACPR;
+        a = A + (int64_t)(m0 + ar) * lda + a_col;
+        a_pass = ARS * lda;
+        a_rows = 0;
+#pragma unroll
+        for (int p = 0; p < APASS; ++p)
+            a_rows |= (m0 + ar + p * ARS < M ? 1u : 0u) << p;
+        const int bc = (tid % BCPR) * W;
+        b_row = tid / BCPR;
+        b = B + (int64_t)b_row * ldb + n0 + bc;
+        b_pass = BRS * ldb;
+        b_tile = L::BK * ldb;
+        int nb = (N - n0 - bc) * 8;
+        b_bytes = nb < 0 ? 0 : (nb > W * 8 ? W * 8 : nb);
+        sa = ar * L::SA + a_col;
+        sb = L::A_ELEMS + b_row * L::SB + bc;
+        k0 = 0;
+    }
+
+    /* Issue the copies of the next tile into stage st, and move on. */
+    __device__ __forceinline__ void copy(double *st, int K)
+    {
+        int kb = (K - k0 - a_col) * 8;
         kb = kb < 0 ? 0 : (kb > W * 8 ? W * 8 : kb);
 #pragma unroll
-        for (int rp = 0; rp < BM / (THREADS / ACPR); ++rp) {
-            const int r = r0 + rp * (THREADS / ACPR);
-            const bool ok = m0 + r < M && kb > 0;
-            const double *src = ok ? A + (int64_t)(m0 + r) * lda + k0 + c : A;
+        for (int p = 0; p < APASS; ++p) {
+            const int bytes = (a_rows >> p) & 1 ? kb : 0;
             if (VEC)
-                dd::cp_async16(sA + r * L::SA + c, src, ok ? kb : 0);
+                dd::cp_async16(st + sa + p * ARS * L::SA, a + p * a_pass, bytes);
             else
-                dd::cp_async8(sA + r * L::SA + c, src, ok ? 8 : 0);
+                dd::cp_async8(st + sa + p * ARS * L::SA, a + p * a_pass, bytes);
         }
-    }
-    {
-        const int c = (tid % BCPR) * W, r0 = tid / BCPR;
-        int nb = (N - n0 - c) * 8;
-        nb = nb < 0 ? 0 : (nb > W * 8 ? W * 8 : nb);
+        const int rows_left = K - k0 - b_row; /* rows of this thread's first B copy that exist */
 #pragma unroll
-        for (int rp = 0; rp < L::BK / (THREADS / BCPR); ++rp) {
-            const int r = r0 + rp * (THREADS / BCPR);
-            const bool ok = k0 + r < K && nb > 0;
-            const double *src = ok ? B + (int64_t)(k0 + r) * ldb + n0 + c : B;
+        for (int p = 0; p < BPASS; ++p) {
+            const int bytes = p * BRS < rows_left ? b_bytes : 0;
             if (VEC)
-                dd::cp_async16(sB + r * L::SB + c, src, ok ? nb : 0);
+                dd::cp_async16(st + sb + p * BRS * L::SB, b + p * b_pass, bytes);
             else
-                dd::cp_async8(sB + r * L::SB + c, src, ok ? 8 : 0);
+                dd::cp_async8(st + sb + p * BRS * L::SB, b + p * b_pass, bytes);
         }
+        a += L::BK;
+        b += b_tile;
+        k0 += L::BK;
+    }
+};
+
+/* One k8 step's fragments of a warp.  The mma computes C^T = B^T·A^T
+ * (see the header): its A operand is B^T (one per 16 columns of C), read
+ * from sB; its B operand is A^T (one per 8 rows of C), read from sA.  Each
+ * 16-byte load lands in operand order, so no register moves are needed. */
+template <typename L>
+__device__ __forceinline__ void load_frags(const double *st, int fa_off, int fb_off, int kk,
+                                           double (&fa)[L::NT][4], double (&fb)[L::MT][2])
+{
+#pragma unroll
+    for (int i = 0; i < L::NT; ++i) {
+        /* (a0, a1): k row 2t, columns 2g, 2g+1 (rows g, g+8 of the mma);
+         * (a2, a3): k row 2t+1 (logical k t+4). */
+        const double *p = st + fa_off + 8 * kk * L::SB + 16 * i;
+        double2 lo = *reinterpret_cast<const double2 *>(p);
+        double2 hi = *reinterpret_cast<const double2 *>(p + L::SB);
+        fa[i][0] = lo.x, fa[i][1] = lo.y, fa[i][2] = hi.x, fa[i][3] = hi.y;
+    }
+#pragma unroll
+    for (int j = 0; j < L::MT; ++j) {
+        /* (b0, b1): row g of this 8-row slice of A, k 2t and 2t+1 (logical t, t+4) */
+        double2 v = *reinterpret_cast<const double2 *>(st + fb_off + 8 * j * L::SA + 8 * kk);
+        fb[j][0] = v.x, fb[j][1] = v.y;
     }
 }
 
@@ -144,8 +203,8 @@ __global__ void __launch_bounds__(L::THREADS, L::MIN_BLOCKS)
 dmma_kernel(int M, int N, int K, const double *__restrict__ A, int64_t lda,
             const double *__restrict__ B, int64_t ldb, int beta, double *__restrict__ C, int64_t ldc)
 {
-    constexpr int BK = L::BK, STAGES = L::STAGES, BM = L::BM, BN = L::BN;
-    constexpr int WARPS_M = L::WARPS_M;
+    constexpr int BK = L::BK, STAGES = L::STAGES, BM = L::BM, BN = L::BN, KK = BK / 8;
+    constexpr int WARPS_M = L::WARPS_M, WM = L::WM, WN = L::WN, MT = L::MT, NT = L::NT;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     double *smem = reinterpret_cast<double *>(smem_raw);
 
@@ -159,10 +218,10 @@ dmma_kernel(int M, int N, int K, const double *__restrict__ A, int64_t lda,
     const int g = lane / 4, t = lane % 4; /* mma "groupID" and "threadID_in_group" */
 
     /* Per-lane offsets (doubles) inside a stage for the fragment loads. */
-    const int a_off = (wm * WM + g) * L::SA + 2 * t;                /* + (16i + 8h)·SA + 8kk */
-    const int b_off = L::A_ELEMS + (2 * t) * L::SB + wn * WN + 2 * g; /* + (8kk + v)·SB + 16jj */
+    const int fa_off = L::A_ELEMS + (2 * t) * L::SB + wn * WN + 2 * g; /* + 8kk·SB + 16i (sB) */
+    const int fb_off = (wm * WM + g) * L::SA + 2 * t;                /* + 8j·SA + 8kk (sA) */
 
-    double acc[MT][NT][4];
+    double acc[MT][NT][4]; /* [8-row slice j][16-column slice i] */
 #pragma unroll
     for (int i = 0; i < MT; ++i)
 #pragma unroll
@@ -171,72 +230,89 @@ dmma_kernel(int M, int N, int K, const double *__restrict__ A, int64_t lda,
             for (int r = 0; r < 4; ++r)
                 acc[i][j][r] = 0.0;
 
+    Copier<L, VEC> cp(A, lda, B, ldb, M, N, m0, n0);
     const int tiles = (K + BK - 1) / BK;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < tiles)
-            copy_tile<L, VEC>(smem + s * L::STAGE, smem + s * L::STAGE + L::A_ELEMS, A, lda, B, ldb,
-                              M, N, K, m0, n0, s * BK);
+            cp.copy(smem + s * L::STAGE, K);
         dd::cp_async_commit();
     }
+    dd::cp_async_wait<STAGES - 2>();
+    __syncthreads();
 
-    for (int kt = 0; kt < tiles; ++kt) {
-        dd::cp_async_wait<STAGES - 2>();
-        __syncthreads();
-        {
-            const int tn = kt + STAGES - 1, sn = tn % STAGES;
-            if (tn < tiles)
-                copy_tile<L, VEC>(smem + sn * L::STAGE, smem + sn * L::STAGE + L::A_ELEMS, A, lda,
-                                  B, ldb, M, N, K, m0, n0, tn * BK);
-            dd::cp_async_commit();
+    int rs = 0, ws = STAGES - 1; /* stage read, stage written next */
+    if (L::PIPE) {
+        /* Software pipeline: the fragments of step kk+1 are read while the
+         * mma of step kk run, across the stage boundary too (the barrier for
+         * the next stage sits before the last step's mma, as in CUTLASS). */
+        double fa[2][NT][4], fb[2][MT][2];
+        load_frags<L>(smem, fa_off, fb_off, 0, fa[0], fb[0]);
+        for (int kt = 0; kt < tiles; ++kt) {
+#pragma unroll
+            for (int kk = 0; kk < KK; ++kk) {
+                if (kk == KK - 1) {
+                    dd::cp_async_wait<STAGES - 2>(); /* tile kt+1 has landed ... */
+                    __syncthreads();                 /* ... for everyone; stage kt-1 is free */
+                    rs = rs + 1 == STAGES ? 0 : rs + 1;
+                }
+                load_frags<L>(smem + rs * L::STAGE, fa_off, fb_off, (kk + 1) % KK, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
+                if (kk == 0) {
+                    if (kt + STAGES - 1 < tiles)
+                        cp.copy(smem + ws * L::STAGE, K);
+                    dd::cp_async_commit();
+                    ws = ws + 1 == STAGES ? 0 : ws + 1;
+                }
+#pragma unroll
+                for (int j = 0; j < MT; ++j)
+#pragma unroll
+                    for (int i = 0; i < NT; ++i)
+                        dmma_16x8x8(acc[j][i], fa[kk & 1][i], fb[kk & 1][j]);
+            }
         }
-        const double *st = smem + (kt % STAGES) * L::STAGE;
+    } else {
+        /* One barrier per tile, at its start; fragments loaded just before use. */
+        for (int kt = 0; kt < tiles; ++kt) {
+            if (kt > 0) {
+                dd::cp_async_wait<STAGES - 2>();
+                __syncthreads();
+            }
+            if (kt + STAGES - 1 < tiles)
+                cp.copy(smem + ws * L::STAGE, K);
+            dd::cp_async_commit();
+            ws = ws + 1 == STAGES ? 0 : ws + 1;
+            const double *st = smem + rs * L::STAGE;
+            rs = rs + 1 == STAGES ? 0 : rs + 1;
 #pragma unroll
-        for (int kk = 0; kk < BK / 8; ++kk) {
-            double a[MT][4], b[NT][2];
+            for (int kk = 0; kk < KK; ++kk) {
+                double fa[NT][4], fb[MT][2];
+                load_frags<L>(st, fa_off, fb_off, kk, fa, fb);
 #pragma unroll
-            for (int i = 0; i < MT; ++i)
+                for (int j = 0; j < MT; ++j)
 #pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    /* row g (+8): logical k t and t+4 -> registers h and 2+h */
-                    double2 v = *reinterpret_cast<const double2 *>(st + a_off + (16 * i + 8 * h) * L::SA + 8 * kk);
-                    a[i][h] = v.x;
-                    a[i][2 + h] = v.y;
-                }
-#pragma unroll
-            for (int v = 0; v < 2; ++v)
-#pragma unroll
-                for (int jj = 0; jj < NT / 2; ++jj) {
-                    /* k row 2t+v, columns of n8 tiles 2jj and 2jj+1 for this g */
-                    double2 w = *reinterpret_cast<const double2 *>(st + b_off + (8 * kk + v) * L::SB + 16 * jj);
-                    b[2 * jj][v] = w.x;
-                    b[2 * jj + 1][v] = w.y;
-                }
-#pragma unroll
-            for (int i = 0; i < MT; ++i)
-#pragma unroll
-                for (int j = 0; j < NT; ++j)
-                    dmma_16x8x8(acc[i][j], a[i], b[j]);
+                    for (int i = 0; i < NT; ++i)
+                        dmma_16x8x8(acc[j][i], fa[i], fb[j]);
+            }
         }
     }
     dd::cp_async_wait<0>();
 
-    /* Tile j, logical column q of the mma maps to warp column
-     * 2q + (j&1) + 16(j>>1); so c0/c1 (q = 2t, 2t+1) of tiles 2jj, 2jj+1 are
-     * columns 16jj + 4t + {0, 2, 1, 3}. */
+    /* acc[j][i] is the mma tile D = C^T for C rows 8j + (0..7) and C columns
+     * 16i + (0..15) of the warp tile: c0 = D[g][2t] is C row 2t, column 2g;
+     * c1 row 2t+1; c2, c3 column 2g+1.  So (c0, c2) and (c1, c3) are pairs
+     * of adjacent columns: 16-byte stores, 4 rows × 128 bytes per warp. */
 #pragma unroll
-    for (int i = 0; i < MT; ++i)
+    for (int j = 0; j < MT; ++j)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            const int row = m0 + wm * WM + 16 * i + 8 * h + g;
+            const int row = m0 + wm * WM + 8 * j + 2 * t + h;
             if (row >= M)
                 continue;
             double *crow = C + (int64_t)row * ldc;
 #pragma unroll
-            for (int jj = 0; jj < NT / 2; ++jj) {
-                const double v[4] = {acc[i][2 * jj][2 * h], acc[i][2 * jj + 1][2 * h],
-                                     acc[i][2 * jj][2 * h + 1], acc[i][2 * jj + 1][2 * h + 1]};
-                dd::store_row_group<double, 4, VEC>(crow, n0 + wn * WN + 16 * jj + 4 * t, N, v, beta);
+            for (int i = 0; i < NT; ++i) {
+                const double v[2] = {acc[j][i][h], acc[j][i][2 + h]};
+                dd::store_row_group<double, 2, VEC>(crow, n0 + wn * WN + 16 * i + 2 * g, N, v, beta);
             }
         }
 }
@@ -284,6 +360,20 @@ extern "C" int dd_k08_dgemm(DD_LAUNCHER_ARGS(double))
 }
 
 #ifdef DD_KERNEL_VARIANTS
+extern "C" int dd_k08v_dgemm_pipe(DD_LAUNCHER_ARGS(double))
+{
+    return launch_cfg<Cfg<16, 4, 2, 4, true>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
+}
+extern "C" int dd_k08v_dgemm_pipe32(DD_LAUNCHER_ARGS(double))
+{
+    return launch_cfg<Cfg<32, 3, 2, 4, true>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
+}
+/* 32×32 warp tiles, 16 warps per 128×128 block: 4 warps per scheduler to
+ * hide latency, at 1.5x the shared-memory reads per mma. */
+extern "C" int dd_k08v_dgemm_w32(DD_LAUNCHER_ARGS(double))
+{
+    return launch_cfg<Cfg<16, 4, 4, 4, false, 32, 32>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
+}
 extern "C" int dd_k08v_dgemm_bk16s3(DD_LAUNCHER_ARGS(double))
 {
     return launch_cfg<Cfg<16, 3>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);

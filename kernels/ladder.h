@@ -50,6 +50,9 @@ int dd_k08v_dgemm_bk16s3(DD_LAUNCHER_ARGS(double));
 int dd_k08v_dgemm_bk32s3(DD_LAUNCHER_ARGS(double));
 int dd_k08v_dgemm_bk16s5(DD_LAUNCHER_ARGS(double));
 int dd_k08v_dgemm_128x64(DD_LAUNCHER_ARGS(double));
+int dd_k08v_dgemm_pipe(DD_LAUNCHER_ARGS(double));
+int dd_k08v_dgemm_pipe32(DD_LAUNCHER_ARGS(double));
+int dd_k08v_dgemm_w32(DD_LAUNCHER_ARGS(double));
 #endif
 
 /* Other configurations of the production kernels, not in kernel_list():

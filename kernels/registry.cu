@@ -41,6 +41,9 @@ const kernel_desc VARIANTS[] = {
     {"08_dmma@bk16s3", "BK 16, 3 stages", dd_k08v_dgemm_bk16s3, NULL, 0},
     {"08_dmma@bk32s3", "BK 32, 3 stages", dd_k08v_dgemm_bk32s3, NULL, 0},
     {"08_dmma@bk16s5", "BK 16, 5 stages", dd_k08v_dgemm_bk16s5, NULL, 0},
+    {"08_dmma@pipe", "BK 16, 4 stages, fragments double-buffered across k steps", dd_k08v_dgemm_pipe, NULL, 0},
+    {"08_dmma@pipe32", "BK 32, 3 stages, fragments double-buffered", dd_k08v_dgemm_pipe32, NULL, 0},
+    {"08_dmma@w32", "32x32 warp tiles, 16 warps per block", dd_k08v_dgemm_w32, NULL, 0},
     {"08_dmma@128x64", "128x64 blocks of 4 warps, 3 stages, 2 per SM", dd_k08v_dgemm_128x64, NULL, 0},
 };
 } // namespace
