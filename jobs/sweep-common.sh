@@ -51,6 +51,8 @@ $(sweep_usage_sizes)
   --gen-tasks N         ranks of each input-generation job [$opt_gen_tasks]
   --sbatch-args ARGS    more sbatch arguments for every job, e.g. "--qos=debug"
   --dgemm-dist PATH     the program [\$DGEMM_DIST, else dgemm-dist on PATH]
+  --wait                return only when the aggregation job has ended, and
+                        print its table
   --dry-run             print the sbatch commands (a runnable script), submit nothing
   -h, --help            this text
 EOF
@@ -78,6 +80,7 @@ opt_gen_tasks=1
 opt_sbatch_args=""
 opt_dgemm_dist=${DGEMM_DIST:-}
 opt_dry_run=0
+opt_wait=0
 run_args=()
 
 is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
@@ -126,6 +129,7 @@ sweep_parse_args() {
       --sbatch-args) opt_sbatch_args=${2?}; shift 2 ;;
       --dgemm-dist) opt_dgemm_dist=${2:?}; shift 2 ;;
       --dry-run) opt_dry_run=1; shift ;;
+      --wait) opt_wait=1; shift ;;
       -h | --help) sweep_usage; exit 0 ;;
       --) shift; run_args=("$@"); break ;;
       *)
@@ -309,7 +313,9 @@ sweep_main() {
     fi
     [[ -z $opt_cpus_per_task ]] || sb+=(--cpus-per-task="$opt_cpus_per_task")
     ((!opt_exclusive)) || sb+=(--exclusive)
-    [[ -z ${gen_job[$size]:-} ]] || sb+=(--dependency="afterok:${gen_job[$size]}")
+    # A failed input job cancels its runs (rather than leaving them pending
+    # forever), so that the aggregation still runs and reports them.
+    [[ -z ${gen_job[$size]:-} ]] || sb+=(--dependency="afterok:${gen_job[$size]}" --kill-on-invalid-dep=yes)
     local args=()
     if [[ ${input_of[$size]} == - ]]; then
       args=(--size "${plan_m[i]},${plan_n[i]},${plan_k[i]}" --dtype "$opt_dtype" --seed "$opt_seed")
@@ -324,6 +330,27 @@ sweep_main() {
       "$tpn" "${plan_m[i]}" "${plan_n[i]}" "${plan_k[i]}" "$opt_dtype" "${!jobvar}" "records/$label.jsonl")")
   done
 
+  # -- the study's description, before the job that reads it is submitted --
+  if ((!opt_dry_run)); then
+    local cmdline
+    printf -v cmdline '%q ' "jobs/$SWEEP_NAME" "${SWEEP_ARGV[@]}"
+    {
+      printf 'study=%s\n' "$SWEEP_STUDY"
+      printf 'created=%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+      printf 'command=%s\n' "${cmdline% }"
+      printf 'dgemm_dist=%s\n' "$prog"
+      printf 'backend=%s\ndtype=%s\nrepeat=%s\nwarmup=%s\ninputs=%s\n' \
+        "$opt_backend" "$opt_dtype" "$opt_repeat" "$opt_warmup" "$opt_inputs"
+      sweep_describe
+      printf 'gen_jobs=%s\n' "${gen_ids[*]}"
+      printf 'run_jobs=%s\n' "${run_ids[*]}"
+    } >>"$dir/study.conf"
+    if [[ ! -e $dir/runs.tsv ]]; then
+      printf 'series\tranks\tnodes\ttasks_per_node\tm\tn\tk\tdtype\tjob\trecord\n' >"$dir/runs.tsv"
+    fi
+    printf '%s\n' "${rows[@]}" >>"$dir/runs.tsv"
+  fi
+
   # -- aggregation, after every run whatever its outcome ---------------------
   local dep agg_cmd agg_job=""
   dep=$(printf ':%s' "${run_ids[@]}")
@@ -332,31 +359,11 @@ sweep_main() {
     --job-name="dd-$SWEEP_STUDY-aggregate" --nodes=1 --ntasks=1 --cpus-per-task=1 \
     --gpus-per-node=0 --dependency="afterany$dep" --output="$dir/logs/aggregate-%j.out" \
     --wrap="${agg_cmd% }"
-
   if ((opt_dry_run)); then
     echo "# then: jobs/aggregate $dir  (scaling.csv, plots/*.png)"
     return 0
   fi
-
-  # -- the study's description ------------------------------------------------
-  local conf=$dir/study.conf cmdline
-  printf -v cmdline '%q ' "jobs/$SWEEP_NAME" "${SWEEP_ARGV[@]}"
-  {
-    printf 'study=%s\n' "$SWEEP_STUDY"
-    printf 'created=%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    printf 'command=%s\n' "${cmdline% }"
-    printf 'dgemm_dist=%s\n' "$prog"
-    printf 'backend=%s\ndtype=%s\nrepeat=%s\nwarmup=%s\ninputs=%s\n' \
-      "$opt_backend" "$opt_dtype" "$opt_repeat" "$opt_warmup" "$opt_inputs"
-    sweep_describe
-    printf 'gen_jobs=%s\n' "${gen_ids[*]}"
-    printf 'run_jobs=%s\n' "${run_ids[*]}"
-    printf 'aggregate_job=%s\n' "$agg_job"
-  } >>"$conf"
-  if [[ ! -e $dir/runs.tsv ]]; then
-    printf 'series\tranks\tnodes\ttasks_per_node\tm\tn\tk\tdtype\tjob\trecord\n' >"$dir/runs.tsv"
-  fi
-  printf '%s\n' "${rows[@]}" >>"$dir/runs.tsv"
+  printf 'aggregate_job=%s\n' "$agg_job" >>"$dir/study.conf"
 
   echo "$SWEEP_NAME: study $dir"
   echo "  input jobs:  ${gen_ids[*]:-(none)}"
@@ -366,4 +373,22 @@ sweep_main() {
     IFS=,
     echo "${gen_ids[*]}${gen_ids[*]:+,}${run_ids[*]},$agg_job"
   )"
+  ((opt_wait)) && sweep_wait "$dir" "$agg_job"
+  return 0
+}
+
+# --wait: poll until the aggregation job has left the queue, show its log.
+sweep_wait() {
+  local dir=$1 job=$2 state
+  echo "$SWEEP_NAME: waiting for job $job (aggregation, after every run)"
+  while :; do
+    state=$(scontrol show job "$job" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+    case $state in
+      PENDING | RUNNING | CONFIGURING | COMPLETING | SUSPENDED | REQUEUED) sleep 5 ;;
+      *) break ;;
+    esac
+  done
+  cat "$dir/logs/aggregate-$job.out" 2>/dev/null || true
+  # An empty state: the job has aged out of slurmctld's memory; the log tells.
+  [[ -z $state || $state == COMPLETED ]] || sweep_die "aggregation job $job ended $state"
 }

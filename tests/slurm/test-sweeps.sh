@@ -43,8 +43,22 @@ jobs_of() { # study dir -> every job id it submitted
 }
 strong_jobs=$(jobs_of "$WORK/strong")
 weak_jobs=$(jobs_of "$WORK/weak")
+# A study whose input generation fails: its runs are cancelled, not left
+# pending for ever, and the aggregation still runs and reports them.
+"$REPO/jobs/strong-scaling" "${common[@]}" --gpus "1 2" --sizes 8 --dgemm-dist /bin/false \
+  --out "$WORK/broken" >/dev/null || fail "strong-scaling did not submit the broken study"
+broken_jobs=$(jobs_of "$WORK/broken")
+
 # shellcheck disable=SC2086  # lists of job ids
-dd_slurm_wait $strong_jobs $weak_jobs || fail "jobs did not finish in time"
+dd_slurm_wait $strong_jobs $weak_jobs $broken_jobs || fail "jobs did not finish in time"
+
+read -r bgen brun1 brun2 bagg <<<"$broken_jobs"
+assert_state "$bgen" FAILED "broken study, input job"
+assert_state "$brun1" CANCELLED "broken study, run after a failed input"
+assert_state "$brun2" CANCELLED "broken study, run after a failed input"
+assert_state "$bagg" FAILED "broken study, aggregation (no records: exit status 1)"
+grep -q "no record from job $brun1 (CANCELLED" "$WORK"/broken/logs/aggregate-"$bagg".out \
+  || fail "broken study: the aggregation did not name the cancelled run"
 
 for study in strong weak; do
   dir=$WORK/$study
@@ -143,4 +157,4 @@ for f in weak-efficiency weak-phases-40x40x40-per-gpu; do
   assert_png "$WORK/weak/plots/$f.png"
 done
 
-pass "strong (srun) and weak (mpirun) sweeps: $(wc -w <<<"$strong_jobs $weak_jobs") jobs completed, CSV and plots checked"
+pass "strong (srun) and weak (mpirun) sweeps: $(wc -w <<<"$strong_jobs $weak_jobs") jobs completed, CSV and plots checked; a failed input cancels its runs and the aggregation reports them"
