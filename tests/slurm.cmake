@@ -32,13 +32,12 @@ set_tests_properties(slurm_aggregate_known_speedup_efficiency_and_plots PROPERTI
 # passed, where it is not).
 find_program(DD_SHELLCHECK shellcheck)
 if(DD_SHELLCHECK)
+  file(GLOB DD_SLURM_SCRIPTS ${DD_SLURM_DIR}/*.sh)
   add_test(NAME slurm_job_scripts_shellcheck_clean
     COMMAND ${DD_SHELLCHECK} -x
       ${PROJECT_SOURCE_DIR}/jobs/dgemm.sbatch ${PROJECT_SOURCE_DIR}/jobs/strong-scaling
       ${PROJECT_SOURCE_DIR}/jobs/weak-scaling ${PROJECT_SOURCE_DIR}/jobs/sweep-common.sh
-      ${DD_SLURM_DIR}/private-slurm.sh ${DD_SLURM_DIR}/common.sh ${DD_SLURM_DIR}/test-sweeps.sh
-      ${DD_SLURM_DIR}/test-sbatch.sh ${DD_SLURM_DIR}/test-broken-launch.sh
-      ${DD_SLURM_DIR}/test-aggregate.sh)
+      ${DD_SLURM_SCRIPTS})
 else()
   add_test(NAME slurm_job_scripts_shellcheck_clean
     COMMAND sh -c "echo 'shellcheck not installed: skipped'; exit ${DD_SKIP_CODE}")

@@ -3,7 +3,7 @@
 # GPUs (gres without devices) and 32 CPUs:
 #   - its own #SBATCH defaults (4 ranks, 4 GPUs, 8 CPUs per rank) with
 #     --backend cpu, through srun --mpi=pmix: a checked run and its record;
-#   - the CPU-only form (--gpus-per-node=0) through mpirun;
+#   - the CPU-only form (--gpus-per-node=0) through mpirun, bound to cores;
 #   - what every rank receives: NCCL_* passed through with
 #     NCCL_NVLS_ENABLE=0 unless set, SRUN_CPUS_PER_TASK, OMP_NUM_THREADS,
 #     local ranks 0..3, for both launchers (a stand-in program prints them);
@@ -24,7 +24,8 @@ unset OMP_NUM_THREADS # the script's default (--cpus-per-task) is under test
 j1=$(sbatch --parsable --output="$WORK/default-%j.out" "$sb" --backend cpu \
   --size 96,80,72 --repeat 2 --check --json "$WORK/default.jsonl")
 # ---- CPU-only, mpirun ------------------------------------------------------------------
-j2=$(DD_LAUNCHER=mpirun sbatch --parsable --gpus-per-node=0 --ntasks-per-node=2 --cpus-per-task=1 \
+# mpirun's default mapping and binding (ppr, PE, cores): 2 ranks fit 2 cores.
+j2=$(env -u DD_MPIRUN_BIND DD_LAUNCHER=mpirun sbatch --parsable --gpus-per-node=0 --ntasks-per-node=2 --cpus-per-task=1 \
   --output="$WORK/cpu-%j.out" "$sb" --backend cpu --size 64,64,64 --check --json "$WORK/cpu.jsonl")
 # ---- the environment of every rank, both launchers ------------------------------
 cat >"$WORK/envdump" <<'SH'
@@ -68,7 +69,8 @@ for path, job, ranks in zip(a[0::3], a[1::3], a[2::3]):
     assert r["slurm_job_id"] == job, f"{path}: job {r['slurm_job_id']}"
     assert r["backend"] == "cpu" and r["check"]["passed"], f"{path}: {r['backend']} {r['check']}"
 PY
-grep -q 'running: mpirun -np 2 --bind-to none' "$WORK/cpu-$j2.out" || { show "$j2"; fail "CPU-only run did not use mpirun"; }
+grep -q 'running: mpirun -np 2 --map-by ppr:2:node:PE=1 --bind-to core' "$WORK/cpu-$j2.out" \
+  || { show "$j2"; fail "CPU-only run did not use mpirun with its default binding"; }
 
 for pair in "srun:$j3:NCCL_NVLS_ENABLE=0" "mpirun:$j4:NCCL_NVLS_ENABLE=1"; do
   IFS=: read -r how j nvls <<<"$pair"
