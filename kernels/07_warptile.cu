@@ -14,16 +14,19 @@
  *    transposed on the way by element-wise async copies (k-major in shared
  *    memory), B is copied in 16-byte pieces.  Out-of-range elements are
  *    zero-filled by the copy itself (src-size 0).
- *  - STAGES-deep pipeline (4 for FP32): the copies for tile t+STAGES-1 are
- *    in flight while tile t is computed; one barrier per tile.
+ *  - STAGES-deep pipeline (3): the copies for tile t+STAGES-1 are in
+ *    flight while tile t is computed; one barrier per tile.  Each thread's
+ *    copy addresses and edge masks are worked out once (the first version
+ *    recomputed them per tile: 200 integer instructions per 1024 FMAs).
  *  - fragment double buffering: the registers for k+1 are loaded from
- *    shared memory while the FMAs of k run.
+ *    shared memory while the FMAs of k run, across the stage boundary too
+ *    (the barrier for the next stage comes before the last k's FMAs).
  *  - BK = 16 (twice 06) halves the barriers per flop; grouped block order
  *    (8 block-rows at a time) keeps the A and B panels of resident blocks in
  *    L2.
- * FP32 uses 2 blocks per SM (≤ 128 registers per thread); the FP64
- * instantiation of the same kernel (8×8 doubles = 128 accumulator
- * registers) runs 1 block per SM with 3 stages.  Misaligned B or C (odd ld
+ * FP32 uses 2 blocks per SM (≤ 128 registers per thread, 50 KB of shared
+ * memory each); the FP64 instantiation of the same kernel (8×8 doubles =
+ * 128 accumulator registers) runs 1 block per SM.  Misaligned B or C (odd ld
  * of a sub-block) selects an instantiation with element-wise copies and
  * scalar stores.
  *
@@ -32,7 +35,7 @@
  * fire-and-forget and hidden STAGES-1 tiles ahead, and the inner loop is
  * FMAs plus 4 (FP32) shared loads per 64 FMAs.
  *
- * Measured on H200: not yet measured (see kernels/README.md).
+ * Measured on H200: see kernels/README.md and docs/results/.
  */
 #include "gemm_common.cuh"
 #include "ladder.h"
@@ -224,6 +227,41 @@ warptile_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda, const
     }
     dd::cp_async_wait<0>();
 
+    if (VEC && m0 + BM <= M && n0 + BN <= N) {
+        /* Whole tile inside C: no guards, and for beta 1 the loads of C for
+         * four rows are all issued before the first add (instead of one
+         * round trip to memory per 16-byte group). */
+        typedef typename dd::vec16<T>::type V;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            V old[4][L::GROUPS];
+#pragma unroll
+            for (int ii = 0; ii < 4; ++ii) {
+                const int i = 4 * half + ii;
+                const T *crow = C + (int64_t)(m0 + arow + (i / L::G) * L::GSM + (i % L::G)) * ldc + n0 + bcol;
+#pragma unroll
+                for (int g = 0; g < L::GROUPS; ++g)
+                    if (beta)
+                        old[ii][g] = *reinterpret_cast<const V *>(crow + g * L::GSN);
+            }
+#pragma unroll
+            for (int ii = 0; ii < 4; ++ii) {
+                const int i = 4 * half + ii;
+                T *crow = C + (int64_t)(m0 + arow + (i / L::G) * L::GSM + (i % L::G)) * ldc + n0 + bcol;
+#pragma unroll
+                for (int g = 0; g < L::GROUPS; ++g) {
+                    V v;
+                    T *vs = reinterpret_cast<T *>(&v);
+                    const T *os = reinterpret_cast<const T *>(&old[ii][g]);
+#pragma unroll
+                    for (int e = 0; e < L::G; ++e)
+                        vs[e] = beta ? acc[i][g * L::G + e] + os[e] : acc[i][g * L::G + e];
+                    *reinterpret_cast<V *>(crow + g * L::GSN) = v;
+                }
+            }
+        }
+        return;
+    }
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
         const int row = m0 + arow + (i / L::G) * L::GSM + (i % L::G);
@@ -268,9 +306,11 @@ int launch_cfg(DD_LAUNCHER_ARGS(T))
 
 } // namespace
 
+/* Production FP32: BK 16, 3 stages (50 KB a block, 2 blocks per SM);
+ * chosen on the H200 against the variants below (docs/results/). */
 extern "C" int dd_k07_sgemm(DD_LAUNCHER_ARGS(float))
 {
-    return launch_cfg<float, 16, 4>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
+    return launch_cfg<float, 16, 3>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
 }
 extern "C" int dd_k07_dgemm(DD_LAUNCHER_ARGS(double))
 {
@@ -279,13 +319,13 @@ extern "C" int dd_k07_dgemm(DD_LAUNCHER_ARGS(double))
 
 #ifdef DD_KERNEL_VARIANTS
 /* Other pipeline shapes, for gemm-bench --variants. */
+extern "C" int dd_k07v_sgemm_bk16s4(DD_LAUNCHER_ARGS(float))
+{
+    return launch_cfg<float, 16, 4>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
+}
 extern "C" int dd_k07v_sgemm_bk8s4(DD_LAUNCHER_ARGS(float))
 {
     return launch_cfg<float, 8, 4>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-}
-extern "C" int dd_k07v_sgemm_bk16s3(DD_LAUNCHER_ARGS(float))
-{
-    return launch_cfg<float, 16, 3>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
 }
 extern "C" int dd_k07v_sgemm_bk32s3(DD_LAUNCHER_ARGS(float))
 {

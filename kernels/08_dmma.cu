@@ -6,40 +6,47 @@
  *
  * What it changes, against 07:
  *  - the multiply: a warp issues mma.sync.aligned.m16n8k8 (PTX ISA 7.8,
- *    sm_90), each 1024 FP64 multiply-adds, instead of 32 lanes' FMAs.  The
- *    larger sm_90 shapes issue a quarter (k8) of the instructions of the
- *    sm_80 m8n8k4 for the same work.
- *  - tiles: block 128×128, 8 warps of 64×32 (2 down, 4 across); a warp
- *    holds 4×4 mma tiles = 64 accumulators per lane.  BK = 16, 4 stages of
- *    cp.async in flight (41 KB a stage, 161 KB in all, 1 block per SM).
- *  - fragment layout with permuted k: within each k8 step the mma's
- *    logical k = t + 4v (t = lane%4, v = register) is mapped to shared-
- *    memory column 2t + v, for A and B alike (a bijection of the 8 k's, so
- *    the product is unchanged).  A lane's two A values (k t, t+4) of a row
- *    become one 16-byte load; B's columns are likewise permuted inside each
- *    16-column half of the warp tile so that a lane's values for two n8
- *    tiles are one 16-byte load.  Per k8 a warp issues 12 16-byte loads for
- *    16 mma, and in the epilogue each lane holds 4 consecutive columns
- *    (two 16-byte stores, 128 contiguous bytes per row across the 4 lanes
- *    of a group).
+ *    sm_90), each 1024 FP64 multiply-adds, instead of 32 lanes' FMAs; the
+ *    sm_80 m8n8k4 would need 4 instructions for the same work.
+ *  - tiles: block 128×128, 8 warps of 64×32 (2 down, 4 across), 16 mma
+ *    tiles = 64 accumulators per lane.  BK = 32, 3 stages of cp.async in
+ *    flight (72.5 KB a stage, 217 KB in all, 1 block of 256 threads per SM).
+ *  - roles swapped: the mma computes C^T = B^T·A^T.  Its A operand (16×8,
+ *    four registers a lane) comes from B and its B operand (8×8, two
+ *    registers) from A.  With k permuted inside each k8 step (the mma's
+ *    logical k = t + 4v, t = lane%4, v = register, lives in shared column
+ *    2t + v, for A and B alike: a bijection, the product is unchanged) and
+ *    the 16 mma rows (= C columns) permuted to 2g + h, every operand is one
+ *    or two 16-byte shared loads that land in the registers in the order
+ *    the instruction reads them.  (Computing C = A·B directly needs the two
+ *    halves of each 16-byte load in different operand slots: the compiler
+ *    then spent ten register moves per mma, the first version's bottleneck.)
+ *    Per k8 a warp issues 12 16-byte loads for 16 mma.
+ *  - software pipeline: the fragments of k step s+1 are loaded while the
+ *    mma of step s issue, across the stage boundary too: the barrier for
+ *    the next stage comes before the last step's mma (CUTLASS's order).
  *  - padding instead of swizzling: A rows are BK+8 doubles (row stride ≡ 16
  *    banks, so the two rows of a quarter-warp's 16-byte loads take disjoint
- *    halves of the banks), B rows BN+2 (so the four k rows a warp reads per
- *    register land in four different 8-bank groups: 2 wavefronts for 256
- *    bytes, the minimum).
+ *    halves of the banks), B rows BN+2 (so the four k rows a quarter-warp
+ *    reads land in four different 8-bank groups).
+ *  - epilogue: each lane holds pairs of adjacent columns (16-byte stores,
+ *    128 contiguous bytes per row across a warp); for a tile wholly inside
+ *    C the beta-1 loads of C are all issued before the first add.
  *  - grouped block order as in 07.
  * Edges: cp.async with src-size 0 / 8 zero-fills rows and columns beyond
- * M, N, K, so the main loop has no special case; stores are guarded.
- * Misaligned A, B or C (odd ld, or a base not 16-byte aligned) selects the
- * instantiation with 8-byte copies and scalar stores.
+ * M, N, K, so the main loop has no special case; edge tiles take guarded
+ * stores.  Misaligned A, B or C (odd ld, or a base not 16-byte aligned)
+ * selects the instantiation with 8-byte copies and scalar stores.
  *
- * Why it should help: per SM the tensor cores do 4x the FP64 work per
- * instruction slot of FMA, so the kernel is limited by feeding them:
- * 128×128 tiles cut global (L2) traffic to 16 flop per byte, four stages
- * cover the L2 latency, and the shared-memory loads above use about a third
- * of the bandwidth needed at the DMMA rate.
+ * Why it should help: per SM the tensor cores do twice the FP64 work of
+ * the FMA units, so the kernel is limited by feeding them: 128×128 tiles
+ * cut global (L2) traffic to 16 flop per byte, the pipeline covers the L2
+ * latency, and the shared-memory loads need about half of the bandwidth
+ * the DMMA rate allows.  What is left: with 8 warps per SM (240 registers a
+ * thread) the tensor pipe idles while a warp waits at the barrier, and the
+ * beta-1 epilogue of a 1024-deep SUMMA panel is not overlapped with work.
  *
- * Measured on H200: not yet measured (see kernels/README.md).
+ * Measured on H200: see kernels/README.md and docs/results/.
  */
 #include "gemm_common.cuh"
 #include "ladder.h"
@@ -113,13 +120,13 @@ struct Copier {
     static_assert(APASS <= 32, "row mask");
 
     const double *a, *b;      /* this thread's first element of the next tile */
-    int64_t a_pass, b_pass;   /* pointer step between passes */
-    int64_t b_tile;           /* B step between tiles: BK rows */
     unsigned a_rows;          /* bit p: the row of pass p exists */
     int a_col, b_row;         /* column of A / row of B within the tile */
     int b_bytes;              /* bytes of this thread's B piece inside N */
-    int sa, sb;               /* shared offsets (elements) of the first copy */
     int k0;                   /* K index of the next tile */
+    /* Shared offsets are recomputed from threadIdx at each copy, and the
+     * pointer strides from lda/ldb (kernel parameters, in the constant
+     * bank): registers are the scarce resource of this kernel. */
 
     __device__ __forceinline__ Copier(const double *A, int64_t lda, const double *B, int64_t ldb,
                                       int M, int N, int m0, int n0)
@@ -128,7 +135,6 @@ struct Copier {
         a_col = (tid % ACPR) * W;
         const int ar = tid / ACPR;
         a = A + (int64_t)(m0 + ar) * lda + a_col;
-        a_pass = ARS * lda;
         a_rows = 0;
 #pragma unroll
         for (int p = 0; p < APASS; ++p)
@@ -136,39 +142,38 @@ struct Copier {
         const int bc = (tid % BCPR) * W;
         b_row = tid / BCPR;
         b = B + (int64_t)b_row * ldb + n0 + bc;
-        b_pass = BRS * ldb;
-        b_tile = L::BK * ldb;
         int nb = (N - n0 - bc) * 8;
         b_bytes = nb < 0 ? 0 : (nb > W * 8 ? W * 8 : nb);
-        sa = ar * L::SA + a_col;
-        sb = L::A_ELEMS + b_row * L::SB + bc;
         k0 = 0;
     }
 
     /* Issue the copies of the next tile into stage st, and move on. */
-    __device__ __forceinline__ void copy(double *st, int K)
+    __device__ __forceinline__ void copy(double *st, int K, int64_t lda, int64_t ldb)
     {
+        const int tid = threadIdx.x;
+        double *sa = st + (tid / ACPR) * L::SA + (tid % ACPR) * W;
+        double *sb = st + L::A_ELEMS + (tid / BCPR) * L::SB + (tid % BCPR) * W;
         int kb = (K - k0 - a_col) * 8;
         kb = kb < 0 ? 0 : (kb > W * 8 ? W * 8 : kb);
 #pragma unroll
         for (int p = 0; p < APASS; ++p) {
             const int bytes = (a_rows >> p) & 1 ? kb : 0;
             if (VEC)
-                dd::cp_async16(st + sa + p * ARS * L::SA, a + p * a_pass, bytes);
+                dd::cp_async16(sa + p * ARS * L::SA, a + p * ARS * lda, bytes);
             else
-                dd::cp_async8(st + sa + p * ARS * L::SA, a + p * a_pass, bytes);
+                dd::cp_async8(sa + p * ARS * L::SA, a + p * ARS * lda, bytes);
         }
         const int rows_left = K - k0 - b_row; /* rows of this thread's first B copy that exist */
 #pragma unroll
         for (int p = 0; p < BPASS; ++p) {
             const int bytes = p * BRS < rows_left ? b_bytes : 0;
             if (VEC)
-                dd::cp_async16(st + sb + p * BRS * L::SB, b + p * b_pass, bytes);
+                dd::cp_async16(sb + p * BRS * L::SB, b + p * BRS * ldb, bytes);
             else
-                dd::cp_async8(st + sb + p * BRS * L::SB, b + p * b_pass, bytes);
+                dd::cp_async8(sb + p * BRS * L::SB, b + p * BRS * ldb, bytes);
         }
         a += L::BK;
-        b += b_tile;
+        b += L::BK * ldb;
         k0 += L::BK;
     }
 };
@@ -235,7 +240,7 @@ dmma_kernel(int M, int N, int K, const double *__restrict__ A, int64_t lda,
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < tiles)
-            cp.copy(smem + s * L::STAGE, K);
+            cp.copy(smem + s * L::STAGE, K, lda, ldb);
         dd::cp_async_commit();
     }
     dd::cp_async_wait<STAGES - 2>();
@@ -259,7 +264,7 @@ dmma_kernel(int M, int N, int K, const double *__restrict__ A, int64_t lda,
                 load_frags<L>(smem + rs * L::STAGE, fa_off, fb_off, (kk + 1) % KK, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
                 if (kk == 0) {
                     if (kt + STAGES - 1 < tiles)
-                        cp.copy(smem + ws * L::STAGE, K);
+                        cp.copy(smem + ws * L::STAGE, K, lda, ldb);
                     dd::cp_async_commit();
                     ws = ws + 1 == STAGES ? 0 : ws + 1;
                 }
@@ -278,7 +283,7 @@ dmma_kernel(int M, int N, int K, const double *__restrict__ A, int64_t lda,
                 __syncthreads();
             }
             if (kt + STAGES - 1 < tiles)
-                cp.copy(smem + ws * L::STAGE, K);
+                cp.copy(smem + ws * L::STAGE, K, lda, ldb);
             dd::cp_async_commit();
             ws = ws + 1 == STAGES ? 0 : ws + 1;
             const double *st = smem + rs * L::STAGE;
@@ -301,18 +306,52 @@ dmma_kernel(int M, int N, int K, const double *__restrict__ A, int64_t lda,
      * 16i + (0..15) of the warp tile: c0 = D[g][2t] is C row 2t, column 2g;
      * c1 row 2t+1; c2, c3 column 2g+1.  So (c0, c2) and (c1, c3) are pairs
      * of adjacent columns: 16-byte stores, 4 rows × 128 bytes per warp. */
+    const int crow0 = m0 + wm * WM + 2 * t, ccol0 = n0 + wn * WN + 2 * g;
+    if (VEC && m0 + BM <= M && n0 + BN <= N) {
+        /* Whole tile inside C: no guards, and for beta 1 all loads of C
+         * issued before the first add (in two halves, to bound registers),
+         * so the block waits for global memory once per half, not per row. */
+        double *cb = C + (int64_t)crow0 * ldc + ccol0;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            double2 old[MT / 2][2][NT];
+            if (beta) {
+#pragma unroll
+                for (int jj = 0; jj < MT / 2; ++jj)
+#pragma unroll
+                    for (int h = 0; h < 2; ++h)
+#pragma unroll
+                        for (int i = 0; i < NT; ++i)
+                            old[jj][h][i] = *reinterpret_cast<const double2 *>(
+                                cb + (int64_t)(8 * (half * MT / 2 + jj) + h) * ldc + 16 * i);
+            }
+#pragma unroll
+            for (int jj = 0; jj < MT / 2; ++jj)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+#pragma unroll
+                    for (int i = 0; i < NT; ++i) {
+                        const int j = half * MT / 2 + jj;
+                        double2 v = make_double2(acc[j][i][h], acc[j][i][2 + h]);
+                        if (beta)
+                            v.x += old[jj][h][i].x, v.y += old[jj][h][i].y;
+                        *reinterpret_cast<double2 *>(cb + (int64_t)(8 * j + h) * ldc + 16 * i) = v;
+                    }
+        }
+        return;
+    }
 #pragma unroll
     for (int j = 0; j < MT; ++j)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            const int row = m0 + wm * WM + 8 * j + 2 * t + h;
+            const int row = crow0 + 8 * j + h;
             if (row >= M)
                 continue;
             double *crow = C + (int64_t)row * ldc;
 #pragma unroll
             for (int i = 0; i < NT; ++i) {
                 const double v[2] = {acc[j][i][h], acc[j][i][2 + h]};
-                dd::store_row_group<double, 2, VEC>(crow, n0 + wn * WN + 16 * i + 2 * g, N, v, beta);
+                dd::store_row_group<double, 2, VEC>(crow, ccol0 + 16 * i, N, v, beta);
             }
         }
 }
@@ -354,40 +393,31 @@ int launch_cfg(DD_LAUNCHER_ARGS(double))
 
 } // namespace
 
+/* Production: BK 32, 3 stages (217 KB of shared memory), fragments
+ * double-buffered across k steps; chosen on the H200 against the variants
+ * below (docs/results/). */
 extern "C" int dd_k08_dgemm(DD_LAUNCHER_ARGS(double))
-{
-    return launch_cfg<Cfg<16, 4>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-}
-
-#ifdef DD_KERNEL_VARIANTS
-extern "C" int dd_k08v_dgemm_pipe(DD_LAUNCHER_ARGS(double))
-{
-    return launch_cfg<Cfg<16, 4, 2, 4, true>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-}
-extern "C" int dd_k08v_dgemm_pipe32(DD_LAUNCHER_ARGS(double))
 {
     return launch_cfg<Cfg<32, 3, 2, 4, true>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
 }
-/* 32×32 warp tiles, 16 warps per 128×128 block: 4 warps per scheduler to
- * hide latency, at 1.5x the shared-memory reads per mma. */
-extern "C" int dd_k08v_dgemm_w32(DD_LAUNCHER_ARGS(double))
+
+#ifdef DD_KERNEL_VARIANTS
+/* The first production configuration: BK 16, 4 stages, fragments loaded
+ * just before use (the compiler still overlaps them inside a stage). */
+extern "C" int dd_k08v_dgemm_bk16s4(DD_LAUNCHER_ARGS(double))
 {
-    return launch_cfg<Cfg<16, 4, 4, 4, false, 32, 32>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-}
-extern "C" int dd_k08v_dgemm_bk16s3(DD_LAUNCHER_ARGS(double))
-{
-    return launch_cfg<Cfg<16, 3>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
+    return launch_cfg<Cfg<16, 4>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
 }
 extern "C" int dd_k08v_dgemm_bk32s3(DD_LAUNCHER_ARGS(double))
 {
     return launch_cfg<Cfg<32, 3>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
 }
-extern "C" int dd_k08v_dgemm_bk16s5(DD_LAUNCHER_ARGS(double))
+extern "C" int dd_k08v_dgemm_pipe16(DD_LAUNCHER_ARGS(double))
 {
-    return launch_cfg<Cfg<16, 5>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
+    return launch_cfg<Cfg<16, 4, 2, 4, true>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
 }
-/* 128×64 blocks of 4 warps, 2 blocks per SM: barriers of one block overlap
- * the other's work, at 1.5x the L2 traffic per flop. */
+/* 128×64 blocks of 4 warps, 2 blocks per SM: one block's barriers and
+ * epilogue overlap the other's mma, at 1.5x the L2 traffic per flop. */
 extern "C" int dd_k08v_dgemm_128x64(DD_LAUNCHER_ARGS(double))
 {
     return launch_cfg<Cfg<16, 3, 2, 2>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);

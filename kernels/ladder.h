@@ -43,16 +43,13 @@ int dd_cublas_sgemm(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda
                     int64_t ldb, int beta, float *C, int64_t ldc, void *stream);
 
 #ifdef DD_KERNEL_VARIANTS
+int dd_k07v_sgemm_bk16s4(DD_LAUNCHER_ARGS(float));
 int dd_k07v_sgemm_bk8s4(DD_LAUNCHER_ARGS(float));
-int dd_k07v_sgemm_bk16s3(DD_LAUNCHER_ARGS(float));
 int dd_k07v_sgemm_bk32s3(DD_LAUNCHER_ARGS(float));
-int dd_k08v_dgemm_bk16s3(DD_LAUNCHER_ARGS(double));
+int dd_k08v_dgemm_bk16s4(DD_LAUNCHER_ARGS(double));
 int dd_k08v_dgemm_bk32s3(DD_LAUNCHER_ARGS(double));
-int dd_k08v_dgemm_bk16s5(DD_LAUNCHER_ARGS(double));
+int dd_k08v_dgemm_pipe16(DD_LAUNCHER_ARGS(double));
 int dd_k08v_dgemm_128x64(DD_LAUNCHER_ARGS(double));
-int dd_k08v_dgemm_pipe(DD_LAUNCHER_ARGS(double));
-int dd_k08v_dgemm_pipe32(DD_LAUNCHER_ARGS(double));
-int dd_k08v_dgemm_w32(DD_LAUNCHER_ARGS(double));
 #endif
 
 /* Other configurations of the production kernels, not in kernel_list():

@@ -22,9 +22,9 @@ const kernel_desc KERNELS[] = {
      dd_k05_dgemm, dd_k05_sgemm, 0},
     {"06_double_buffer", "05 with two smem buffers, next tile loaded during compute",
      dd_k06_dgemm, dd_k06_sgemm, 0},
-    {"07_warptile", "warp tiles, 4-stage cp.async pipeline, BK 16 (FP32 production)",
+    {"07_warptile", "warp tiles, 3-stage cp.async pipeline, BK 16 (FP32 production)",
      dd_k07_dgemm, dd_k07_sgemm, 0},
-    {"08_dmma", "FP64 tensor cores: mma.sync m16n8k8, 4-stage cp.async (FP64 production)",
+    {"08_dmma", "FP64 tensor cores: mma.sync m16n8k8, 3-stage cp.async, BK 32 (FP64 production)",
      dd_k08_dgemm, NULL, 0},
     {"cublas", "cuBLAS reference (default math: no TF32, no emulation)", dd_cublas_dgemm,
      dd_cublas_sgemm, 0},
@@ -35,16 +35,13 @@ const kernel_desc KERNELS[] = {
 #ifdef DD_KERNEL_VARIANTS
 namespace {
 const kernel_desc VARIANTS[] = {
+    {"07_warptile@bk16s4", "BK 16, 4 stages", NULL, dd_k07v_sgemm_bk16s4, 0},
     {"07_warptile@bk8s4", "BK 8, 4 stages", NULL, dd_k07v_sgemm_bk8s4, 0},
-    {"07_warptile@bk16s3", "BK 16, 3 stages", NULL, dd_k07v_sgemm_bk16s3, 0},
     {"07_warptile@bk32s3", "BK 32, 3 stages", NULL, dd_k07v_sgemm_bk32s3, 0},
-    {"08_dmma@bk16s3", "BK 16, 3 stages", dd_k08v_dgemm_bk16s3, NULL, 0},
-    {"08_dmma@bk32s3", "BK 32, 3 stages", dd_k08v_dgemm_bk32s3, NULL, 0},
-    {"08_dmma@bk16s5", "BK 16, 5 stages", dd_k08v_dgemm_bk16s5, NULL, 0},
-    {"08_dmma@pipe", "BK 16, 4 stages, fragments double-buffered across k steps", dd_k08v_dgemm_pipe, NULL, 0},
-    {"08_dmma@pipe32", "BK 32, 3 stages, fragments double-buffered", dd_k08v_dgemm_pipe32, NULL, 0},
-    {"08_dmma@w32", "32x32 warp tiles, 16 warps per block", dd_k08v_dgemm_w32, NULL, 0},
-    {"08_dmma@128x64", "128x64 blocks of 4 warps, 3 stages, 2 per SM", dd_k08v_dgemm_128x64, NULL, 0},
+    {"08_dmma@bk16s4", "BK 16, 4 stages, fragments loaded before use", dd_k08v_dgemm_bk16s4, NULL, 0},
+    {"08_dmma@bk32s3", "BK 32, 3 stages, fragments loaded before use", dd_k08v_dgemm_bk32s3, NULL, 0},
+    {"08_dmma@pipe16", "BK 16, 4 stages, fragments double-buffered", dd_k08v_dgemm_pipe16, NULL, 0},
+    {"08_dmma@128x64", "128x64 blocks of 4 warps, BK 16, 3 stages, 2 blocks per SM", dd_k08v_dgemm_128x64, NULL, 0},
 };
 } // namespace
 #endif
