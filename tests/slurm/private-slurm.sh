@@ -18,8 +18,9 @@
 # - proctrack/linuxproc and task/none: no cgroups (containers, CI runners).
 # - No accounting database: job end states come from `scontrol show job`,
 #   kept for MinJobAge seconds, and from jobcomp/filetxt as a record.
-# - Root as SlurmUser: CI runs as root.  Ports are asked of the kernel
-#   (bind to port 0) so that parallel CI jobs on one host do not collide.
+# - SlurmUser and SlurmdUser are whoever runs this (root in CI; any user
+#   works, jobs then run as that user).  Ports are asked of the kernel (bind
+#   to port 0) so that parallel CI jobs on one host do not collide.
 # - sched_interval and friends are short so that dependent jobs start within
 #   a second or two instead of the default minute.
 
@@ -92,8 +93,8 @@ ClusterName=ddtest
 SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$ctld_port
 SlurmdPort=$slurmd_port
-SlurmUser=root
-SlurmdUser=root
+SlurmUser=$(id -un)
+SlurmdUser=$(id -un)
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$d/munge.sock
