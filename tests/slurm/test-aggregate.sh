@@ -39,11 +39,13 @@ def study(name, kind, rows, records, conf=""):
         with open(os.path.join(d, path), "w") as f:
             f.write("\n".join(lines) + "\n")
 
-# strong, no 1-rank run, ranks 2 pooled from two records, ranks 8 missing
+# strong, no 1-rank run, ranks 2 pooled from two records, ranks 8 missing,
+# ranks 4 listed twice (a study extended with --force)
 S = 1000
 study("strong", "strong", [
     ("1000x1000x1000", 2, 1, 2, S, S, S, "f64", 102, "records/a-g2.jsonl"),
     ("1000x1000x1000", 4, 1, 4, S, S, S, "f64", 104, "records/a-g4.jsonl"),
+    ("1000x1000x1000", 4, 1, 4, S, S, S, "f64", 114, "records/a-g4.jsonl"),  # --force: same file again
     ("1000x1000x1000", 8, 2, 4, S, S, S, "f64", 108, "records/a-g8.jsonl"),
 ], {"records/a-g2.jsonl": [rec(2, S, S, S, [1.0, 3.0], [1, 2], "102"),
                            "{not json",
@@ -109,6 +111,8 @@ close(s[4]["efficiency"], 0.8, "efficiency")
 assert "no 1-rank run" in s[4]["note"], s[4]["note"]
 assert s[8]["time_median"] == "" and "no record from job 108" in s[8]["note"], s[8]
 assert s[4]["grid"] == "2x2" and s[4]["gpus"] == "4"
+assert s[4]["repetitions"] == "3", "a record file listed twice was read twice"
+assert s[4]["jobs"] == "104 114", s[4]["jobs"]
 close(s[4]["read_s"], 1.5, "read phase")
 close(s[4]["exposed_comm_fraction"], 0.02, "exposed fraction")
 
