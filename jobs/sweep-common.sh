@@ -240,8 +240,11 @@ sweep_main() {
   [[ $dir == /* ]] || dir=$PWD/$dir
   if [[ -e $dir/study.conf ]]; then
     ((opt_force)) || sweep_die "'$dir' already holds a study; choose another --out, or --force to add runs to it"
-    grep -qx "study=$SWEEP_STUDY" "$dir/study.conf" \
-      || sweep_die "'$dir' holds a study of another kind; choose another --out"
+    local key
+    for key in "study=$SWEEP_STUDY" "dtype=$opt_dtype" "backend=$opt_backend"; do
+      grep -qx "$key" "$dir/study.conf" \
+        || sweep_die "'$dir' holds a study without $key; add to it only runs of the same kind"
+    done
   fi
   if ((!opt_dry_run)); then
     mkdir -p "$dir/inputs" "$dir/records" "$dir/logs" || sweep_die "cannot create '$dir'"

@@ -37,7 +37,7 @@ echo "rank=$rank local=$local_rank NCCL_DEBUG=${NCCL_DEBUG:-} NCCL_NVLS_ENABLE=$
   "SRUN_CPUS_PER_TASK=${SRUN_CPUS_PER_TASK:-} OMP_NUM_THREADS=${OMP_NUM_THREADS:-} args=$*"
 SH
 chmod +x "$WORK/envdump"
-j3=$(DGEMM_DIST=$WORK/envdump NCCL_DEBUG=WARN sbatch --parsable --cpus-per-task=2 \
+j3=$(env -u NCCL_NVLS_ENABLE DGEMM_DIST="$WORK/envdump" NCCL_DEBUG=WARN sbatch --parsable --cpus-per-task=2 \
   --output="$WORK/env-srun-%j.out" "$sb" --backend cpu --x 1)
 j4=$(DGEMM_DIST=$WORK/envdump NCCL_DEBUG=WARN NCCL_NVLS_ENABLE=1 DD_LAUNCHER=mpirun \
   sbatch --parsable --cpus-per-task=2 --output="$WORK/env-mpirun-%j.out" "$sb" --backend cpu --x 1)
