@@ -15,9 +15,10 @@
  * steady state.
  *
  * GPU choice.  Rank i on a host takes GPU i % (visible GPUs).  Sharing is
- * measured, not assumed: ranks exchange their GPU's UUID over the node
- * communicator, so a job where each rank sees only "its" GPU (Slurm's
- * CUDA_VISIBLE_DEVICES binding) counts as exclusive, as it is. */
+ * measured, not assumed: the node communicator is split by the GPU's PCI
+ * location, so a job where each rank sees only "its" GPU (Slurm's
+ * CUDA_VISIBLE_DEVICES binding, every rank on "device 0") counts as
+ * exclusive, as it is. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,9 +90,8 @@ static int pick_device(const dd_engine_cfg *cfg, int *device, struct cudaDeviceP
 
 /* Max over the node of ranks on one physical GPU.  Collective over
  * cfg->node; a rank without a GPU (ok == 0) takes part and counts for none.
- * A GPU is named by its PCI location, unique on a host, so two ranks that
- * both see "device 0" through different CUDA_VISIBLE_DEVICES are told apart
- * (MIG slices of one GPU count as sharing it). */
+ * The PCI location is unique on a host (MIG slices of one GPU count as
+ * sharing it). */
 static int node_sharing(const dd_engine_cfg *cfg, int ok, const struct cudaDeviceProp *prop,
                         int *ranks_per_device, dd_err *err)
 {
