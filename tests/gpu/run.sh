@@ -11,7 +11,6 @@ cd "$(dirname "$0")/../.."
 OUT="${OUT:-$PWD/out}"
 mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
 [ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
 B="${DD_BUILD:-/tmp/dd-build}"
 stages="${*:-build test kbench dbench}"
@@ -53,6 +52,8 @@ if has dbench; then
     dd strong_2gpu_nccl   2 2 --size "$N" --grid 1x2 --comm nccl "${common[@]}"
     dd weak_2gpu_nccl     2 2 --size "$N,$((2 * N)),$N" --grid 1x2 --comm nccl "${common[@]}"
     dd strong_2gpu_mpi    2 2 --size "$N" --grid 1x2 --comm mpi "${common[@]}"
+    OMPI_MCA_btl_vader_single_copy_mechanism=none \
+    dd strong_2gpu_mpi_nocma 2 2 --size "$N" --grid 1x2 --comm mpi "${common[@]}"
     dd one_gpu_own_f32    1 1 --size "$N" --dtype f32 "${common[@]}"
     dd strong_2gpu_f32    2 2 --size "$N" --dtype f32 --grid 1x2 "${common[@]}"
     if [ -x "$B/cublasxt-bench" ] && [ "$ngpu" -ge 2 ]; then
