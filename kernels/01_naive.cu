@@ -11,7 +11,8 @@
  * B is read at one address per warp (a broadcast).  Nothing is reused from
  * on-chip memory except what L1/L2 happen to keep.
  *
- * Measured on H200: not yet measured (see kernels/README.md).
+ * Measured on H200 (docs/results/h200-gemm-bench-2026-11-29.txt, n = 4096):
+ * FP64 0.49 TFLOP/s (0.8% of cuBLAS), FP32 0.50 (1.0%).
  */
 #include "gemm_common.cuh"
 #include "ladder.h"

@@ -12,7 +12,9 @@
  * the kernel is still bound by L1/L2 bandwidth, as nothing is reused
  * deliberately.
  *
- * Measured on H200: not yet measured (see kernels/README.md).
+ * Measured on H200 (docs/results/h200-gemm-bench-2026-11-29.txt, n = 4096):
+ * FP64 3.94 TFLOP/s (6.4% of cuBLAS), FP32 5.95 (12.1%): 8-12x the naive
+ * kernel from the access pattern alone.
  */
 #include "gemm_common.cuh"
 #include "ladder.h"

@@ -16,7 +16,8 @@
  * the latency is hidden as long as the arithmetic of one tile outlasts it.
  * Cost: the registers holding the next tile, and twice the shared memory.
  *
- * Measured on H200: not yet measured (see kernels/README.md).
+ * Measured on H200 (docs/results/h200-gemm-bench-2026-11-29.txt, n = 4096):
+ * FP64 20.87 TFLOP/s (33.9% of cuBLAS), FP32 39.86 (81.3%).
  */
 #include "ladder.h"
 #include "simt_tile.cuh"
