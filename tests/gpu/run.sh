@@ -34,7 +34,11 @@ if has test; then
 fi
 if has kbench; then
     log "gemm-bench"
-    "$B/kernels/gemm-bench" --json "$OUT/gemm-bench.jsonl" ${DD_KBENCH_ARGS:-} 2>&1 | tee "$OUT/gemm-bench.txt"
+    # production kernels at the DESIGN.md §5 sizes and the SUMMA panel shapes
+    # (the whole ladder: kernels/README.md, docs/results/h200-gemm-bench-*)
+    "$B/kernels/gemm-bench" --kernels 08_dmma,07_warptile \
+        --sizes 4096,8192,16384,8192x8192x1024,16384x16384x1024,16384x16384x2048,16384x16384x4096 \
+        --json "$OUT/gemm-bench.jsonl" ${DD_KBENCH_ARGS:-} 2>&1 | tee "$OUT/gemm-bench.txt"
 fi
 if has dbench; then
     dd() { # dd TAG GPUS RANKS args...
@@ -47,6 +51,12 @@ if has dbench; then
             >>"$OUT/bench.log" 2>&1 || log "FAILED: $tag"
     }
     common=(--repeat "$REP" --warmup 1 --check)
+    if [ -n "${DD_PANEL_SWEEP:-}" ]; then
+        for nb in $DD_PANEL_SWEEP; do
+            dd "panel_$nb" 1 1 --size "$N" --panel "$nb" "${common[@]}"
+            dd "panel_${nb}_2gpu" 2 2 --size "$N" --grid 1x2 --panel "$nb" "${common[@]}"
+        done
+    fi
     dd one_gpu_own        1 1 --size "$N" "${common[@]}"
     dd one_gpu_cublas     1 1 --size "$N" --kernel cublas "${common[@]}"
     dd strong_2gpu_nccl   2 2 --size "$N" --grid 1x2 --comm nccl "${common[@]}"

@@ -39,12 +39,18 @@ def find(ranks, m, n, k, dtype="f64", comm=None, cublas=False):
 
 
 def bare(kernel, dtype, n):
+    """cuBLAS's rate at n×n×n: from a cublas row, or from any kernel's row
+    through its measured % of cuBLAS (gemm-bench times cuBLAS beside it)."""
     best = None
     for r in kb:
         name = r.get("kernel") or r.get("name")
         t = r.get("dtype") or r.get("type")
-        if name == kernel and t == dtype and (r.get("m"), r.get("n"), r.get("k")) == (n, n, n):
+        if t != dtype or (r.get("m"), r.get("n"), r.get("k")) != (n, n, n) or r.get("status") != "ok":
+            continue
+        if name == kernel:
             best = r.get("tflops")
+        elif kernel == "cublas" and r.get("pct_cublas") and best is None:
+            best = r["tflops"] / (r["pct_cublas"] / 100.0)
     return best
 
 
