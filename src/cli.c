@@ -103,7 +103,7 @@ void cli_usage(const char *prog, int gen)
         "\n"
         "Decomposition and backends:\n"
         "  --grid PxQ         process grid (default: most nearly square, P <= Q)\n"
-        "  --panel NB         SUMMA panel width (default 256 on CPU, 1024 on CUDA)\n"
+        "  --panel NB         SUMMA panel width (default 512 on CPU, 2048 on CUDA)\n"
         "  --lookahead L      panels broadcast ahead of the multiply (default 1)\n"
         "  --backend B        auto | cuda | cpu (default auto: CUDA when every rank has a GPU)\n"
         "  --comm C           auto | nccl | mpi (default auto)\n"

@@ -246,9 +246,12 @@ static int plan(run_ctx *c, size_t *work_bytes, size_t *slot_bytes, dd_err *err)
     s->N = c->N;
     s->K = c->K;
     s->lookahead = c->o->lookahead;
-    s->nb = c->o->panel ? c->o->panel : (!strcmp(c->eng.ops->name, "cpu") ? 512 : 1024);
+    /* Defaults measured: CPU, OpenBLAS reaches its rate at rank-512 updates;
+     * CUDA (H200), 2048 balances C's read-modify-write per panel against the
+     * unhidden first broadcast (docs/results/h200x2-2026-11-29-panel-sweep). */
+    s->nb = c->o->panel ? c->o->panel : (!strcmp(c->eng.ops->name, "cpu") ? 512 : 2048);
     summa_shape(s);
-    s->npanels = grid_panel_count(c->K, c->g.P, c->g.Q, s->nb);
+    s->npanels = summa_panel_count(s);
     *work_bytes = summa_work_bytes(s, slot_bytes);
     int rc = DD_OK;
     if (!c->eng.info.work_is_host && c->eng.info.mem_free) {

@@ -20,6 +20,25 @@ static int64_t max_width(const dd_summa *s)
     return s->nb < s->K ? s->nb : s->K;
 }
 
+/* With more than one rank the first broadcast has no multiply to hide
+ * behind, so the first panel is narrow (an eighth, at least 128): the
+ * pipeline fills sooner at the cost of one small, less efficient multiply.
+ * Every rank computes the same list. */
+static int64_t first_width(const dd_summa *s)
+{
+    if (s->g.P * s->g.Q > 1 && s->nb >= 256)
+        return s->nb / 8 > 128 ? s->nb / 8 : 128;
+    return s->nb;
+}
+
+int64_t summa_panel_count(const dd_summa *s)
+{
+    int64_t n = 0;
+    for (int64_t k0 = 0; k0 < s->K; n++)
+        k0 += grid_panel_at(s->K, s->g.P, s->g.Q, n == 0 ? first_width(s) : s->nb, k0).w;
+    return n;
+}
+
 size_t summa_work_bytes(const dd_summa *s, size_t *slot_bytes)
 {
     size_t es = dd_elsize(s->type);
@@ -41,12 +60,13 @@ int summa_setup(dd_summa *s, dd_err *err)
     int64_t w = max_width(s);
     memset(s->slotA, 0, sizeof s->slotA);
     memset(s->slotB, 0, sizeof s->slotB);
-    s->npanels = grid_panel_count(s->K, s->g.P, s->g.Q, s->nb);
+    int64_t first = first_width(s);
+    s->npanels = summa_panel_count(s);
     s->panels = malloc((size_t)s->npanels * sizeof *s->panels);
     if (!s->panels)
         return dd_fail(err, DD_ENOMEM, "out of host memory for %lld panels", (long long)s->npanels);
     for (int64_t t = 0, k0 = 0; t < s->npanels; t++) {
-        s->panels[t] = grid_panel_at(s->K, s->g.P, s->g.Q, s->nb, k0);
+        s->panels[t] = grid_panel_at(s->K, s->g.P, s->g.Q, t == 0 ? first : s->nb, k0);
         k0 += s->panels[t].w;
     }
     for (int i = 0; i <= s->lookahead; i++) {

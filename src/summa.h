@@ -27,6 +27,8 @@ typedef struct {
 
 /* Fill in the block sizes from g, M, N, K (pure). */
 void summa_shape(dd_summa *s);
+/* Panels of one multiply (pure: the same on every rank). */
+int64_t summa_panel_count(const dd_summa *s);
 /* Bytes of work memory needed per rank: blocks + slots. */
 size_t summa_work_bytes(const dd_summa *s, size_t *slot_bytes);
 /* Allocate slots and the panel list (blocks are the caller's). */
