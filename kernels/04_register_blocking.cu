@@ -109,11 +109,5 @@ int launch(DD_LAUNCHER_ARGS(T))
 
 } // namespace
 
-extern "C" int dd_k04_dgemm(DD_LAUNCHER_ARGS(double))
-{
-    return launch<double>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-}
-extern "C" int dd_k04_sgemm(DD_LAUNCHER_ARGS(float))
-{
-    return launch<float>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-}
+DD_LAUNCHER(dd_k04_dgemm, double, launch<double>)
+DD_LAUNCHER(dd_k04_sgemm, float, launch<float>)

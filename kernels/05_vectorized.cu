@@ -83,11 +83,5 @@ int launch(DD_LAUNCHER_ARGS(T))
 
 } // namespace
 
-extern "C" int dd_k05_dgemm(DD_LAUNCHER_ARGS(double))
-{
-    return launch<double>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-}
-extern "C" int dd_k05_sgemm(DD_LAUNCHER_ARGS(float))
-{
-    return launch<float>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-}
+DD_LAUNCHER(dd_k05_dgemm, double, launch<double>)
+DD_LAUNCHER(dd_k05_sgemm, float, launch<float>)

@@ -313,27 +313,12 @@ int launch_cfg(DD_LAUNCHER_ARGS(T))
 
 /* Production FP32: BK 16, 3 stages (50 KB a block, 2 blocks per SM);
  * chosen on the H200 against the variants below (docs/results/). */
-extern "C" int dd_k07_sgemm(DD_LAUNCHER_ARGS(float))
-{
-    return launch_cfg<float, 16, 3>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-}
-extern "C" int dd_k07_dgemm(DD_LAUNCHER_ARGS(double))
-{
-    return launch_cfg<double, 16, 3>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-}
+DD_LAUNCHER(dd_k07_sgemm, float, launch_cfg<float, 16, 3>)
+DD_LAUNCHER(dd_k07_dgemm, double, launch_cfg<double, 16, 3>)
 
 #ifdef DD_KERNEL_VARIANTS
 /* Other pipeline shapes, for gemm-bench --variants. */
-extern "C" int dd_k07v_sgemm_bk16s4(DD_LAUNCHER_ARGS(float))
-{
-    return launch_cfg<float, 16, 4>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-}
-extern "C" int dd_k07v_sgemm_bk8s4(DD_LAUNCHER_ARGS(float))
-{
-    return launch_cfg<float, 8, 4>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-}
-extern "C" int dd_k07v_sgemm_bk32s3(DD_LAUNCHER_ARGS(float))
-{
-    return launch_cfg<float, 32, 3>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-}
+DD_LAUNCHER(dd_k07v_sgemm_bk16s4, float, launch_cfg<float, 16, 4>)
+DD_LAUNCHER(dd_k07v_sgemm_bk8s4, float, launch_cfg<float, 8, 4>)
+DD_LAUNCHER(dd_k07v_sgemm_bk32s3, float, launch_cfg<float, 32, 3>)
 #endif

@@ -401,30 +401,15 @@ int launch_cfg(DD_LAUNCHER_ARGS(double))
 /* Production: BK 32, 3 stages (217 KB of shared memory), fragments
  * double-buffered across k steps; chosen on the H200 against the variants
  * below (docs/results/). */
-extern "C" int dd_k08_dgemm(DD_LAUNCHER_ARGS(double))
-{
-    return launch_cfg<Cfg<32, 3, 2, 4, true>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-}
+DD_LAUNCHER(dd_k08_dgemm, double, launch_cfg<Cfg<32, 3, 2, 4, true>>)
 
 #ifdef DD_KERNEL_VARIANTS
 /* The first production configuration: BK 16, 4 stages, fragments loaded
  * just before use (the compiler still overlaps them inside a stage). */
-extern "C" int dd_k08v_dgemm_bk16s4(DD_LAUNCHER_ARGS(double))
-{
-    return launch_cfg<Cfg<16, 4>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-}
-extern "C" int dd_k08v_dgemm_bk32s3(DD_LAUNCHER_ARGS(double))
-{
-    return launch_cfg<Cfg<32, 3>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-}
-extern "C" int dd_k08v_dgemm_pipe16(DD_LAUNCHER_ARGS(double))
-{
-    return launch_cfg<Cfg<16, 4, 2, 4, true>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-}
+DD_LAUNCHER(dd_k08v_dgemm_bk16s4, double, launch_cfg<Cfg<16, 4>>)
+DD_LAUNCHER(dd_k08v_dgemm_bk32s3, double, launch_cfg<Cfg<32, 3>>)
+DD_LAUNCHER(dd_k08v_dgemm_pipe16, double, launch_cfg<Cfg<16, 4, 2, 4, true>>)
 /* 128×64 blocks of 4 warps, 2 blocks per SM: one block's barriers and
  * epilogue overlap the other's mma, at 1.5x the L2 traffic per flop. */
-extern "C" int dd_k08v_dgemm_128x64(DD_LAUNCHER_ARGS(double))
-{
-    return launch_cfg<Cfg<16, 3, 2, 2>>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-}
+DD_LAUNCHER(dd_k08v_dgemm_128x64, double, launch_cfg<Cfg<16, 3, 2, 2>>)
 #endif
