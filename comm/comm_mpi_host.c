@@ -5,26 +5,20 @@
  * row and column communicators; progress() is MPI_Testall on everything in
  * flight, called by the CPU engine between row chunks of the multiply, which
  * is what lets Open MPI move the data while OpenBLAS computes.  Messages
- * larger than 1 GiB go in pieces, as MPI counts are ints. */
+ * larger than 1 GiB go in pieces, as MPI counts are ints (comm_ibcast). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agree.h"
 #include "comm.h"
+#include "comm_mpi_util.h"
 #include "engine.h"
-
-#define CHUNK_BYTES ((size_t)1 << 30)
-
-typedef struct {
-    MPI_Request *req;
-    int n, cap;
-} slot_reqs;
 
 typedef struct {
     MPI_Comm row, col;
     int nslots;
-    slot_reqs *slots;
+    comm_reqs *slots; /* requests in flight per slot */
 } host_state;
 
 static int host_open(dd_comm *c, const dd_comm_cfg *cfg, dd_err *err)
@@ -53,46 +47,16 @@ static void host_close(dd_comm *c)
     if (!s)
         return;
     for (int i = 0; i < s->nslots; i++)
-        free(s->slots[i].req);
+        comm_reqs_free(&s->slots[i]);
     free(s->slots);
     free(s);
     c->impl = NULL;
 }
 
-static int push_req(slot_reqs *r, MPI_Request q, dd_err *err)
-{
-    if (r->n == r->cap) {
-        int cap = r->cap ? 2 * r->cap : 8;
-        MPI_Request *p = realloc(r->req, (size_t)cap * sizeof *p);
-        if (!p)
-            return dd_fail(err, DD_ENOMEM, "out of host memory for MPI requests");
-        r->req = p;
-        r->cap = cap;
-    }
-    r->req[r->n++] = q;
-    return DD_OK;
-}
-
-/* Broadcast `bytes` at buf from root, in pieces of at most CHUNK_BYTES. */
-static int ibcast(slot_reqs *r, void *buf, size_t bytes, int root, MPI_Comm comm, dd_err *err)
-{
-    size_t off = 0;
-    do {
-        size_t len = bytes - off < CHUNK_BYTES ? bytes - off : CHUNK_BYTES;
-        MPI_Request q;
-        int rc = dd_mpi_check(MPI_Ibcast((char *)buf + off, (int)len, MPI_BYTE, root, comm, &q),
-                              "MPI_Ibcast of a panel", err);
-        if (rc || (rc = push_req(r, q, err)))
-            return rc;
-        off += len;
-    } while (off < bytes);
-    return DD_OK;
-}
-
 static int host_post(dd_comm *c, const dd_panel_xfer *x, dd_err *err)
 {
     host_state *s = c->impl;
-    slot_reqs *r = &s->slots[x->slot];
+    comm_reqs *r = &s->slots[x->slot];
     size_t es = dd_elsize(x->type);
     int rc = DD_OK;
     if (x->a.active) {
@@ -102,12 +66,12 @@ static int host_post(dd_comm *c, const dd_panel_xfer *x, dd_err *err)
             for (int64_t i = 0; i < a->rows; i++)
                 memcpy((char *)a->dst + (size_t)i * row_bytes,
                        (const char *)a->src + (size_t)(i * a->src_ld) * es, row_bytes);
-        rc = ibcast(r, a->dst, (size_t)(a->rows * a->width) * es, a->root, s->row, err);
+        rc = comm_ibcast(r, a->dst, (size_t)(a->rows * a->width) * es, a->root, s->row, err);
     }
     if (!rc && x->b.active) {
         const dd_xfer *b = &x->b;
         void *buf = b->is_root ? (void *)b->src : b->dst;
-        rc = ibcast(r, buf, (size_t)(b->rows * b->width) * es, b->root, s->col, err);
+        rc = comm_ibcast(r, buf, (size_t)(b->rows * b->width) * es, b->root, s->col, err);
     }
     return rc;
 }
@@ -115,7 +79,7 @@ static int host_post(dd_comm *c, const dd_panel_xfer *x, dd_err *err)
 static int host_wait(dd_comm *c, int slot, dd_err *err)
 {
     host_state *s = c->impl;
-    slot_reqs *r = &s->slots[slot];
+    comm_reqs *r = &s->slots[slot];
     int rc = DD_OK;
     if (r->n)
         rc = dd_mpi_check(MPI_Waitall(r->n, r->req, MPI_STATUSES_IGNORE), "MPI_Waitall on a panel",
@@ -136,7 +100,7 @@ static int host_progress(dd_comm *c, dd_err *err)
 {
     host_state *s = c->impl;
     for (int i = 0; i < s->nslots; i++) {
-        slot_reqs *r = &s->slots[i];
+        comm_reqs *r = &s->slots[i];
         int done = 0;
         if (r->n) {
             int rc = dd_mpi_check(MPI_Testall(r->n, r->req, &done, MPI_STATUSES_IGNORE),
