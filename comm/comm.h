@@ -16,7 +16,12 @@
  * while a multiply runs and must not block on it.
  *
  * A transfer whose communicator has one rank is never posted: the driver
- * reads the owned block directly. */
+ * reads the owned block directly.
+ *
+ * On CUDA, wait(slot) also orders the compute stream after any work the
+ * driver enqueued on the engine's communication stream before post(slot)
+ * (the streamed upload of owned blocks relies on it): backends record
+ * "ready" on that stream. */
 #ifndef DD_COMM_H
 #define DD_COMM_H
 

@@ -113,6 +113,8 @@ void cli_usage(const char *prog, int gen)
         "Measurement:\n"
         "  --repeat N         timed multiplies (default 1); --warmup N untimed first (default 0)\n"
         "  --check            verify C with a random vector: HPL-style scaled residual, PASSED/FAILED\n"
+        "  --host-to-host     GPU: also time one pass from host data to host result, A and B\n"
+        "                     streamed up panel by panel behind the multiply, C down after it\n"
         "  --json FILE        append one JSON record per run (JSON Lines)\n"
         "  --dry-run          print the decomposition and memory per rank; compute nothing\n"
         "  --quiet            only errors and the check line\n"
@@ -251,6 +253,8 @@ int cli_parse(int argc, char **argv, dd_opts *o, dd_err *err)
                 BAD("a non-negative integer");
         } else if (!strcmp(a, "--check")) {
             o->check = 1;
+        } else if (!strcmp(a, "--host-to-host")) {
+            o->host_to_host = 1;
         } else if (!strcmp(a, "--dry-run")) {
             o->dry_run = 1;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {

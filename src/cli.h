@@ -32,6 +32,7 @@ typedef struct {
     int threads;                  /* --threads (CPU BLAS threads), 0 = default */
     int repeat, warmup;
     int check, dry_run, quiet;
+    int host_to_host;             /* --host-to-host: time one streamed host-to-host pass */
     int help, version;
     /* the command line, for records */
     char cmdline[2048];

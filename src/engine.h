@@ -57,6 +57,12 @@ typedef struct dd_engine_ops {
     /* Synchronous copies between host memory and work memory. */
     int (*upload)(dd_engine *e, void *work_dst, const void *host_src, size_t bytes, dd_err *err);
     int (*download)(dd_engine *e, void *host_dst, const void *work_src, size_t bytes, dd_err *err);
+    /* Host to work memory, rows × width_bytes with pitches in bytes,
+     * enqueued on the communication stream (CUDA), so that it is ordered
+     * before the comm backend's next post() and the panel it makes ready.
+     * CPU: a synchronous copy. */
+    int (*upload_async)(dd_engine *e, void *work_dst, size_t dpitch, const void *host_src,
+                        size_t spitch, size_t width_bytes, int64_t rows, dd_err *err);
     /* C(m×n, ldc) = A(m×k, lda)·B(k×n, ldb) + beta·C, row-major, beta 0 or 1,
      * enqueued on the compute stream.  Time spent in the multiply itself is
      * accumulated for gemm_seconds().  m, n or k may be 0 (k = 0 with

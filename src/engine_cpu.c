@@ -90,6 +90,16 @@ static int cpu_copy(dd_engine *e, void *dst, const void *src, size_t bytes, dd_e
     return DD_OK;
 }
 
+static int cpu_copy2d(dd_engine *e, void *dst, size_t dpitch, const void *src, size_t spitch,
+                      size_t width, int64_t rows, dd_err *err)
+{
+    (void)e;
+    (void)err;
+    for (int64_t i = 0; i < rows; i++)
+        memcpy((char *)dst + (size_t)i * dpitch, (const char *)src + (size_t)i * spitch, width);
+    return DD_OK;
+}
+
 static void zero_rows(dd_dtype t, int64_t m, int64_t n, void *C, int64_t ldc)
 {
     size_t es = dd_elsize(t);
@@ -181,6 +191,7 @@ const dd_engine_ops dd_engine_cpu = {
     .host_free = cpu_free,
     .upload = cpu_copy,
     .download = cpu_copy,
+    .upload_async = cpu_copy2d,
     .gemm = cpu_gemm,
     .sync = cpu_sync,
     .reset_timers = cpu_reset,

@@ -296,6 +296,17 @@ static int cuda_download(dd_engine *e, void *dst, const void *src, size_t bytes,
                      "cudaMemcpyAsync GPU to host (download)", err);
 }
 
+static int cuda_upload_async(dd_engine *e, void *dst, size_t dpitch, const void *src,
+                             size_t spitch, size_t width, int64_t rows, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    if (rows <= 0 || width == 0)
+        return DD_OK;
+    return dd_cuda_check(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, (size_t)rows,
+                                           cudaMemcpyHostToDevice, s->comm),
+                         "cudaMemcpy2DAsync host to GPU (streamed upload)", err);
+}
+
 /* Two more timing events, created on first use and reused afterwards. */
 static int event_pair(cuda_state *s, cudaEvent_t **pair, dd_err *err)
 {
@@ -428,6 +439,7 @@ const dd_engine_ops dd_engine_cuda = {
     .host_free = cuda_host_free,
     .upload = cuda_upload,
     .download = cuda_download,
+    .upload_async = cuda_upload_async,
     .gemm = cuda_gemm,
     .sync = cuda_sync,
     .reset_timers = cuda_reset,

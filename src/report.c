@@ -97,6 +97,10 @@ void report_print(FILE *f, const dd_record *r)
             r->tflops / r->ranks, r->gpus ? "GPU" : "rank");
     fprintf(f, "exposed   %.1f%% of the multiply phase spent waiting for panels\n",
             100.0 * r->exposed_fraction);
+    if (r->host_to_host > 0)
+        fprintf(f, "host-to-host %s = %.4g TFLOP/s (A, B streamed up behind the multiply, C down)\n",
+                human_time(r->host_to_host, a, sizeof a),
+                2.0 * (double)r->M * (double)r->N * (double)r->K / r->host_to_host / 1e12);
     if (r->checked) {
         char line[256];
         check_line(&r->chk, line, sizeof line);
@@ -226,6 +230,11 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
     json_num(f, r->tflops / r->ranks);
     fputs(",\"exposed_comm_fraction\":", f);
     json_num(f, r->exposed_fraction);
+    fputs(",\"host_to_host\":", f);
+    if (r->host_to_host > 0)
+        json_num(f, r->host_to_host);
+    else
+        fputs("null", f);
     fputs(",\"check\":", f);
     if (r->checked) {
         fputs("{\"residual\":", f);

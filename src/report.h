@@ -27,6 +27,7 @@ typedef struct {
     double *mult_times; /* per repetition, slowest rank */
     int nrep;
     double tmin, tmed, tflops, exposed_fraction;
+    double host_to_host; /* seconds of the streamed host-to-host pass, slowest rank; 0: not run */
     int checked;
     dd_check_result chk;
     /* rank 0 only: gathered */

@@ -122,13 +122,44 @@ static dd_panel_xfer panel_xfer(const dd_summa *s, int64_t t)
     return x;
 }
 
+/* The owned slices panel t reads from this rank's blocks: A's columns in
+ * my grid row's owner, B's rows in my grid column's owner.  Over all panels
+ * every byte of both blocks goes up exactly once. */
+static int upload_panel(dd_summa *s, const dd_panel_xfer *x, int64_t t, dd_err *err)
+{
+    dd_engine *e = s->engine;
+    size_t es = dd_elsize(s->type);
+    const dd_panel *pn = &s->panels[t];
+    int rc = DD_OK;
+    if (x->a.is_root)
+        rc = e->ops->upload_async(e, (char *)s->A + (size_t)pn->a_off * es, (size_t)s->Kq * es,
+                                  (const char *)s->hA + (size_t)pn->a_off * es, (size_t)s->Kq * es,
+                                  (size_t)pn->w * es, s->Mp, err);
+    if (!rc && x->b.is_root) {
+        size_t off = (size_t)(pn->b_off * s->Nq) * es;
+        rc = e->ops->upload_async(e, (char *)s->B + off, (size_t)s->Nq * es,
+                                  (const char *)s->hB + off, (size_t)s->Nq * es,
+                                  (size_t)s->Nq * es, pn->w, err);
+    }
+    return rc;
+}
+
+/* Start panel t: its streamed upload first, when asked, then the broadcasts. */
+static int post_panel(dd_summa *s, int64_t t, int stream_upload, dd_err *err)
+{
+    dd_panel_xfer x = panel_xfer(s, t);
+    int rc = stream_upload ? upload_panel(s, &x, t, err) : DD_OK;
+    return rc ? rc : s->comm->ops->post(s->comm, &x, err);
+}
+
 static int comm_progress(void *arg, dd_err *err)
 {
     dd_comm *c = arg;
     return c->ops->progress(c, err);
 }
 
-int summa_multiply(dd_summa *s, double *seconds, double *gemm_seconds, dd_err *err)
+int summa_multiply(dd_summa *s, int stream_upload, double *seconds, double *gemm_seconds,
+                   dd_err *err)
 {
     dd_engine *e = s->engine;
     dd_comm *c = s->comm;
@@ -136,17 +167,12 @@ int summa_multiply(dd_summa *s, double *seconds, double *gemm_seconds, dd_err *e
     e->ops->reset_timers(e);
     if ((rc = e->ops->phase_begin(e, err)))
         return rc;
-    for (int64_t t = 0; t < L && t < s->npanels; t++) {
-        dd_panel_xfer x = panel_xfer(s, t);
-        if ((rc = c->ops->post(c, &x, err)))
+    for (int64_t t = 0; t < L && t < s->npanels; t++)
+        if ((rc = post_panel(s, t, stream_upload, err)))
             return rc;
-    }
     for (int64_t t = 0; t < s->npanels; t++) {
-        if (t + L < s->npanels) {
-            dd_panel_xfer x = panel_xfer(s, t + L);
-            if ((rc = c->ops->post(c, &x, err)))
-                return rc;
-        }
+        if (t + L < s->npanels && (rc = post_panel(s, t + L, stream_upload, err)))
+            return rc;
         dd_panel_xfer x = panel_xfer(s, t);
         if ((rc = c->ops->wait(c, x.slot, err)))
             return rc;

@@ -21,6 +21,8 @@ typedef struct {
     int64_t Mp, Nq, Kq, Kp;
     /* slot buffers (work memory), L+1 of each; NULL when that broadcast is local */
     void *slotA[17], *slotB[17];
+    /* host copies of the A and B blocks (same layout), for streamed upload */
+    const void *hA, *hB;
     dd_panel *panels;
     int64_t npanels;
 } dd_summa;
@@ -35,7 +37,11 @@ size_t summa_work_bytes(const dd_summa *s, size_t *slot_bytes);
 int summa_setup(dd_summa *s, dd_err *err);
 void summa_teardown(dd_summa *s);
 /* One distributed multiply.  seconds: this rank's multiply phase; gemm:
- * time in local multiplies; exposed communication = seconds − gemm. */
-int summa_multiply(dd_summa *s, double *seconds, double *gemm_seconds, dd_err *err);
+ * time in local multiplies; exposed communication = seconds − gemm.
+ * stream_upload: first upload each panel's owned slices of A and B from
+ * hA/hB, on the communication stream just ahead of its broadcast, so the
+ * upload of panel t+L overlaps the multiply of panel t. */
+int summa_multiply(dd_summa *s, int stream_upload, double *seconds, double *gemm_seconds,
+                   dd_err *err);
 
 #endif

@@ -12,11 +12,15 @@ if(DD_HAVE_CUDA)
   # 1 GPU
   dd_gpu_case(gpu_1gpu_1x1_f64_odd          1 1 1000 1001 999 f64)
   dd_gpu_case(gpu_1gpu_1x1_f32_odd          1 1 1000 1001 999 f32)
-  dd_gpu_case(gpu_1gpu_1x1_f64_small_panels 1 1 257 129 515 f64 --panel 64 --lookahead 2)
+  dd_gpu_case(gpu_1gpu_1x1_f64_small_panels 1 1 257 129 515 f64 --panel 64 --lookahead 2 --host-to-host)
   dd_gpu_case(gpu_1gpu_cublas_f64           1 1 333 444 555 f64 --kernel cublas)
   dd_gpu_case(gpu_1gpu_comm_mpi_f32         1 1 300 200 100 f32 --comm mpi)
   # 2 GPUs, NCCL
   dd_gpu_case(gpu_2gpu_1x2_nccl_f64         2 2 517 389 1031 f64 --grid 1x2 --comm nccl --panel 128)
+  # the streamed host-to-host pass is the only upload: a slice it missed fails the check
+  dd_gpu_case(gpu_2gpu_2x1_nccl_h2h_f64     2 2 517 389 1031 f64 --grid 2x1 --comm nccl --panel 96 --host-to-host)
+  dd_gpu_case(gpu_2gpu_1x2_mpi_h2h_f32      2 2 300 389 1031 f32 --grid 1x2 --comm mpi --panel 96 --host-to-host)
+  dd_gpu_case(gpu_2gpu_4ranks_h2h_f64       2 4 301 277 219 f64 --grid 2x2 --comm mpi --panel 40 --host-to-host)
   dd_gpu_case(gpu_2gpu_2x1_nccl_f32         2 2 517 389 1031 f32 --grid 2x1 --comm nccl --panel 100)
   dd_gpu_case(gpu_2gpu_1x2_nccl_f32_la3     2 2 64 1000 700 f32 --grid 1x2 --comm nccl --panel 32 --lookahead 3)
   # 2 GPUs, MPI (staged on hosts whose MPI is not CUDA-aware)

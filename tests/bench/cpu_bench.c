@@ -103,7 +103,7 @@ int main(int argc, char **argv)
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0f,
                         A, (int)n, B, (int)n, 0.0f, Cref, (int)n);
         double tblas = dd_now() - t0, sec, gemm;
-        rc = summa_multiply(&s, &sec, &gemm, &err);
+        rc = summa_multiply(&s, 0, &sec, &gemm, &err);
         if (r >= 0) {
             tb[r] = tblas;
             ts[r] = sec;

@@ -62,7 +62,7 @@ if has dbench; then
     fi
     dd one_gpu_own        1 1 --size "$N" "${common[@]}"
     dd one_gpu_cublas     1 1 --size "$N" --kernel cublas "${common[@]}"
-    dd strong_2gpu_nccl   2 2 --size "$N" --grid 1x2 --comm nccl "${common[@]}"
+    dd strong_2gpu_nccl   2 2 --size "$N" --grid 1x2 --comm nccl --host-to-host "${common[@]}"
     dd weak_2gpu_nccl     2 2 --size "$N,$((2 * N)),$N" --grid 1x2 --comm nccl "${common[@]}"
     dd strong_2gpu_mpi    2 2 --size "$N" --grid 1x2 --comm mpi "${common[@]}"
     DD_MPI_STAGE_PIECES=1 \
