@@ -71,7 +71,7 @@ if has dbench; then
     dd strong_2gpu_f32    2 2 --size "$N" --dtype f32 --grid 1x2 "${common[@]}"
     if [ -x "$B/cublasxt-bench" ] && [ "$ngpu" -ge 2 ]; then
         # the baseline gets its best block size, not just its default
-        for blk in 1024 2048 4096 8192; do
+        for blk in 2048 4096 8192; do
             log "cublasxt-bench n=$N on 2 GPUs, block $blk"
             CUDA_VISIBLE_DEVICES=0,1 "$B/cublasxt-bench" --n "$N" --gpus 2 --reps 3 --block "$blk" \
                 --json "$OUT/cublasxt.jsonl" 2>&1 | tee -a "$OUT/bench.log"
