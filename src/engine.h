@@ -57,6 +57,8 @@ typedef struct dd_engine_ops {
     /* Synchronous copies between host memory and work memory. */
     int (*upload)(dd_engine *e, void *work_dst, const void *host_src, size_t bytes, dd_err *err);
     int (*download)(dd_engine *e, void *host_dst, const void *work_src, size_t bytes, dd_err *err);
+    /* Zero `bytes` of work memory (synchronous). */
+    int (*zero)(dd_engine *e, void *work, size_t bytes, dd_err *err);
     /* Host to work memory, rows × width_bytes with pitches in bytes,
      * enqueued on the communication stream (CUDA), so that it is ordered
      * before the comm backend's next post() and the panel it makes ready.

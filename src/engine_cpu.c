@@ -90,6 +90,14 @@ static int cpu_copy(dd_engine *e, void *dst, const void *src, size_t bytes, dd_e
     return DD_OK;
 }
 
+static int cpu_zero(dd_engine *e, void *p, size_t bytes, dd_err *err)
+{
+    (void)e;
+    (void)err;
+    memset(p, 0, bytes);
+    return DD_OK;
+}
+
 static int cpu_copy2d(dd_engine *e, void *dst, size_t dpitch, const void *src, size_t spitch,
                       size_t width, int64_t rows, dd_err *err)
 {
@@ -192,6 +200,7 @@ const dd_engine_ops dd_engine_cpu = {
     .upload = cpu_copy,
     .download = cpu_copy,
     .upload_async = cpu_copy2d,
+    .zero = cpu_zero,
     .gemm = cpu_gemm,
     .sync = cpu_sync,
     .reset_timers = cpu_reset,

@@ -296,6 +296,13 @@ static int cuda_download(dd_engine *e, void *dst, const void *src, size_t bytes,
                      "cudaMemcpyAsync GPU to host (download)", err);
 }
 
+static int cuda_zero(dd_engine *e, void *p, size_t bytes, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    int rc = dd_cuda_check(cudaMemsetAsync(p, 0, bytes, s->compute), "cudaMemsetAsync", err);
+    return rc ? rc : dd_cuda_check(cudaStreamSynchronize(s->compute), "cudaMemsetAsync", err);
+}
+
 static int cuda_upload_async(dd_engine *e, void *dst, size_t dpitch, const void *src,
                              size_t spitch, size_t width, int64_t rows, dd_err *err)
 {
@@ -440,6 +447,7 @@ const dd_engine_ops dd_engine_cuda = {
     .upload = cuda_upload,
     .download = cuda_download,
     .upload_async = cuda_upload_async,
+    .zero = cuda_zero,
     .gemm = cuda_gemm,
     .sync = cuda_sync,
     .reset_timers = cuda_reset,

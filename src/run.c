@@ -450,14 +450,21 @@ static int multiply(run_ctx *c, dd_err *err)
 /* One pass from host data to host result: A and B go up panel by panel
  * behind the multiply (summa_multiply's stream_upload), C comes down after
  * it.  Times what a caller holding host data waits for, as cuBLASXt is
- * timed.  It includes the start-up costs of a first multiply (the warm-up
- * that the timed repetitions are spared). */
+ * timed.  It runs after the timed multiplies (warm, like them), on blocks
+ * zeroed first, so a slice the streamed upload missed would make C wrong
+ * and fail the check that follows. */
 static int host_to_host(run_ctx *c, dd_err *err)
 {
     double sec, gemm, t0;
+    size_t es = dd_elsize(c->type);
+    int rc = c->eng.ops->zero(&c->eng, c->s.A, (size_t)(c->s.Mp * c->s.Kq) * es, err);
+    if (!rc)
+        rc = c->eng.ops->zero(&c->eng, c->s.B, (size_t)(c->s.Kp * c->s.Nq) * es, err);
+    if ((rc = dd_agree(c->world, rc, err)))
+        return rc;
     MPI_Barrier(c->world);
     t0 = dd_now();
-    int rc = summa_multiply(&c->s, 1, &sec, &gemm, err);
+    rc = summa_multiply(&c->s, 1, &sec, &gemm, err);
     if (!rc)
         rc = c->eng.ops->download(&c->eng, c->hC, c->s.C,
                                   (size_t)(c->s.Mp * c->s.Nq) * dd_elsize(c->type), err);
@@ -641,18 +648,14 @@ int dd_run(const dd_opts *o)
     TIMED(&c, PH_READ, load_inputs(&c, &err));
     if (rc)
         goto fail;
-    /* With --host-to-host the streamed pass is the upload: the blocks reach
-     * the GPU only through it, so a slice it failed to move would show in
-     * every multiply after it and in the check. */
-    if (o->host_to_host && !c.eng.info.work_is_host) {
-        if ((rc = host_to_host(&c, &err)))
-            goto fail;
-    } else if (!c.eng.info.work_is_host) {
+    if (!c.eng.info.work_is_host) {
         TIMED(&c, PH_UPLOAD, up(&c, &err));
         if (rc)
             goto fail;
     }
     if ((rc = multiply(&c, &err)))
+        goto fail;
+    if (o->host_to_host && !c.eng.info.work_is_host && (rc = host_to_host(&c, &err)))
         goto fail;
     if (!c.eng.info.work_is_host && (o->out || o->check)) {
         TIMED(&c, PH_DOWNLOAD, down(&c, &err));

@@ -17,7 +17,7 @@ if(DD_HAVE_CUDA)
   dd_gpu_case(gpu_1gpu_comm_mpi_f32         1 1 300 200 100 f32 --comm mpi)
   # 2 GPUs, NCCL
   dd_gpu_case(gpu_2gpu_1x2_nccl_f64         2 2 517 389 1031 f64 --grid 1x2 --comm nccl --panel 128)
-  # the streamed host-to-host pass is the only upload: a slice it missed fails the check
+  # the streamed host-to-host pass runs on zeroed blocks: a slice it missed fails the check
   dd_gpu_case(gpu_2gpu_2x1_nccl_h2h_f64     2 2 517 389 1031 f64 --grid 2x1 --comm nccl --panel 96 --host-to-host)
   dd_gpu_case(gpu_2gpu_1x2_mpi_h2h_f32      2 2 300 389 1031 f32 --grid 1x2 --comm mpi --panel 96 --host-to-host)
   dd_gpu_case(gpu_2gpu_4ranks_h2h_f64       2 4 301 277 219 f64 --grid 2x2 --comm mpi --panel 40 --host-to-host)
