@@ -34,9 +34,9 @@ struct dd_engine;
 typedef struct dd_comm dd_comm;
 
 typedef struct {
-    int active;       /* 0: nothing to move for this matrix (group of one) */
-    int root;         /* rank in the row (A) or column (B) communicator that owns it */
-    int is_root;      /* this rank is the root */
+    int active;  /* 0: nothing to move for this matrix (group of one) */
+    int root;    /* rank in the row (A) or column (B) communicator that owns it */
+    int is_root; /* this rank is the root */
     /* Root only: where the panel lives in the owned block.  A's panel is a
      * strided slice (rows × width, row pitch src_ld elements); B's is
      * contiguous (src_ld == width == n). */
@@ -71,7 +71,8 @@ typedef struct dd_comm_ops {
 
 struct dd_comm {
     const dd_comm_ops *ops;
-    char detail[160]; /* for the report: "NCCL 2.28.3", "MPI staged through pinned host (not CUDA-aware: MPIX_Query_cuda_support()=0)" */
+    char detail[160]; /* for the report: "NCCL 2.28.3", "MPI staged through pinned host (not
+                         CUDA-aware: MPIX_Query_cuda_support()=0)" */
     void *impl;
 };
 

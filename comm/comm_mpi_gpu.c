@@ -84,29 +84,29 @@
 #define STAGE_PIECES_MAX 4096
 
 typedef struct {
-    dd_panel_xfer x;   /* as posted */
-    int pending;       /* posted, broadcasts not yet done */
-    void *host[2];     /* staged: pinned copies of the A [0] and B [1] panels */
+    dd_panel_xfer x; /* as posted */
+    int pending;     /* posted, broadcasts not yet done */
+    void *host[2];   /* staged: pinned copies of the A [0] and B [1] panels */
     size_t cap[2];
-    int npc[2];        /* staged: pieces of A's and B's transfer, as posted */
+    int npc[2];          /* staged: pieces of A's and B's transfer, as posted */
     cudaEvent_t *copied; /* staged root: piece i's copy to the host done (A's, then B's) */
-    int ncopied;       /* events created */
+    int ncopied;         /* events created */
 } slot_state;
 
 typedef struct {
     MPI_Comm row, col;
     cudaStream_t cs, xs; /* the engine's communication and compute streams */
     int aware;
-    int pieces;          /* staged: pieces per transfer, 0 = automatic (agreed) */
+    int pieces; /* staged: pieces per transfer, 0 = automatic (agreed) */
     int nslots;
     slot_state *slots;
     int *fifo, head, count; /* pending slots in post order */
     cudaEvent_t *posted, *ready, *slot_free;
-    comm_reqs reqs;      /* the panel being completed */
-    int *req_piece;      /* staged: reqs.req[j] belongs to piece req_piece[j] */
-    int *done_idx;       /* staged: indices out of MPI_Testsome/Waitsome */
+    comm_reqs reqs; /* the panel being completed */
+    int *req_piece; /* staged: reqs.req[j] belongs to piece req_piece[j] */
+    int *done_idx;  /* staged: indices out of MPI_Testsome/Waitsome */
     int cap_idx;
-    int *left;           /* staged: requests of each piece not yet complete */
+    int *left; /* staged: requests of each piece not yet complete */
     int cap_left;
 } mpig_state;
 
@@ -416,15 +416,14 @@ static int piece_room(mpig_state *s, int n, dd_err *err)
 
 /* Start the broadcast of piece i of transfer m (global piece index p),
  * from or into the host slot. */
-static int start_piece(mpig_state *s, slot_state *ss, int m, int i, int p, int *active,
-                       dd_err *err)
+static int start_piece(mpig_state *s, slot_state *ss, int m, int i, int p, int *active, dd_err *err)
 {
     const dd_xfer *x = xfer_of(&ss->x, m);
     size_t off, len;
     piece_at(x, ss->x.type, ss->npc[m], i, &off, &len);
     int first = s->reqs.n;
-    int rc = comm_ibcast(&s->reqs, (char *)ss->host[m] + off, len, x->root, m ? s->col : s->row,
-                         err);
+    int rc =
+        comm_ibcast(&s->reqs, (char *)ss->host[m] + off, len, x->root, m ? s->col : s->row, err);
     if (rc)
         return rc;
     if (s->reqs.cap > s->cap_idx) {
@@ -472,7 +471,7 @@ static int complete_staged(mpig_state *s, int slot, dd_err *err)
     slot_state *ss = &s->slots[slot];
     const dd_panel_xfer *x = &ss->x;
     int np = ss->npc[0] + ss->npc[1];
-    int base[2] = {0, ss->npc[0]};           /* global index of each transfer's piece 0 */
+    int base[2] = {0, ss->npc[0]}; /* global index of each transfer's piece 0 */
     int root[2] = {x->a.is_root, x->b.is_root};
     int recv = (ss->npc[0] && !root[0]) || (ss->npc[1] && !root[1]);
     int next[2] = {0, 0}; /* root: next piece to broadcast */
@@ -523,8 +522,7 @@ static int complete_staged(mpig_state *s, int slot, dd_err *err)
             /* Nothing of ours to move yet: block on the next copy. */
             int m = root[0] && next[0] < ss->npc[0] ? 0 : 1;
             if ((rc = dd_cuda_check(cudaEventSynchronize(ss->copied[base[m] + next[m]]),
-                                    "cudaEventSynchronize (staged piece copied to the host)",
-                                    err)))
+                                    "cudaEventSynchronize (staged piece copied to the host)", err)))
                 return rc;
             continue;
         }
@@ -532,13 +530,13 @@ static int complete_staged(mpig_state *s, int slot, dd_err *err)
          * come back to start them); once all are started, wait. */
         int nd = 0;
         if (unsent)
-            rc = dd_mpi_check(MPI_Testsome(s->reqs.n, s->reqs.req, &nd, s->done_idx,
-                                           MPI_STATUSES_IGNORE),
-                              "MPI_Testsome on the staged panel pieces", err);
+            rc = dd_mpi_check(
+                MPI_Testsome(s->reqs.n, s->reqs.req, &nd, s->done_idx, MPI_STATUSES_IGNORE),
+                "MPI_Testsome on the staged panel pieces", err);
         else
-            rc = dd_mpi_check(MPI_Waitsome(s->reqs.n, s->reqs.req, &nd, s->done_idx,
-                                           MPI_STATUSES_IGNORE),
-                              "MPI_Waitsome on the staged panel pieces", err);
+            rc = dd_mpi_check(
+                MPI_Waitsome(s->reqs.n, s->reqs.req, &nd, s->done_idx, MPI_STATUSES_IGNORE),
+                "MPI_Waitsome on the staged panel pieces", err);
         if (rc)
             return rc;
         if (nd == MPI_UNDEFINED) /* cannot happen with active > 0; never loop on it */
@@ -554,8 +552,8 @@ static int complete_staged(mpig_state *s, int slot, dd_err *err)
     }
     s->reqs.n = 0;
     if (recv)
-        return dd_cuda_check(cudaEventRecord(s->ready[slot], s->cs), "cudaEventRecord (panel ready)",
-                             err);
+        return dd_cuda_check(cudaEventRecord(s->ready[slot], s->cs),
+                             "cudaEventRecord (panel ready)", err);
     return DD_OK;
 }
 

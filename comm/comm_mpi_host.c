@@ -36,8 +36,8 @@ static int host_open(dd_comm *c, const dd_comm_cfg *cfg, dd_err *err)
     c->impl = s;
     int major, minor;
     MPI_Get_version(&major, &minor);
-    snprintf(c->detail, sizeof c->detail, "MPI %d.%d non-blocking broadcasts on host memory",
-             major, minor);
+    snprintf(c->detail, sizeof c->detail, "MPI %d.%d non-blocking broadcasts on host memory", major,
+             minor);
     return DD_OK;
 }
 

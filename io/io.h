@@ -79,8 +79,8 @@ int io_probe_inputs(MPI_Comm comm, const char *path, const char *a, const char *
  * (same directory, so the final rename is atomic).  Result agreed on all
  * ranks.  io_output_commit(): rank 0 renames tmp to path (agreed).
  * io_output_abort(): rank 0 removes tmp; never fails. */
-int io_output_prepare(MPI_Comm comm, const char *path, const char *input_path, int force,
-                      char *tmp, size_t tmplen, dd_err *err);
+int io_output_prepare(MPI_Comm comm, const char *path, const char *input_path, int force, char *tmp,
+                      size_t tmplen, dd_err *err);
 int io_output_commit(MPI_Comm comm, const char *tmp, const char *path, dd_err *err);
 void io_output_abort(MPI_Comm comm, const char *tmp);
 

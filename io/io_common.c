@@ -20,7 +20,10 @@
 #include "io.h"
 #include "io_h5.h"
 
-void io_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+void io_quiet(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
 
 const dd_io_ops *io_select(const char *name)
 {
@@ -76,17 +79,39 @@ static void type_name(hid_t t, char *out, size_t len)
     case H5T_INTEGER:
         snprintf(out, len, "%s%zu", H5Tget_sign(t) == H5T_SGN_NONE ? "uint" : "int", size * 8);
         break;
-    case H5T_FLOAT: snprintf(out, len, "%zu-byte float", size); break;
-    case H5T_STRING: snprintf(out, len, "string"); break;
-    case H5T_COMPOUND: snprintf(out, len, "compound"); break;
-    case H5T_ENUM: snprintf(out, len, "enum"); break;
-    case H5T_ARRAY: snprintf(out, len, "array"); break;
-    case H5T_VLEN: snprintf(out, len, "variable-length"); break;
-    case H5T_BITFIELD: snprintf(out, len, "bitfield"); break;
-    case H5T_OPAQUE: snprintf(out, len, "opaque"); break;
-    case H5T_REFERENCE: snprintf(out, len, "reference"); break;
-    case H5T_TIME: snprintf(out, len, "time"); break;
-    default: snprintf(out, len, "unknown"); break;
+    case H5T_FLOAT:
+        snprintf(out, len, "%zu-byte float", size);
+        break;
+    case H5T_STRING:
+        snprintf(out, len, "string");
+        break;
+    case H5T_COMPOUND:
+        snprintf(out, len, "compound");
+        break;
+    case H5T_ENUM:
+        snprintf(out, len, "enum");
+        break;
+    case H5T_ARRAY:
+        snprintf(out, len, "array");
+        break;
+    case H5T_VLEN:
+        snprintf(out, len, "variable-length");
+        break;
+    case H5T_BITFIELD:
+        snprintf(out, len, "bitfield");
+        break;
+    case H5T_OPAQUE:
+        snprintf(out, len, "opaque");
+        break;
+    case H5T_REFERENCE:
+        snprintf(out, len, "reference");
+        break;
+    case H5T_TIME:
+        snprintf(out, len, "time");
+        break;
+    default:
+        snprintf(out, len, "unknown");
+        break;
     }
 }
 
@@ -386,8 +411,14 @@ void io_output_abort(MPI_Comm comm, const char *tmp)
 
 /* ---- HDF5 helpers shared by both paths (io_h5.h) ------------------------------- */
 
-hid_t io_h5_memtype(dd_dtype t) { return t == DD_F64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT; }
-hid_t io_h5_filetype(dd_dtype t) { return t == DD_F64 ? H5T_IEEE_F64LE : H5T_IEEE_F32LE; }
+hid_t io_h5_memtype(dd_dtype t)
+{
+    return t == DD_F64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+}
+hid_t io_h5_filetype(dd_dtype t)
+{
+    return t == DD_F64 ? H5T_IEEE_F64LE : H5T_IEEE_F32LE;
+}
 
 io_h5_dset *io_h5_find(io_h5_table *t, const char *name)
 {
@@ -605,7 +636,8 @@ static herr_t write_attr(hid_t obj, hid_t scalar, const dd_attr *a)
         mtype = H5T_NATIVE_INT64;
         val = &a->i;
         break;
-    default: return -1;
+    default:
+        return -1;
     }
     herr_t ok = 0;
     htri_t exists = H5Aexists(obj, a->key);

@@ -17,7 +17,8 @@
 #include "gemm_common.cuh"
 #include "ladder.h"
 
-namespace {
+namespace
+{
 
 constexpr int ROWS = 32; /* threadIdx.x: rows of C (the uncoalesced choice) */
 constexpr int COLS = 8;  /* threadIdx.y: columns of C */
@@ -39,8 +40,7 @@ __global__ void naive_kernel(int M, int N, int K, const T *__restrict__ A, int64
     *c = beta ? *c + acc : acc;
 }
 
-template <typename T>
-int launch(DD_LAUNCHER_ARGS(T))
+template <typename T> int launch(DD_LAUNCHER_ARGS(T))
 {
     cudaStream_t s = (cudaStream_t)stream;
     bool go;

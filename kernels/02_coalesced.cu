@@ -19,15 +19,16 @@
 #include "gemm_common.cuh"
 #include "ladder.h"
 
-namespace {
+namespace
+{
 
 constexpr int COLS = 32; /* threadIdx.x: columns of C (coalesced) */
 constexpr int ROWS = 8;  /* threadIdx.y: rows of C */
 
 template <typename T>
 __global__ void coalesced_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda,
-                                 const T *__restrict__ B, int64_t ldb, int beta,
-                                 T *__restrict__ C, int64_t ldc)
+                                 const T *__restrict__ B, int64_t ldb, int beta, T *__restrict__ C,
+                                 int64_t ldc)
 {
     int col = blockIdx.x * COLS + threadIdx.x;
     int row = blockIdx.y * ROWS + threadIdx.y;
@@ -42,20 +43,10 @@ __global__ void coalesced_kernel(int M, int N, int K, const T *__restrict__ A, i
     *c = beta ? *c + acc : acc;
 }
 
-template <typename T>
-int launch(DD_LAUNCHER_ARGS(T))
+template <typename T> int launch(DD_LAUNCHER_ARGS(T))
 {
-    cudaStream_t s = (cudaStream_t)stream;
-    bool go;
-    int e = dd::gemm_prologue<T>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
-    if (e != cudaSuccess || !go)
-        return e;
-    dim3 block(COLS, ROWS);
-    dim3 grid((unsigned)((n + COLS - 1) / COLS), (unsigned)((m + ROWS - 1) / ROWS));
-    if (grid.y > 65535)
-        return cudaErrorInvalidConfiguration;
-    coalesced_kernel<T><<<grid, block, 0, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C, ldc);
-    return dd::launch_status();
+    return dd::launch_tiled<T>(coalesced_kernel<T>, dim3(COLS, ROWS), ROWS, COLS, m, n, k, A, lda,
+                               B, ldb, beta, C, ldc, stream);
 }
 
 } // namespace

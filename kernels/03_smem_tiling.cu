@@ -22,14 +22,15 @@
 #include "gemm_common.cuh"
 #include "ladder.h"
 
-namespace {
+namespace
+{
 
 constexpr int TILE = 32;
 
 template <typename T>
 __global__ void __launch_bounds__(TILE *TILE)
-smem_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda, const T *__restrict__ B,
-            int64_t ldb, int beta, T *__restrict__ C, int64_t ldc)
+    smem_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda, const T *__restrict__ B,
+                int64_t ldb, int beta, T *__restrict__ C, int64_t ldc)
 {
     __shared__ T sA[TILE][TILE];
     __shared__ T sB[TILE][TILE];
@@ -54,20 +55,10 @@ smem_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda, const T *
     }
 }
 
-template <typename T>
-int launch(DD_LAUNCHER_ARGS(T))
+template <typename T> int launch(DD_LAUNCHER_ARGS(T))
 {
-    cudaStream_t s = (cudaStream_t)stream;
-    bool go;
-    int e = dd::gemm_prologue<T>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
-    if (e != cudaSuccess || !go)
-        return e;
-    dim3 block(TILE, TILE);
-    dim3 grid((unsigned)((n + TILE - 1) / TILE), (unsigned)((m + TILE - 1) / TILE));
-    if (grid.y > 65535)
-        return cudaErrorInvalidConfiguration;
-    smem_kernel<T><<<grid, block, 0, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C, ldc);
-    return dd::launch_status();
+    return dd::launch_tiled<T>(smem_kernel<T>, dim3(TILE, TILE), TILE, TILE, m, n, k, A, lda, B,
+                               ldb, beta, C, ldc, stream);
 }
 
 } // namespace

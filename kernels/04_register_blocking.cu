@@ -21,15 +21,16 @@
 #include "gemm_common.cuh"
 #include "ladder.h"
 
-namespace {
+namespace
+{
 
 constexpr int BM = 64, BN = 64, BK = 8, TM = 4, TN = 4;
 constexpr int THREADS = (BM / TM) * (BN / TN); /* 256 */
 
 template <typename T>
 __global__ void __launch_bounds__(THREADS)
-regblock_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda,
-                const T *__restrict__ B, int64_t ldb, int beta, T *__restrict__ C, int64_t ldc)
+    regblock_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda,
+                    const T *__restrict__ B, int64_t ldb, int beta, T *__restrict__ C, int64_t ldc)
 {
     __shared__ T sA[BM][BK];
     __shared__ T sB[BK][BN];
@@ -51,13 +52,15 @@ regblock_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda,
         for (int l = 0; l < BM * BK / THREADS; ++l) {
             int e = tid + l * THREADS;
             int r = e / BK, c = e % BK;
-            sA[r][c] = dd::load_or_zero(A + (int64_t)(m0 + r) * lda + k0 + c, m0 + r < M && k0 + c < K);
+            sA[r][c] =
+                dd::load_or_zero(A + (int64_t)(m0 + r) * lda + k0 + c, m0 + r < M && k0 + c < K);
         }
 #pragma unroll
         for (int l = 0; l < BK * BN / THREADS; ++l) {
             int e = tid + l * THREADS;
             int r = e / BN, c = e % BN;
-            sB[r][c] = dd::load_or_zero(B + (int64_t)(k0 + r) * ldb + n0 + c, k0 + r < K && n0 + c < N);
+            sB[r][c] =
+                dd::load_or_zero(B + (int64_t)(k0 + r) * ldb + n0 + c, k0 + r < K && n0 + c < N);
         }
         __syncthreads();
 #pragma unroll
@@ -92,19 +95,10 @@ regblock_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda,
     }
 }
 
-template <typename T>
-int launch(DD_LAUNCHER_ARGS(T))
+template <typename T> int launch(DD_LAUNCHER_ARGS(T))
 {
-    cudaStream_t s = (cudaStream_t)stream;
-    bool go;
-    int e = dd::gemm_prologue<T>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
-    if (e != cudaSuccess || !go)
-        return e;
-    dim3 grid((unsigned)((n + BN - 1) / BN), (unsigned)((m + BM - 1) / BM));
-    if (grid.y > 65535)
-        return cudaErrorInvalidConfiguration;
-    regblock_kernel<T><<<grid, THREADS, 0, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C, ldc);
-    return dd::launch_status();
+    return dd::launch_tiled<T>(regblock_kernel<T>, dim3(THREADS), BM, BN, m, n, k, A, lda, B, ldb,
+                               beta, C, ldc, stream);
 }
 
 } // namespace

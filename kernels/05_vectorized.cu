@@ -29,14 +29,16 @@
 #include "ladder.h"
 #include "simt_tile.cuh"
 
-namespace {
+namespace
+{
 
 using namespace dd::simt;
 
 template <typename T, bool VEC>
 __global__ void __launch_bounds__(THREADS)
-vectorized_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda,
-                  const T *__restrict__ B, int64_t ldb, int beta, T *__restrict__ C, int64_t ldc)
+    vectorized_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda,
+                      const T *__restrict__ B, int64_t ldb, int beta, T *__restrict__ C,
+                      int64_t ldc)
 {
     typedef Tile<T> L;
     __shared__ __align__(16) T sA[BK * L::SA];
@@ -62,23 +64,12 @@ vectorized_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda,
     store_c<T, VEC>(C, ldc, M, N, m0, n0, ty, tx, beta, acc);
 }
 
-template <typename T>
-int launch(DD_LAUNCHER_ARGS(T))
+template <typename T> int launch(DD_LAUNCHER_ARGS(T))
 {
-    cudaStream_t s = (cudaStream_t)stream;
-    bool go;
-    int e = dd::gemm_prologue<T>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
-    if (e != cudaSuccess || !go)
-        return e;
-    dim3 grid((unsigned)((n + BN - 1) / BN), (unsigned)((m + BM - 1) / BM));
-    if (grid.y > 65535)
-        return cudaErrorInvalidConfiguration;
     bool vec = dd::vec16_ok<T>(A, lda) && dd::vec16_ok<T>(B, ldb) && dd::vec16_ok<T>(C, ldc);
-    if (vec)
-        vectorized_kernel<T, true><<<grid, THREADS, 0, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C, ldc);
-    else
-        vectorized_kernel<T, false><<<grid, THREADS, 0, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C, ldc);
-    return dd::launch_status();
+    return dd::launch_tiled<T>(vec ? vectorized_kernel<T, true> : vectorized_kernel<T, false>,
+                               dim3(THREADS), BM, BN, m, n, k, A, lda, B, ldb, beta, C, ldc,
+                               stream);
 }
 
 } // namespace

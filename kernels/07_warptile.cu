@@ -45,22 +45,22 @@
 #include "gemm_common.cuh"
 #include "ladder.h"
 
-namespace {
+namespace
+{
 
 constexpr int BM = 128, BN = 128, THREADS = 256;
 constexpr int WARPS_M = 4, WARPS_N = 2, WM = BM / WARPS_M, WN = BN / WARPS_N; /* 32 × 64 */
 constexpr int LANES_M = 4, LANES_N = 8;
 constexpr int GROUP_M = 8; /* rasterisation */
 
-template <typename T, int BK_, int STAGES_>
-struct Cfg {
+template <typename T, int BK_, int STAGES_> struct Cfg {
     static constexpr int BK = BK_, STAGES = STAGES_;
-    static constexpr int G = 16 / (int)sizeof(T);  /* elements per 16-byte vector */
-    static constexpr int GROUPS = 8 / G;           /* vector groups per thread-tile side */
-    static constexpr int GSM = WM / GROUPS;        /* distance between a lane's row groups */
-    static constexpr int GSN = WN / GROUPS;        /* ... and column groups */
-    static constexpr int SA = BM + G;              /* sA row (one k), padded by a vector */
-    static constexpr int SB = BN;                  /* sB row (one k) */
+    static constexpr int G = 16 / (int)sizeof(T);   /* elements per 16-byte vector */
+    static constexpr int GROUPS = 8 / G;            /* vector groups per thread-tile side */
+    static constexpr int GSM = WM / GROUPS;         /* distance between a lane's row groups */
+    static constexpr int GSN = WN / GROUPS;         /* ... and column groups */
+    static constexpr int SA = BM + G;               /* sA row (one k), padded by a vector */
+    static constexpr int SB = BN;                   /* sB row (one k) */
     static constexpr int STAGE = BK * SA + BK * SB; /* elements per stage */
     static constexpr int SMEM = STAGES * STAGE * (int)sizeof(T);
     static_assert(LANES_M * G * GROUPS == WM && LANES_N * G * GROUPS == WN, "thread tile");
@@ -75,12 +75,11 @@ struct Cfg {
  * (FP32) row segment, 32 rows per pass; with the padded sA row the 32
  * element writes of a warp hit distinct banks (FP32).  B is copied in
  * 16-byte pieces (VEC) or element by element. */
-template <typename T, typename L, bool VEC>
-struct Copier {
+template <typename T, typename L, bool VEC> struct Copier {
     static constexpr int APASS = BM / 32, AKP = L::BK / 8; /* A: row passes, k passes */
-    static constexpr int BW = VEC ? L::G : 1;                /* B elements per copy */
-    static constexpr int BCPR = BN / BW;                     /* B copies per row */
-    static constexpr int BRS = THREADS / BCPR;               /* B rows per pass */
+    static constexpr int BW = VEC ? L::G : 1;              /* B elements per copy */
+    static constexpr int BCPR = BN / BW;                   /* B copies per row */
+    static constexpr int BRS = THREADS / BCPR;             /* B rows per pass */
     static constexpr int BPASS = L::BK / BRS;
     static_assert(THREADS % BCPR == 0 && L::BK % BRS == 0, "B copy mapping");
 
@@ -125,7 +124,8 @@ struct Copier {
 #pragma unroll
             for (int p = 0; p < APASS; ++p) {
                 const bool ok = ((a_rows >> p) & 1) && kp * 8 < kleft;
-                dd::cp_async_elem<T>(st + sa + kp * 8 * L::SA + 32 * p, a + p * a_pass + kp * 8, ok);
+                dd::cp_async_elem<T>(st + sa + kp * 8 * L::SA + 32 * p, a + p * a_pass + kp * 8,
+                                     ok);
             }
         const int rleft = K - k0 - b_row;
 #pragma unroll
@@ -164,8 +164,8 @@ __device__ __forceinline__ void load_frag(const T *sA, const T *sB, int p, int a
 
 template <typename T, int BK, int STAGES, bool VEC>
 __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 2 : 1)
-warptile_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda, const T *__restrict__ B,
-                int64_t ldb, int beta, T *__restrict__ C, int64_t ldc)
+    warptile_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda,
+                    const T *__restrict__ B, int64_t ldb, int beta, T *__restrict__ C, int64_t ldc)
 {
     typedef Cfg<T, BK, STAGES> L;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -216,7 +216,8 @@ warptile_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda, const
                 rs = rs + 1 == STAGES ? 0 : rs + 1;
             }
             const T *st = smem + rs * L::STAGE;
-            load_frag<T, L>(st, st + BK * L::SA, (p + 1) % BK, arow, bcol, a[(p + 1) & 1], b[(p + 1) & 1]);
+            load_frag<T, L>(st, st + BK * L::SA, (p + 1) % BK, arow, bcol, a[(p + 1) & 1],
+                            b[(p + 1) & 1]);
             if (p == 0) {
                 if (t + STAGES - 1 < tiles)
                     cp.copy(smem + ws * L::STAGE, K);
@@ -243,7 +244,8 @@ warptile_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda, const
 #pragma unroll
             for (int ii = 0; ii < 4; ++ii) {
                 const int i = 4 * half + ii;
-                const T *crow = C + (int64_t)(m0 + arow + (i / L::G) * L::GSM + (i % L::G)) * ldc + n0 + bcol;
+                const T *crow =
+                    C + (int64_t)(m0 + arow + (i / L::G) * L::GSM + (i % L::G)) * ldc + n0 + bcol;
 #pragma unroll
                 for (int g = 0; g < L::GROUPS; ++g)
                     if (beta)
@@ -252,7 +254,8 @@ warptile_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda, const
 #pragma unroll
             for (int ii = 0; ii < 4; ++ii) {
                 const int i = 4 * half + ii;
-                T *crow = C + (int64_t)(m0 + arow + (i / L::G) * L::GSM + (i % L::G)) * ldc + n0 + bcol;
+                T *crow =
+                    C + (int64_t)(m0 + arow + (i / L::G) * L::GSM + (i % L::G)) * ldc + n0 + bcol;
 #pragma unroll
                 for (int g = 0; g < L::GROUPS; ++g) {
                     V v;
@@ -275,12 +278,12 @@ warptile_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda, const
         T *crow = C + (int64_t)row * ldc;
 #pragma unroll
         for (int g = 0; g < L::GROUPS; ++g)
-            dd::store_row_group<T, L::G, VEC>(crow, n0 + bcol + g * L::GSN, N, &acc[i][g * L::G], beta);
+            dd::store_row_group<T, L::G, VEC>(crow, n0 + bcol + g * L::GSN, N, &acc[i][g * L::G],
+                                              beta);
     }
 }
 
-template <typename T, int BK, int STAGES>
-int launch_cfg(DD_LAUNCHER_ARGS(T))
+template <typename T, int BK, int STAGES> int launch_cfg(DD_LAUNCHER_ARGS(T))
 {
     typedef Cfg<T, BK, STAGES> L;
     static unsigned long long smem_set[2];
@@ -299,12 +302,14 @@ int launch_cfg(DD_LAUNCHER_ARGS(T))
         auto kern = warptile_kernel<T, BK, STAGES, true>;
         if ((e = dd::allow_smem(kern, L::SMEM, &smem_set[1])) != cudaSuccess)
             return e;
-        kern<<<(unsigned)blocks, THREADS, L::SMEM, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C, ldc);
+        kern<<<(unsigned)blocks, THREADS, L::SMEM, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb,
+                                                        beta, C, ldc);
     } else {
         auto kern = warptile_kernel<T, BK, STAGES, false>;
         if ((e = dd::allow_smem(kern, L::SMEM, &smem_set[0])) != cudaSuccess)
             return e;
-        kern<<<(unsigned)blocks, THREADS, L::SMEM, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C, ldc);
+        kern<<<(unsigned)blocks, THREADS, L::SMEM, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb,
+                                                        beta, C, ldc);
     }
     return dd::launch_status();
 }

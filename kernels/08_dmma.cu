@@ -56,24 +56,28 @@
 #include "gemm_common.cuh"
 #include "ladder.h"
 
-namespace {
+namespace
+{
 
 constexpr int GROUP_M = 8;
 
 /* Block = WARPS_M × WARPS_N warp tiles of WM × WN (rows × columns of C);
  * production: 2 × 4 warps of 64 × 32, a 128×128 block. */
-template <int BK_, int STAGES_, int WARPS_M_ = 2, int WARPS_N_ = 4, bool PIPE_ = false, int WM_ = 64,
-          int WN_ = 32>
+template <int BK_, int STAGES_, int WARPS_M_ = 2, int WARPS_N_ = 4, bool PIPE_ = false,
+          int WM_ = 64, int WN_ = 32>
 struct Cfg {
     static constexpr int WM = WM_, WN = WN_;
-    static constexpr int MT = WM / 8, NT = WN / 16; /* mma tiles per warp: along m (mma n), along n (mma m) */
+    static constexpr int MT = WM / 8,
+                         NT = WN / 16; /* mma tiles per warp: along m (mma n), along n (mma m) */
     static constexpr int BK = BK_, STAGES = STAGES_;
     static constexpr bool PIPE = PIPE_; /* fragments double-buffered across k steps */
     static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
     static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int BM = WM * WARPS_M, BN = WN * WARPS_N;
     /* Registers: 8 per mma tile of accumulators, plus fragments and addresses. */
-    static constexpr int MIN_BLOCKS = (MT * NT * 8 + 64) * THREADS > 65536 ? 1 : 65536 / ((MT * NT * 8 + 64) * THREADS);
+    static constexpr int MIN_BLOCKS = (MT * NT * 8 + 64) * THREADS > 65536
+                                          ? 1
+                                          : 65536 / ((MT * NT * 8 + 64) * THREADS);
     static constexpr int SA = BK + 8; /* doubles; 2·SA ≡ 16 (mod 32) banks */
     static constexpr int SB = BN + 2; /* doubles; 2·SB ≡ 4 (mod 16) banks */
     static constexpr int A_ELEMS = BM * SA, B_ELEMS = BK * SB;
@@ -87,7 +91,8 @@ struct Cfg {
  * sm_80 gets the same fragments through four m8n8k4 (its native DMMA: the
  * register layouts nest exactly); earlier GPUs have no FP64 mma (the
  * launcher refuses them). */
-__device__ __forceinline__ void dmma_16x8x8(double (&c)[4], const double (&a)[4], const double (&b)[2])
+__device__ __forceinline__ void dmma_16x8x8(double (&c)[4], const double (&a)[4],
+                                            const double (&b)[2])
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 "
@@ -95,9 +100,9 @@ __device__ __forceinline__ void dmma_16x8x8(double (&c)[4], const double (&a)[4]
         : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
         : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define DD_MMA884(c0, c1, a, b)                                                                   \
-    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"        \
-        : "+d"(c0), "+d"(c1)                                                                      \
+#define DD_MMA884(c0, c1, a, b)                                                                    \
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"          \
+        : "+d"(c0), "+d"(c1)                                                                       \
         : "d"(a), "d"(b))
     DD_MMA884(c[0], c[1], a[0], b[0]); /* rows g,   k t   */
     DD_MMA884(c[0], c[1], a[2], b[1]); /* rows g,   k t+4 */
@@ -113,22 +118,21 @@ __device__ __forceinline__ void dmma_16x8x8(double (&c)[4], const double (&a)[4]
 /* Global -> shared copies of one thread, tile after tile.  Everything that
  * does not change along K (row pointers, which rows and columns exist) is
  * worked out once; per tile there remain a K test and pointer increments. */
-template <typename L, bool VEC>
-struct Copier {
-    static constexpr int W = VEC ? 2 : 1;           /* doubles per copy */
-    static constexpr int ACPR = L::BK / W;          /* copies per row of the A tile */
-    static constexpr int BCPR = L::BN / W;          /* copies per row of the B tile */
-    static constexpr int ARS = L::THREADS / ACPR;   /* A rows per pass */
-    static constexpr int BRS = L::THREADS / BCPR;   /* B rows per pass */
+template <typename L, bool VEC> struct Copier {
+    static constexpr int W = VEC ? 2 : 1;         /* doubles per copy */
+    static constexpr int ACPR = L::BK / W;        /* copies per row of the A tile */
+    static constexpr int BCPR = L::BN / W;        /* copies per row of the B tile */
+    static constexpr int ARS = L::THREADS / ACPR; /* A rows per pass */
+    static constexpr int BRS = L::THREADS / BCPR; /* B rows per pass */
     static constexpr int APASS = L::BM / ARS, BPASS = L::BK / BRS;
     static_assert(L::THREADS % ACPR == 0 && L::THREADS % BCPR == 0, "copy mapping");
     static_assert(APASS <= 32, "row mask");
 
-    const double *a, *b;      /* this thread's first element of the next tile */
-    unsigned a_rows;          /* bit p: the row of pass p exists */
-    int a_col, b_row;         /* column of A / row of B within the tile */
-    int b_bytes;              /* bytes of this thread's B piece inside N */
-    int k0;                   /* K index of the next tile */
+    const double *a, *b; /* this thread's first element of the next tile */
+    unsigned a_rows;     /* bit p: the row of pass p exists */
+    int a_col, b_row;    /* column of A / row of B within the tile */
+    int b_bytes;         /* bytes of this thread's B piece inside N */
+    int k0;              /* K index of the next tile */
     /* Shared offsets are recomputed from threadIdx at each copy, and the
      * pointer strides from lda/ldb (kernel parameters, in the constant
      * bank): registers are the scarce resource of this kernel. */
@@ -210,8 +214,9 @@ __device__ __forceinline__ void load_frags(const double *st, int fa_off, int fb_
 
 template <typename L, bool VEC>
 __global__ void __launch_bounds__(L::THREADS, L::MIN_BLOCKS)
-dmma_kernel(int M, int N, int K, const double *__restrict__ A, int64_t lda,
-            const double *__restrict__ B, int64_t ldb, int beta, double *__restrict__ C, int64_t ldc)
+    dmma_kernel(int M, int N, int K, const double *__restrict__ A, int64_t lda,
+                const double *__restrict__ B, int64_t ldb, int beta, double *__restrict__ C,
+                int64_t ldc)
 {
     constexpr int BK = L::BK, STAGES = L::STAGES, BM = L::BM, BN = L::BN, KK = BK / 8;
     constexpr int WARPS_M = L::WARPS_M, WM = L::WM, WN = L::WN, MT = L::MT, NT = L::NT;
@@ -229,7 +234,7 @@ dmma_kernel(int M, int N, int K, const double *__restrict__ A, int64_t lda,
 
     /* Per-lane offsets (doubles) inside a stage for the fragment loads. */
     const int fa_off = L::A_ELEMS + (2 * t) * L::SB + wn * WN + 2 * g; /* + 8kk·SB + 16i (sB) */
-    const int fb_off = (wm * WM + g) * L::SA + 2 * t;                /* + 8j·SA + 8kk (sA) */
+    const int fb_off = (wm * WM + g) * L::SA + 2 * t;                  /* + 8j·SA + 8kk (sA) */
 
     double acc[MT][NT][4]; /* [8-row slice j][16-column slice i] */
 #pragma unroll
@@ -266,7 +271,8 @@ dmma_kernel(int M, int N, int K, const double *__restrict__ A, int64_t lda,
                     __syncthreads();                 /* ... for everyone; stage kt-1 is free */
                     rs = rs + 1 == STAGES ? 0 : rs + 1;
                 }
-                load_frags<L>(smem + rs * L::STAGE, fa_off, fb_off, (kk + 1) % KK, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
+                load_frags<L>(smem + rs * L::STAGE, fa_off, fb_off, (kk + 1) % KK, fa[(kk + 1) & 1],
+                              fb[(kk + 1) & 1]);
                 if (kk == 0) {
                     if (kt + STAGES - 1 < tiles)
                         cp.copy(smem + ws * L::STAGE, K, lda, ldb);
@@ -361,8 +367,7 @@ dmma_kernel(int M, int N, int K, const double *__restrict__ A, int64_t lda,
         }
 }
 
-template <typename L>
-int launch_cfg(DD_LAUNCHER_ARGS(double))
+template <typename L> int launch_cfg(DD_LAUNCHER_ARGS(double))
 {
     constexpr int BM = L::BM, BN = L::BN;
     static unsigned long long smem_set[2];
@@ -386,12 +391,14 @@ int launch_cfg(DD_LAUNCHER_ARGS(double))
         auto kern = dmma_kernel<L, true>;
         if ((e = dd::allow_smem(kern, L::SMEM, &smem_set[1])) != cudaSuccess)
             return e;
-        kern<<<(unsigned)blocks, L::THREADS, L::SMEM, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C, ldc);
+        kern<<<(unsigned)blocks, L::THREADS, L::SMEM, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb,
+                                                           beta, C, ldc);
     } else {
         auto kern = dmma_kernel<L, false>;
         if ((e = dd::allow_smem(kern, L::SMEM, &smem_set[0])) != cudaSuccess)
             return e;
-        kern<<<(unsigned)blocks, L::THREADS, L::SMEM, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C, ldc);
+        kern<<<(unsigned)blocks, L::THREADS, L::SMEM, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb,
+                                                           beta, C, ldc);
     }
     return dd::launch_status();
 }

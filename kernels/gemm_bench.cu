@@ -34,7 +34,8 @@
 #include "kernel.h"
 #include "ladder.h"
 
-namespace {
+namespace
+{
 
 struct shape {
     int64_t m, n, k;
@@ -63,17 +64,16 @@ struct env_info {
 
 int usage(FILE *f)
 {
-    fprintf(f,
-            "usage: gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32] [--reps N]\n"
-            "                  [--warmup N] [--beta 0|1|auto] [--slow-limit N] [--variants]\n"
-            "                  [--json FILE] [--quick] [--seed S] [--device D]\n"
-            "  --sizes     comma list of N or MxNxK (default 1024,2048,4096,8192,16384,\n"
-            "              8192x8192x1024,16384x16384x1024)\n"
-            "  --kernels   comma list of names or name prefixes (default: all); cublas is\n"
-            "              always timed, as the reference\n"
-            "  --quick     sizes 1024,2048,4096,4096x4096x1024; 3 reps, 1 warm-up\n"
-            "  --variants  also time the tuning variants of the production kernels\n"
-            "  --json FILE append one JSON object per row (JSON Lines)\n");
+    fprintf(f, "usage: gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32] [--reps N]\n"
+               "                  [--warmup N] [--beta 0|1|auto] [--slow-limit N] [--variants]\n"
+               "                  [--json FILE] [--quick] [--seed S] [--device D]\n"
+               "  --sizes     comma list of N or MxNxK (default 1024,2048,4096,8192,16384,\n"
+               "              8192x8192x1024,16384x16384x1024)\n"
+               "  --kernels   comma list of names or name prefixes (default: all); cublas is\n"
+               "              always timed, as the reference\n"
+               "  --quick     sizes 1024,2048,4096,4096x4096x1024; 3 reps, 1 warm-up\n"
+               "  --variants  also time the tuning variants of the production kernels\n"
+               "  --json FILE append one JSON object per row (JSON Lines)\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -244,13 +244,14 @@ void json_num(FILE *f, double v)
 void emit(const options &o, const env_info &env, const row &r)
 {
     char dims[64];
-    snprintf(dims, sizeof dims, "%lldx%lldx%lld", (long long)r.s.m, (long long)r.s.n, (long long)r.s.k);
+    snprintf(dims, sizeof dims, "%lldx%lldx%lld", (long long)r.s.m, (long long)r.s.n,
+             (long long)r.s.k);
     if (!strcmp(r.status, "ok"))
         printf("%-22s %-4s %-19s %4d %10.3f %9.2f %8.1f%% %9.2e  ok\n", r.kernel, r.dtype, dims,
                r.beta, r.ms_median, r.tflops, r.pct, r.err);
     else
-        printf("%-22s %-4s %-19s %4d %10s %9s %9s %9s  %s %s\n", r.kernel, r.dtype, dims, r.beta, "-",
-               "-", "-", "-", r.status, r.note.c_str());
+        printf("%-22s %-4s %-19s %4d %10s %9s %9s %9s  %s %s\n", r.kernel, r.dtype, dims, r.beta,
+               "-", "-", "-", "-", r.status, r.note.c_str());
     fflush(stdout);
     if (!o.json)
         return;
@@ -266,14 +267,18 @@ void emit(const options &o, const env_info &env, const row &r)
     json_str(f, o.command.c_str());
     fprintf(f, ",\"gpu\":");
     json_str(f, env.gpu);
-    fprintf(f, ",\"sm_count\":%d,\"cc\":\"%d.%d\",\"cuda_driver\":\"%d.%d\",\"cuda_runtime\":\"%d.%d\",\"cublas\":",
+    fprintf(f,
+            ",\"sm_count\":%d,\"cc\":\"%d.%d\",\"cuda_driver\":\"%d.%d\",\"cuda_runtime\":\"%d.%"
+            "d\",\"cublas\":",
             env.sms, env.cc_major, env.cc_minor, env.driver / 1000, (env.driver % 1000) / 10,
             env.runtime / 1000, (env.runtime % 1000) / 10);
     json_str(f, env.cublas);
     fprintf(f, ",\"kernel\":");
     json_str(f, r.kernel);
-    fprintf(f, ",\"dtype\":\"%s\",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"beta\":%d,\"reps\":%d,\"warmup\":%d",
-            r.dtype, (long long)r.s.m, (long long)r.s.n, (long long)r.s.k, r.beta, r.reps, o.warmup);
+    fprintf(
+        f,
+        ",\"dtype\":\"%s\",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"beta\":%d,\"reps\":%d,\"warmup\":%d",
+        r.dtype, (long long)r.s.m, (long long)r.s.n, (long long)r.s.k, r.beta, r.reps, o.warmup);
     fprintf(f, ",\"ms_median\":");
     json_num(f, r.ms_median);
     fprintf(f, ",\"ms_min\":");
@@ -339,9 +344,8 @@ int bench_one(const options &o, const env_info &env, const std::vector<const ker
 {
     typedef ddcheck::type_info<T> TI;
     const int beta = o.beta >= 0 ? o.beta : (sh.k < sh.m && sh.k < sh.n ? 1 : 0);
-    const bool has_any = std::any_of(list.begin(), list.end(), [](const kernel_desc *d) {
-        return TI::fn(d) != nullptr;
-    });
+    const bool has_any = std::any_of(list.begin(), list.end(),
+                                     [](const kernel_desc *d) { return TI::fn(d) != nullptr; });
     if (!has_any)
         return 0;
 
@@ -350,10 +354,14 @@ int bench_one(const options &o, const env_info &env, const std::vector<const ker
     T *A, *B, *C, *R, *C0 = nullptr;
     size_t mn = (size_t)sh.m * sh.n;
     cudaError_t ae = cudaMalloc(&A, sizeof(T) * sh.m * sh.k);
-    if (ae == cudaSuccess) ae = cudaMalloc(&B, sizeof(T) * sh.k * sh.n);
-    if (ae == cudaSuccess) ae = cudaMalloc(&C, sizeof(T) * mn);
-    if (ae == cudaSuccess) ae = cudaMalloc(&R, sizeof(T) * mn);
-    if (ae == cudaSuccess && beta) ae = cudaMalloc(&C0, sizeof(T) * mn);
+    if (ae == cudaSuccess)
+        ae = cudaMalloc(&B, sizeof(T) * sh.k * sh.n);
+    if (ae == cudaSuccess)
+        ae = cudaMalloc(&C, sizeof(T) * mn);
+    if (ae == cudaSuccess)
+        ae = cudaMalloc(&R, sizeof(T) * mn);
+    if (ae == cudaSuccess && beta)
+        ae = cudaMalloc(&C0, sizeof(T) * mn);
     if (ae != cudaSuccess) {
         fprintf(stderr, "gemm-bench: %s %lldx%lldx%lld: %s; size skipped\n", TI::name(),
                 (long long)sh.m, (long long)sh.n, (long long)sh.k, cudaGetErrorString(ae));
@@ -371,9 +379,15 @@ int bench_one(const options &o, const env_info &env, const std::vector<const ker
         ddcheck::fill_uniform<T>(B, sh.k, sh.n, sh.n, *seed * 3 + 1, s);
         if (beta)
             ddcheck::fill_uniform<T>(C0, sh.m, sh.n, sh.n, *seed * 3 + 2, s);
-        p.maxA = ddcheck::bits_to_double(ddcheck::max_diff<T>(red, A, sh.k, (const T *)nullptr, 0, sh.m, sh.k, s).maxbits);
-        p.maxB = ddcheck::bits_to_double(ddcheck::max_diff<T>(red, B, sh.n, (const T *)nullptr, 0, sh.k, sh.n, s).maxbits);
-        p.maxC0 = beta ? ddcheck::bits_to_double(ddcheck::max_diff<T>(red, C0, sh.n, (const T *)nullptr, 0, sh.m, sh.n, s).maxbits) : 0;
+        p.maxA = ddcheck::bits_to_double(
+            ddcheck::max_diff<T>(red, A, sh.k, (const T *)nullptr, 0, sh.m, sh.k, s).maxbits);
+        p.maxB = ddcheck::bits_to_double(
+            ddcheck::max_diff<T>(red, B, sh.n, (const T *)nullptr, 0, sh.k, sh.n, s).maxbits);
+        p.maxC0 =
+            beta ? ddcheck::bits_to_double(
+                       ddcheck::max_diff<T>(red, C0, sh.n, (const T *)nullptr, 0, sh.m, sh.n, s)
+                           .maxbits)
+                 : 0;
         ddcheck::prepare_c(p, R, s);
         int e = TI::fn(cublas)(sh.m, sh.n, sh.k, A, sh.k, B, sh.n, beta, R, sh.n, (void *)s);
         if (e) {
@@ -393,7 +407,8 @@ int bench_one(const options &o, const env_info &env, const std::vector<const ker
     fresh();
     row cb = {"cublas", TI::name(), sh, beta, o.reps, NAN, NAN, NAN, 100.0, 0.0, "ok", ""};
     {
-        int e = time_kernel<T>(TI::fn(cublas), p, o.warmup, o.reps, flush, flush_bytes, s, &cb.ms_median, &cb.ms_min);
+        int e = time_kernel<T>(TI::fn(cublas), p, o.warmup, o.reps, flush, flush_bytes, s,
+                               &cb.ms_median, &cb.ms_min);
         if (e) {
             fprintf(stderr, "gemm-bench: cuBLAS failed: %s\n", cudaGetErrorString((cudaError_t)e));
             exit(1);
@@ -405,12 +420,15 @@ int bench_one(const options &o, const env_info &env, const std::vector<const ker
         auto fn = TI::fn(d);
         if (!fn || d == cublas)
             continue;
-        row r = {d->name, TI::name(), sh, beta, d->slow ? std::min(o.reps, 3) : o.reps, NAN, NAN, NAN, NAN, NAN, "ok", ""};
+        row r = {d->name, TI::name(), sh,  beta, d->slow ? std::min(o.reps, 3) : o.reps,
+                 NAN,     NAN,        NAN, NAN,  NAN,
+                 "ok",    ""};
         int64_t big = std::max(sh.m, std::max(sh.n, sh.k));
         if (d->slow && big > o.slow_limit) {
             r.status = "skipped";
             char buf[96];
-            snprintf(buf, sizeof buf, "(slow kernel; above --slow-limit %lld)", (long long)o.slow_limit);
+            snprintf(buf, sizeof buf, "(slow kernel; above --slow-limit %lld)",
+                     (long long)o.slow_limit);
             r.note = buf;
             emit(o, env, r);
             continue;
@@ -435,7 +453,8 @@ int bench_one(const options &o, const env_info &env, const std::vector<const ker
             emit(o, env, r);
             continue;
         }
-        int e = time_kernel<T>(fn, p, o.warmup, r.reps, flush, flush_bytes, s, &r.ms_median, &r.ms_min);
+        int e =
+            time_kernel<T>(fn, p, o.warmup, r.reps, flush, flush_bytes, s, &r.ms_median, &r.ms_min);
         if (e) {
             r.status = "error";
             r.note = cudaGetErrorString((cudaError_t)e);
@@ -501,13 +520,15 @@ int main(int argc, char **argv)
             if (selected(o, v[i].name))
                 list.push_back(&v[i]);
         if (n == 0)
-            fprintf(stderr, "gemm-bench: --variants: this build has none (configure with -DDD_KERNEL_VARIANTS=ON)\n");
+            fprintf(stderr, "gemm-bench: --variants: this build has none (configure with "
+                            "-DDD_KERNEL_VARIANTS=ON)\n");
     }
 
-    printf("# gemm-bench: %s, %d SMs, cc %d.%d, CUDA driver %d.%d runtime %d.%d, cuBLAS %s\n", env.gpu,
-           env.sms, env.cc_major, env.cc_minor, env.driver / 1000, (env.driver % 1000) / 10,
-           env.runtime / 1000, (env.runtime % 1000) / 10, env.cublas);
-    printf("# median of %d timed runs after %d warm-up, L2 flushed before each; check: err <= %g vs cuBLAS\n",
+    printf("# gemm-bench: %s, %d SMs, cc %d.%d, CUDA driver %d.%d runtime %d.%d, cuBLAS %s\n",
+           env.gpu, env.sms, env.cc_major, env.cc_minor, env.driver / 1000,
+           (env.driver % 1000) / 10, env.runtime / 1000, (env.runtime % 1000) / 10, env.cublas);
+    printf("# median of %d timed runs after %d warm-up, L2 flushed before each; check: err <= %g "
+           "vs cuBLAS\n",
            o.reps, o.warmup, DD_CHECK_THRESHOLD);
     printf("%-22s %-4s %-19s %4s %10s %9s %9s %9s  %s\n", "kernel", "type", "MxNxK", "beta", "ms",
            "TFLOP/s", "%cuBLAS", "check", "status");

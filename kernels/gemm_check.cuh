@@ -28,17 +28,18 @@
 #define DD_CHECK_THRESHOLD 16.0
 
 /* For the bench and test programs: a failing CUDA call ends the program. */
-#define CK(call)                                                                                  \
-    do {                                                                                          \
-        cudaError_t ck_e_ = (call);                                                               \
-        if (ck_e_ != cudaSuccess) {                                                               \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                        \
-                    cudaGetErrorString(ck_e_));                                                   \
-            exit(1);                                                                              \
-        }                                                                                         \
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        cudaError_t ck_e_ = (call);                                                                \
+        if (ck_e_ != cudaSuccess) {                                                                \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                          \
+                    cudaGetErrorString(ck_e_));                                                    \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
-namespace ddcheck {
+namespace ddcheck
+{
 
 template <typename T> struct type_info;
 template <> struct type_info<double> {
@@ -93,16 +94,15 @@ void fill_uniform(T *p, int64_t rows, int64_t cols, int64_t ld, uint64_t seed, c
 }
 
 /* Every byte 0xFF: a NaN in float and double alike. */
-template <typename T>
-void poison(T *p, size_t elems, cudaStream_t s)
+template <typename T> void poison(T *p, size_t elems, cudaStream_t s)
 {
     CK(cudaMemsetAsync(p, 0xFF, elems * sizeof(T), s));
 }
 
 struct reduce_out {
-    unsigned long long maxbits;  /* bits of a non-negative double: ordered like the values */
+    unsigned long long maxbits; /* bits of a non-negative double: ordered like the values */
     unsigned long long nonfinite;
-    unsigned long long touched;  /* padding elements no longer poison */
+    unsigned long long touched; /* padding elements no longer poison */
 };
 
 __device__ __forceinline__ void warp_max_atomic(double v, unsigned long long *dst)
@@ -212,8 +212,7 @@ unsigned long long touched(reducer &r, const T *X, int64_t ld, int64_t rows, int
 
 /* One multiply to be checked.  C and R are buffers of m rows × ldc; C0 (for
  * beta 1) holds the initial C with the same ld. */
-template <typename T>
-struct problem {
+template <typename T> struct problem {
     int64_t m, n, k, lda, ldb, ldc;
     int beta;
     const T *A, *B;
@@ -223,17 +222,16 @@ struct problem {
 };
 
 struct verdict {
-    int launch_error;                /* cudaError_t of the launch, 0 = fine */
-    double err;                      /* the measure above */
+    int launch_error; /* cudaError_t of the launch, 0 = fine */
+    double err;       /* the measure above */
     double maxdiff;
-    unsigned long long unwritten;    /* non-finite elements of C */
-    unsigned long long outside;      /* padding elements written */
+    unsigned long long unwritten; /* non-finite elements of C */
+    unsigned long long outside;   /* padding elements written */
     bool passed;
 };
 
 /* Poison C (whole m×ldc buffer), set its m×n block to C0 for beta 1. */
-template <typename T>
-void prepare_c(const problem<T> &p, T *C, cudaStream_t s)
+template <typename T> void prepare_c(const problem<T> &p, T *C, cudaStream_t s)
 {
     poison(C, (size_t)p.m * p.ldc, s);
     if (p.beta && p.m > 0 && p.n > 0)

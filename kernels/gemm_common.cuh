@@ -16,7 +16,8 @@
 #include "kernel.h"
 #include "ladder.h"
 
-namespace dd {
+namespace dd
+{
 
 /* Checks the arguments and does the cases that need no kernel: m or n zero
  * (nothing), k zero (C = 0 for beta 0, nothing for beta 1).  Returns a CUDA
@@ -39,7 +40,8 @@ static inline int gemm_prologue(int64_t m, int64_t n, int64_t k, const T *A, int
         if (beta)
             return cudaSuccess;
         /* All-zero bytes are +0.0 in IEEE 754, for float and double alike. */
-        return cudaMemset2DAsync(C, (size_t)ldc * sizeof(T), 0, (size_t)n * sizeof(T), (size_t)m, s);
+        return cudaMemset2DAsync(C, (size_t)ldc * sizeof(T), 0, (size_t)n * sizeof(T), (size_t)m,
+                                 s);
     }
     if (A == nullptr || B == nullptr || lda < k || ldb < n)
         return cudaErrorInvalidValue;
@@ -50,15 +52,42 @@ static inline int gemm_prologue(int64_t m, int64_t n, int64_t k, const T *A, int
 /* A matrix can be read in 16-byte vectors when its base is 16-byte aligned
  * and every row starts on a 16-byte boundary (ld a multiple of the vector
  * width).  SUMMA hands out sub-blocks, so this is a run-time question. */
-template <typename T>
-static inline bool vec16_ok(const void *p, int64_t ld)
+template <typename T> static inline bool vec16_ok(const void *p, int64_t ld)
 {
     return ((uintptr_t)p % 16 == 0) && ((ld * (int64_t)sizeof(T)) % 16 == 0);
 }
 
 /* The launch result: launch-configuration errors surface here; errors of
  * the kernel itself surface at the caller's next synchronisation. */
-static inline int launch_status(void) { return (int)cudaGetLastError(); }
+static inline int launch_status(void)
+{
+    return (int)cudaGetLastError();
+}
+
+/* The launch of a tiled kernel: the shared argument checks and trivial
+ * cases, then a grid of ceil(n/bn) × ceil(m/bm) blocks (x along C's
+ * columns) of `block` threads on stream s.  All ladder kernels take the
+ * same arguments. */
+template <typename T>
+using ladder_kernel_t = void (*)(int, int, int, const T *, int64_t, const T *, int64_t, int, T *,
+                                 int64_t);
+
+template <typename T>
+static inline int launch_tiled(ladder_kernel_t<T> kernel, dim3 block, int bm, int bn, int64_t m,
+                               int64_t n, int64_t k, const T *A, int64_t lda, const T *B,
+                               int64_t ldb, int beta, T *C, int64_t ldc, void *stream)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    bool go;
+    int e = gemm_prologue<T>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
+    if (e != cudaSuccess || !go)
+        return e;
+    dim3 grid((unsigned)((n + bn - 1) / bn), (unsigned)((m + bm - 1) / bm));
+    if (grid.y > 65535)
+        return cudaErrorInvalidConfiguration;
+    kernel<<<grid, block, 0, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C, ldc);
+    return launch_status();
+}
 
 /* Raise a kernel's dynamic shared-memory limit once per device.  The flag
  * array is per instantiation; a race between two host threads only repeats
@@ -83,8 +112,14 @@ static inline cudaError_t allow_smem(Kernel kern, int bytes, unsigned long long 
 
 /* 16 bytes of T: float4 or double2. */
 template <typename T> struct vec16;
-template <> struct vec16<float> { typedef float4 type; static const int n = 4; };
-template <> struct vec16<double> { typedef double2 type; static const int n = 2; };
+template <> struct vec16<float> {
+    typedef float4 type;
+    static const int n = 4;
+};
+template <> struct vec16<double> {
+    typedef double2 type;
+    static const int n = 2;
+};
 
 __device__ __forceinline__ uint32_t smem_addr(const void *p)
 {
@@ -114,9 +149,18 @@ __device__ __forceinline__ void cp_async(void *smem, const void *gmem, int src_b
         d[i] = i < src_bytes ? s[i] : 0;
 #endif
 }
-__device__ __forceinline__ void cp_async16(void *smem, const void *gmem, int src_bytes) { cp_async<16>(smem, gmem, src_bytes); }
-__device__ __forceinline__ void cp_async8(void *smem, const void *gmem, int src_bytes) { cp_async<8>(smem, gmem, src_bytes); }
-__device__ __forceinline__ void cp_async4(void *smem, const void *gmem, int src_bytes) { cp_async<4>(smem, gmem, src_bytes); }
+__device__ __forceinline__ void cp_async16(void *smem, const void *gmem, int src_bytes)
+{
+    cp_async<16>(smem, gmem, src_bytes);
+}
+__device__ __forceinline__ void cp_async8(void *smem, const void *gmem, int src_bytes)
+{
+    cp_async<8>(smem, gmem, src_bytes);
+}
+__device__ __forceinline__ void cp_async4(void *smem, const void *gmem, int src_bytes)
+{
+    cp_async<4>(smem, gmem, src_bytes);
+}
 /* One element, whichever width T has. */
 template <typename T>
 __device__ __forceinline__ void cp_async_elem(T *smem, const T *gmem, bool valid)
@@ -132,8 +176,7 @@ __device__ __forceinline__ void cp_async_commit()
     asm volatile("cp.async.commit_group;\n" ::: "memory");
 #endif
 }
-template <int N>
-__device__ __forceinline__ void cp_async_wait()
+template <int N> __device__ __forceinline__ void cp_async_wait()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
@@ -141,8 +184,7 @@ __device__ __forceinline__ void cp_async_wait()
 }
 
 /* Guarded scalar read: zero outside the matrix. */
-template <typename T>
-__device__ __forceinline__ T load_or_zero(const T *p, bool valid)
+template <typename T> __device__ __forceinline__ T load_or_zero(const T *p, bool valid)
 {
     return valid ? *p : T(0);
 }

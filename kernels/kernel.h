@@ -27,11 +27,11 @@ typedef int (*kernel_sgemm_fn)(int64_t m, int64_t n, int64_t k, const float *A, 
                                void *stream);
 
 typedef struct {
-    const char *name;        /* "01_naive", ..., "cublas" */
-    const char *technique;   /* one line: what this step changes */
-    kernel_dgemm_fn dgemm;   /* NULL: FP64 not offered */
-    kernel_sgemm_fn sgemm;   /* NULL: FP32 not offered */
-    int slow;                /* 1: too slow for the large bench sizes (naive steps) */
+    const char *name;      /* "01_naive", ..., "cublas" */
+    const char *technique; /* one line: what this step changes */
+    kernel_dgemm_fn dgemm; /* NULL: FP64 not offered */
+    kernel_sgemm_fn sgemm; /* NULL: FP32 not offered */
+    int slow;              /* 1: too slow for the large bench sizes (naive steps) */
 } kernel_desc;
 
 /* All kernels, ladder order, cublas last.  *count set. */

@@ -17,7 +17,8 @@
 #include "gemm_common.cuh"
 #include "ladder.h"
 
-namespace {
+namespace
+{
 
 constexpr int MAX_DEVICES = 64;
 cublasHandle_t handles[MAX_DEVICES];
@@ -26,13 +27,20 @@ cublasHandle_t handles[MAX_DEVICES];
 int from_cublas(cublasStatus_t st)
 {
     switch (st) {
-    case CUBLAS_STATUS_SUCCESS: return cudaSuccess;
-    case CUBLAS_STATUS_ALLOC_FAILED: return cudaErrorMemoryAllocation;
-    case CUBLAS_STATUS_INVALID_VALUE: return cudaErrorInvalidValue;
-    case CUBLAS_STATUS_ARCH_MISMATCH: return cudaErrorInvalidDeviceFunction;
-    case CUBLAS_STATUS_NOT_SUPPORTED: return cudaErrorNotSupported;
-    case CUBLAS_STATUS_EXECUTION_FAILED: return cudaErrorLaunchFailure;
-    default: return cudaErrorUnknown;
+    case CUBLAS_STATUS_SUCCESS:
+        return cudaSuccess;
+    case CUBLAS_STATUS_ALLOC_FAILED:
+        return cudaErrorMemoryAllocation;
+    case CUBLAS_STATUS_INVALID_VALUE:
+        return cudaErrorInvalidValue;
+    case CUBLAS_STATUS_ARCH_MISMATCH:
+        return cudaErrorInvalidDeviceFunction;
+    case CUBLAS_STATUS_NOT_SUPPORTED:
+        return cudaErrorNotSupported;
+    case CUBLAS_STATUS_EXECUTION_FAILED:
+        return cudaErrorLaunchFailure;
+    default:
+        return cudaErrorUnknown;
     }
 }
 
@@ -76,7 +84,8 @@ extern "C" int dd_cublas_dgemm(DD_LAUNCHER_ARGS(double))
         return e;
     const double one = 1.0, b = beta ? 1.0 : 0.0;
     /* The 64-bit API: lda·M may pass 2^31 elements. */
-    return from_cublas(cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, ldb, A, lda, &b, C, ldc));
+    return from_cublas(
+        cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, ldb, A, lda, &b, C, ldc));
 }
 
 extern "C" int dd_cublas_sgemm(DD_LAUNCHER_ARGS(float))
@@ -92,7 +101,8 @@ extern "C" int dd_cublas_sgemm(DD_LAUNCHER_ARGS(float))
     if ((e = from_cublas(cublasSetStream(h, s))) != cudaSuccess)
         return e;
     const float one = 1.0f, b = beta ? 1.0f : 0.0f;
-    return from_cublas(cublasSgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, ldb, A, lda, &b, C, ldc));
+    return from_cublas(
+        cublasSgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, ldb, A, lda, &b, C, ldc));
 }
 
 /* Destroys the handles of every device that has one; each on its own

@@ -14,25 +14,26 @@ extern "C" {
 #endif
 
 /* The parameter list of every launcher (kernel_dgemm_fn / kernel_sgemm_fn). */
-#define DD_LAUNCHER_ARGS(T)                                                                       \
-    int64_t m, int64_t n, int64_t k, const T *A, int64_t lda, const T *B, int64_t ldb, int beta, \
+#define DD_LAUNCHER_ARGS(T)                                                                        \
+    int64_t m, int64_t n, int64_t k, const T *A, int64_t lda, const T *B, int64_t ldb, int beta,   \
         T *C, int64_t ldc, void *stream
 
 /* The extern "C" launcher `name` for element type T, forwarding to the
  * C++ launch function given as the remaining arguments (which may hold
  * template commas). */
-#define DD_LAUNCHER(name, T, ...)                                                                 \
-    extern "C" int name(DD_LAUNCHER_ARGS(T))                                                      \
-    {                                                                                             \
-        return __VA_ARGS__(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);                        \
+#define DD_LAUNCHER(name, T, ...)                                                                  \
+    extern "C" int name(DD_LAUNCHER_ARGS(T))                                                       \
+    {                                                                                              \
+        return __VA_ARGS__(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);                         \
     }
 
-#define DD_DECLARE_LAUNCHERS(nn)                                                                  \
-    int dd_k##nn##_dgemm(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,          \
-                         const double *B, int64_t ldb, int beta, double *C, int64_t ldc,          \
-                         void *stream);                                                           \
-    int dd_k##nn##_sgemm(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,           \
-                         const float *B, int64_t ldb, int beta, float *C, int64_t ldc, void *stream);
+#define DD_DECLARE_LAUNCHERS(nn)                                                                   \
+    int dd_k##nn##_dgemm(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,            \
+                         const double *B, int64_t ldb, int beta, double *C, int64_t ldc,           \
+                         void *stream);                                                            \
+    int dd_k##nn##_sgemm(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,             \
+                         const float *B, int64_t ldb, int beta, float *C, int64_t ldc,             \
+                         void *stream);
 
 DD_DECLARE_LAUNCHERS(01)
 DD_DECLARE_LAUNCHERS(02)
@@ -46,8 +47,8 @@ DD_DECLARE_LAUNCHERS(07)
 int dd_k08_dgemm(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda, const double *B,
                  int64_t ldb, int beta, double *C, int64_t ldc, void *stream);
 
-int dd_cublas_dgemm(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
-                    const double *B, int64_t ldb, int beta, double *C, int64_t ldc, void *stream);
+int dd_cublas_dgemm(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda, const double *B,
+                    int64_t ldb, int beta, double *C, int64_t ldc, void *stream);
 int dd_cublas_sgemm(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda, const float *B,
                     int64_t ldb, int beta, float *C, int64_t ldc, void *stream);
 

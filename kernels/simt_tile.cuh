@@ -16,18 +16,19 @@
 
 #include "gemm_common.cuh"
 
-namespace dd {
-namespace simt {
+namespace dd
+{
+namespace simt
+{
 
 constexpr int BM = 128, BN = 128, BK = 8, THREADS = 256;
 
-template <typename T>
-struct Tile {
-    static constexpr int G = 16 / (int)sizeof(T);       /* elements per 16-byte vector */
-    static constexpr int GROUPS = 8 / G;                 /* vector groups per thread tile side */
-    static constexpr int GSTRIDE_M = BM / GROUPS;        /* distance between a thread's groups */
+template <typename T> struct Tile {
+    static constexpr int G = 16 / (int)sizeof(T); /* elements per 16-byte vector */
+    static constexpr int GROUPS = 8 / G;          /* vector groups per thread tile side */
+    static constexpr int GSTRIDE_M = BM / GROUPS; /* distance between a thread's groups */
     static constexpr int GSTRIDE_N = BN / GROUPS;
-    static constexpr int SA = BM + G;                    /* padded row of sA (elements) */
+    static constexpr int SA = BM + G;                      /* padded row of sA (elements) */
     static constexpr int A_CHUNKS = BM * BK / G / THREADS; /* vectors of A per thread per tile */
     static constexpr int B_CHUNKS = BK * BN / G / THREADS;
     typedef typename vec16<T>::type V;
@@ -56,10 +57,9 @@ __device__ __forceinline__ void load_vec(const T *p, bool row_ok, int avail, T *
 /* Global -> registers: this thread's vectors of the A tile (rows m0.., cols
  * k0..) and of the B tile (rows k0.., cols n0..). */
 template <typename T, bool VEC>
-__device__ __forceinline__ void load_tiles(const T *A, int64_t lda, const T *B, int64_t ldb, int M,
-                                           int N, int K, int m0, int n0, int k0,
-                                           T (&ra)[Tile<T>::A_CHUNKS][Tile<T>::G],
-                                           T (&rb)[Tile<T>::B_CHUNKS][Tile<T>::G])
+__device__ __forceinline__ void
+load_tiles(const T *A, int64_t lda, const T *B, int64_t ldb, int M, int N, int K, int m0, int n0,
+           int k0, T (&ra)[Tile<T>::A_CHUNKS][Tile<T>::G], T (&rb)[Tile<T>::B_CHUNKS][Tile<T>::G])
 {
     typedef Tile<T> L;
     const int tid = threadIdx.x;
@@ -80,7 +80,8 @@ __device__ __forceinline__ void load_tiles(const T *A, int64_t lda, const T *B, 
 /* Registers -> shared: A transposed (scalar stores, conflict-free thanks to
  * the padding), B as 16-byte vectors. */
 template <typename T>
-__device__ __forceinline__ void store_tiles(T *sA, T *sB, const T (&ra)[Tile<T>::A_CHUNKS][Tile<T>::G],
+__device__ __forceinline__ void store_tiles(T *sA, T *sB,
+                                            const T (&ra)[Tile<T>::A_CHUNKS][Tile<T>::G],
                                             const T (&rb)[Tile<T>::B_CHUNKS][Tile<T>::G])
 {
     typedef Tile<T> L;
@@ -108,7 +109,8 @@ __device__ __forceinline__ void store_tiles(T *sA, T *sB, const T (&ra)[Tile<T>:
 
 /* The 8×8 outer products of one BK step, from shared memory. */
 template <typename T>
-__device__ __forceinline__ void compute_tile(const T *sA, const T *sB, int ty, int tx, T (&acc)[8][8])
+__device__ __forceinline__ void compute_tile(const T *sA, const T *sB, int ty, int tx,
+                                             T (&acc)[8][8])
 {
     typedef Tile<T> L;
 #pragma unroll
@@ -116,8 +118,10 @@ __device__ __forceinline__ void compute_tile(const T *sA, const T *sB, int ty, i
         T a[8], b[8];
 #pragma unroll
         for (int g = 0; g < L::GROUPS; ++g) {
-            typename L::V va = *reinterpret_cast<const typename L::V *>(sA + p * L::SA + g * L::GSTRIDE_M + ty * L::G);
-            typename L::V vb = *reinterpret_cast<const typename L::V *>(sB + p * BN + g * L::GSTRIDE_N + tx * L::G);
+            typename L::V va = *reinterpret_cast<const typename L::V *>(
+                sA + p * L::SA + g * L::GSTRIDE_M + ty * L::G);
+            typename L::V vb = *reinterpret_cast<const typename L::V *>(
+                sB + p * BN + g * L::GSTRIDE_N + tx * L::G);
 #pragma unroll
             for (int e = 0; e < L::G; ++e) {
                 a[g * L::G + e] = reinterpret_cast<const T *>(&va)[e];
@@ -146,7 +150,8 @@ __device__ __forceinline__ void store_c(T *C, int64_t ldc, int M, int N, int m0,
         T *crow = C + (int64_t)row * ldc;
 #pragma unroll
         for (int g = 0; g < L::GROUPS; ++g)
-            store_row_group<T, L::G, VEC>(crow, n0 + g * L::GSTRIDE_N + tx * L::G, N, &acc[i][g * L::G], beta);
+            store_row_group<T, L::G, VEC>(crow, n0 + g * L::GSTRIDE_N + tx * L::G, N,
+                                          &acc[i][g * L::G], beta);
     }
 }
 

@@ -30,9 +30,9 @@ static void matvec(const void *M, dd_dtype t, int64_t rows, int64_t cols, const 
     }
 }
 
-int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_dtype t, int64_t M,
-                  int64_t N, int64_t K, const void *A, const void *B, const void *C,
-                  uint64_t seed, dd_check_result *res, dd_err *err)
+int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_dtype t, int64_t M, int64_t N,
+                  int64_t K, const void *A, const void *B, const void *C, uint64_t seed,
+                  dd_check_result *res, dd_err *err)
 {
     dd_range rm = grid_block(M, g->P, g->p), rn = grid_block(N, g->Q, g->q);
     dd_range rkq = grid_block(K, g->Q, g->q), rkp = grid_block(K, g->P, g->p);

@@ -23,9 +23,9 @@ typedef struct {
 
 /* Host blocks: A Mp×Kq, B Kp×Nq, C Mp×Nq (row-major).  Collective over
  * world; row is my grid row's communicator. */
-int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_dtype t, int64_t M,
-                  int64_t N, int64_t K, const void *A, const void *B, const void *C,
-                  uint64_t seed, dd_check_result *res, dd_err *err);
+int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_dtype t, int64_t M, int64_t N,
+                  int64_t K, const void *A, const void *B, const void *C, uint64_t seed,
+                  dd_check_result *res, dd_err *err);
 
 /* "||C x - A(B x)||_oo / (...) = 2.1e-02 ...... PASSED" */
 void check_line(const dd_check_result *r, char *buf, size_t n);

@@ -92,7 +92,8 @@ void cli_usage(const char *prog, int gen)
         "Distributed C = A·B (SUMMA on a P×Q process grid).\n"
         "\n"
         "Input and output:\n"
-        "  --in FILE          HDF5 file with 2-D datasets A (M×K) and B (K×N), 8- or 4-byte floats\n"
+        "  --in FILE          HDF5 file with 2-D datasets A (M×K) and B (K×N), 8- or 4-byte "
+        "floats\n"
         "  --size M,N,K       generate A and B in memory instead (N alone: square)\n"
         "  --dtype f64|f32    element type of generated inputs (default f64)\n"
         "  --seed S           generator seed (default 1)\n"
@@ -107,12 +108,14 @@ void cli_usage(const char *prog, int gen)
         "  --lookahead L      panels broadcast ahead of the multiply (default 1)\n"
         "  --backend B        auto | cuda | cpu (default auto: CUDA when every rank has a GPU)\n"
         "  --comm C           auto | nccl | mpi (default auto)\n"
-        "  --kernel NAME      local multiply kernel (CUDA: own production kernel by default; cublas)\n"
+        "  --kernel NAME      local multiply kernel (CUDA: own production kernel by default; "
+        "cublas)\n"
         "  --threads T        BLAS threads per rank on the CPU backend (default: library's)\n"
         "\n"
         "Measurement:\n"
         "  --repeat N         timed multiplies (default 1); --warmup N untimed first (default 0)\n"
-        "  --check            verify C with a random vector: HPL-style scaled residual, PASSED/FAILED\n"
+        "  --check            verify C with a random vector: HPL-style scaled residual, "
+        "PASSED/FAILED\n"
         "  --host-to-host     GPU: also time one pass from host data to host result, A and B\n"
         "                     streamed up panel by panel behind the multiply, C down after it\n"
         "  --json FILE        append one JSON record per run (JSON Lines)\n"
@@ -140,7 +143,8 @@ int cli_parse(int argc, char **argv, dd_opts *o, dd_err *err)
     o->repeat = 1;
     size_t used = 0;
     for (int i = 0; i < argc && used + 2 < sizeof o->cmdline; i++) {
-        int n = snprintf(o->cmdline + used, sizeof o->cmdline - used, "%s%s", i ? " " : "", argv[i]);
+        int n =
+            snprintf(o->cmdline + used, sizeof o->cmdline - used, "%s%s", i ? " " : "", argv[i]);
         used += (size_t)n < sizeof o->cmdline - used ? (size_t)n : sizeof o->cmdline - used - 1;
     }
 
@@ -153,11 +157,11 @@ int cli_parse(int argc, char **argv, dd_opts *o, dd_err *err)
     for (; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEEDV()                                                                                  \
-    do {                                                                                         \
-        if (!v)                                                                                  \
-            return dd_fail(err, DD_EUSAGE, "option %s needs a value", a);                        \
-        i++;                                                                                     \
+#define NEEDV()                                                                                    \
+    do {                                                                                           \
+        if (!v)                                                                                    \
+            return dd_fail(err, DD_EUSAGE, "option %s needs a value", a);                          \
+        i++;                                                                                       \
     } while (0)
 #define BAD(what) return dd_fail(err, DD_EUSAGE, "bad value '%s' for %s: expected %s", v, a, what)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -175,7 +179,8 @@ int cli_parse(int argc, char **argv, dd_opts *o, dd_err *err)
             if (parse_size(v, o->size))
                 BAD("M,N,K or N, positive integers");
             o->have_size = 1;
-        } else if (o->cmd == DD_CMD_GEN && (!strcmp(a, "-m") || !strcmp(a, "-n") || !strcmp(a, "-k"))) {
+        } else if (o->cmd == DD_CMD_GEN &&
+                   (!strcmp(a, "-m") || !strcmp(a, "-n") || !strcmp(a, "-k"))) {
             NEEDV();
             int idx = a[1] == 'm' ? 0 : a[1] == 'n' ? 1 : 2;
             if (parse_i64(v, 1, &o->size[idx]))

@@ -16,8 +16,14 @@ enum { DD_OK = 0, DD_EFAIL = -1, DD_EUSAGE = -2, DD_ENOMEM = -3, DD_EIO = -4, DD
 
 typedef enum { DD_F64 = 0, DD_F32 = 1 } dd_dtype;
 
-static inline size_t dd_elsize(dd_dtype t) { return t == DD_F64 ? 8 : 4; }
-static inline const char *dd_dtype_name(dd_dtype t) { return t == DD_F64 ? "f64" : "f32"; }
+static inline size_t dd_elsize(dd_dtype t)
+{
+    return t == DD_F64 ? 8 : 4;
+}
+static inline const char *dd_dtype_name(dd_dtype t)
+{
+    return t == DD_F64 ? "f64" : "f32";
+}
 
 /* One error sentence.  Kept in a fixed buffer so it can be broadcast. */
 #define DD_ERRLEN 512
@@ -27,8 +33,7 @@ typedef struct {
 
 /* printf-style: set the message (first failure wins, later ones are context
  * the caller chose not to add).  Returns `code` so `return dd_fail(e, ...)`. */
-int dd_fail(dd_err *e, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int dd_fail(dd_err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void dd_err_clear(dd_err *e);
 
 #endif

@@ -26,10 +26,10 @@ typedef struct dd_engine dd_engine;
 typedef int (*dd_progress_fn)(void *arg, dd_err *e);
 
 typedef struct {
-    MPI_Comm world;       /* all ranks */
-    MPI_Comm node;        /* ranks sharing this host (MPI_Comm_split_type SHARED) */
-    const char *kernel;   /* local-multiply kernel name, NULL = engine default */
-    int threads;          /* CPU: BLAS threads, 0 = library default */
+    MPI_Comm world;     /* all ranks */
+    MPI_Comm node;      /* ranks sharing this host (MPI_Comm_split_type SHARED) */
+    const char *kernel; /* local-multiply kernel name, NULL = engine default */
+    int threads;        /* CPU: BLAS threads, 0 = library default */
 } dd_engine_cfg;
 
 typedef struct {

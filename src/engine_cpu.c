@@ -6,8 +6,8 @@
  * multiply would sit idle until the next wait and nothing would overlap.
  * A chunk of >= 64 rows keeps OpenBLAS near its full rate. */
 #include <cblas.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 

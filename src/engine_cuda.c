@@ -303,8 +303,8 @@ static int cuda_zero(dd_engine *e, void *p, size_t bytes, dd_err *err)
     return rc ? rc : dd_cuda_check(cudaStreamSynchronize(s->compute), "cudaMemsetAsync", err);
 }
 
-static int cuda_upload_async(dd_engine *e, void *dst, size_t dpitch, const void *src,
-                             size_t spitch, size_t width, int64_t rows, dd_err *err)
+static int cuda_upload_async(dd_engine *e, void *dst, size_t dpitch, const void *src, size_t spitch,
+                             size_t width, int64_t rows, dd_err *err)
 {
     cuda_state *s = e->impl;
     if (rows <= 0 || width == 0)

@@ -11,8 +11,8 @@
 #include "run.h"
 #include "timer.h"
 
-static int write_matrix(dd_io *io, MPI_Comm world, const dd_opts *o, const char *name,
-                        uint64_t tag, int64_t rows, int64_t cols, dd_err *err)
+static int write_matrix(dd_io *io, MPI_Comm world, const dd_opts *o, const char *name, uint64_t tag,
+                        int64_t rows, int64_t cols, dd_err *err)
 {
     int rank, size;
     MPI_Comm_rank(world, &rank);
@@ -20,9 +20,10 @@ static int write_matrix(dd_io *io, MPI_Comm world, const dd_opts *o, const char 
     dd_range r = grid_block(rows, size, rank);
     size_t bytes = (size_t)(r.len * cols) * dd_elsize(o->dtype);
     void *buf = malloc(bytes ? bytes : 1);
-    int rc = buf ? DD_OK
-                 : dd_fail(err, DD_ENOMEM, "cannot allocate %.2f GiB to generate %s: use more ranks",
-                           (double)bytes / (1 << 30), name);
+    int rc =
+        buf ? DD_OK
+            : dd_fail(err, DD_ENOMEM, "cannot allocate %.2f GiB to generate %s: use more ranks",
+                      (double)bytes / (1 << 30), name);
     if ((rc = dd_agree(world, rc, err))) {
         free(buf);
         return rc;
@@ -47,8 +48,8 @@ int dd_gen(const dd_opts *o)
     int64_t M = o->size[0], N = o->size[1], K = o->size[2];
     dd_io io = {0};
     if (!ops) {
-        rc = dd_fail(&err, DD_EUSAGE, "--io %s is not available in this build: use --io independent",
-                     o->io);
+        rc = dd_fail(&err, DD_EUSAGE,
+                     "--io %s is not available in this build: use --io independent", o->io);
         goto fail;
     }
     io.ops = ops;
@@ -57,14 +58,17 @@ int dd_gen(const dd_opts *o)
     have_tmp = 1;
     const char *names[2] = {o->a, o->b};
     int64_t dims[2][2] = {{M, K}, {K, N}};
-    if ((rc = dd_agree(world, ops->create(&io, world, tmp, 2, names, (const int64_t(*)[2])dims,
-                                          o->dtype, &err), &err)))
+    if ((rc = dd_agree(
+             world,
+             ops->create(&io, world, tmp, 2, names, (const int64_t(*)[2])dims, o->dtype, &err),
+             &err)))
         goto fail;
     rc = write_matrix(&io, world, o, o->a, RNG_TAG_A, M, K, &err);
     if (!rc)
         rc = write_matrix(&io, world, o, o->b, RNG_TAG_B, K, N, &err);
     dd_attr attrs[] = {
-        {"generator", DD_ATTR_STR, "dgemm-dist " DD_VERSION " gen: splitmix64 counter, uniform [-1,1)", 0, 0},
+        {"generator", DD_ATTR_STR,
+         "dgemm-dist " DD_VERSION " gen: splitmix64 counter, uniform [-1,1)", 0, 0},
         {"seed", DD_ATTR_I64, NULL, 0, (int64_t)o->seed},
     };
     if (!rc)

@@ -19,9 +19,9 @@ typedef struct {
 } dd_range;
 
 typedef struct {
-    int P, Q;    /* grid shape */
-    int p, q;    /* my coordinates */
-    int rank;    /* p*Q + q */
+    int P, Q; /* grid shape */
+    int p, q; /* my coordinates */
+    int rank; /* p*Q + q */
 } dd_grid;
 
 /* block i of n cut into parts; len may be 0 when parts > n. */
@@ -34,11 +34,11 @@ dd_grid grid_make(int P, int Q, int rank);
 void grid_default(int nranks, int *P, int *Q);
 
 typedef struct {
-    int64_t k0, w;    /* global K offset and width */
-    int qa;           /* grid column owning A's columns [k0,k0+w) */
-    int pb;           /* grid row owning B's rows [k0,k0+w) */
-    int64_t a_off;    /* k0 - start of A's column block qa */
-    int64_t b_off;    /* k0 - start of B's row block pb */
+    int64_t k0, w; /* global K offset and width */
+    int qa;        /* grid column owning A's columns [k0,k0+w) */
+    int pb;        /* grid row owning B's rows [k0,k0+w) */
+    int64_t a_off; /* k0 - start of A's column block qa */
+    int64_t b_off; /* k0 - start of B's row block pb */
 } dd_panel;
 
 /* Number of panels for K, P, Q, NB (NB >= 1). */

@@ -98,7 +98,8 @@ void report_print(FILE *f, const dd_record *r)
     fprintf(f, "exposed   %.1f%% of the multiply phase spent waiting for panels\n",
             100.0 * r->exposed_fraction);
     if (r->host_to_host > 0)
-        fprintf(f, "host-to-host %s = %.4g TFLOP/s (A, B streamed up behind the multiply, C down)\n",
+        fprintf(f,
+                "host-to-host %s = %.4g TFLOP/s (A, B streamed up behind the multiply, C down)\n",
                 human_time(r->host_to_host, a, sizeof a),
                 2.0 * (double)r->M * (double)r->N * (double)r->K / r->host_to_host / 1e12);
     if (r->checked) {
@@ -198,8 +199,9 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
     json_str(f, r->input);
     fputs(",\"dtype\":", f);
     json_str(f, dd_dtype_name(r->type));
-    fprintf(f, ",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"panel\":%lld,\"lookahead\":%d,\"repeat\":%d,"
-               "\"warmup\":%d,\"phases\":{",
+    fprintf(f,
+            ",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"panel\":%lld,\"lookahead\":%d,\"repeat\":%d,"
+            "\"warmup\":%d,\"phases\":{",
             (long long)r->M, (long long)r->N, (long long)r->K, (long long)r->nb, r->lookahead,
             r->nrep, r->warmup);
     for (int i = 0, first = 1; i < PH_COUNT; i++) {

@@ -16,7 +16,7 @@ typedef struct {
     int64_t M, N, K, nb;
     int lookahead, repeat, warmup;
     dd_dtype type;
-    const char *input;   /* file name or "generated (seed S)" */
+    const char *input; /* file name or "generated (seed S)" */
     const char *backend, *backend_why;
     const char *comm, *comm_detail;
     const char *kernel, *io;

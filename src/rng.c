@@ -17,8 +17,8 @@ double rng_value(uint64_t seed, uint64_t tag, uint64_t index)
     return (double)(r >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }
 
-void rng_fill_block(void *buf, dd_dtype t, uint64_t seed, uint64_t tag, int64_t row0,
-                    int64_t rows, int64_t col0, int64_t cols, int64_t gcols)
+void rng_fill_block(void *buf, dd_dtype t, uint64_t seed, uint64_t tag, int64_t row0, int64_t rows,
+                    int64_t col0, int64_t cols, int64_t gcols)
 {
     for (int64_t i = 0; i < rows; i++) {
         uint64_t base = (uint64_t)(row0 + i) * (uint64_t)gcols + (uint64_t)col0;

@@ -13,7 +13,7 @@ enum { RNG_TAG_A = 0x41, RNG_TAG_B = 0x42, RNG_TAG_X = 0x58 };
 double rng_value(uint64_t seed, uint64_t tag, uint64_t index);
 /* Fill a rows×cols block (row-major, ld = cols) of a matrix with `gcols`
  * columns whose top-left element is (row0, col0). */
-void rng_fill_block(void *buf, dd_dtype t, uint64_t seed, uint64_t tag, int64_t row0,
-                    int64_t rows, int64_t col0, int64_t cols, int64_t gcols);
+void rng_fill_block(void *buf, dd_dtype t, uint64_t seed, uint64_t tag, int64_t row0, int64_t rows,
+                    int64_t col0, int64_t cols, int64_t gcols);
 
 #endif

@@ -80,8 +80,7 @@ static int setup_grid(run_ctx *c, dd_err *err)
     c->g = grid_make(P, Q, c->rank);
     int rc = dd_mpi_check(MPI_Comm_split(c->world, c->g.p, c->g.q, &c->row), "MPI_Comm_split", err);
     if (!rc)
-        rc = dd_mpi_check(MPI_Comm_split(c->world, c->g.q, c->g.p, &c->col), "MPI_Comm_split",
-                          err);
+        rc = dd_mpi_check(MPI_Comm_split(c->world, c->g.q, c->g.p, &c->col), "MPI_Comm_split", err);
     return rc;
 }
 
@@ -101,8 +100,8 @@ static int open_engine(run_ctx *c, dd_err *err)
         MPI_Allreduce(&fail, &anyfail, 1, MPI_INT, MPI_LOR, c->world);
         if (!anyfail) {
             c->eng_open = 1;
-            snprintf(c->why, sizeof c->why, "%s", !strcmp(o->backend, "auto") ?
-                     "auto: every rank has a GPU" : "--backend cuda");
+            snprintf(c->why, sizeof c->why, "%s",
+                     !strcmp(o->backend, "auto") ? "auto: every rank has a GPU" : "--backend cuda");
             return DD_OK;
         }
         if (!fail)
@@ -140,8 +139,9 @@ static int open_comm(run_ctx *c, dd_err *err)
     dd_comm_cfg cfg = {c->world, c->row, c->col, &c->eng, c->o->lookahead + 1};
     if (!strcmp(c->eng.ops->name, "cpu")) {
         if (!strcmp(want, "nccl"))
-            return dd_fail(err, DD_EUSAGE, "--comm nccl needs the CUDA backend; the CPU backend "
-                                           "broadcasts with MPI (use --comm mpi or auto)");
+            return dd_fail(err, DD_EUSAGE,
+                           "--comm nccl needs the CUDA backend; the CPU backend "
+                           "broadcasts with MPI (use --comm mpi or auto)");
         ops = &dd_comm_mpi_host;
     } else {
 #ifdef DD_HAVE_CUDA
@@ -153,8 +153,9 @@ static int open_comm(run_ctx *c, dd_err *err)
             ops = &dd_comm_nccl;
 #else
         if (!strcmp(want, "nccl"))
-            return dd_fail(err, DD_EUSAGE, "--comm nccl: this dgemm-dist was built without "
-                                           "NCCL; use --comm mpi or rebuild with NCCL");
+            return dd_fail(err, DD_EUSAGE,
+                           "--comm nccl: this dgemm-dist was built without "
+                           "NCCL; use --comm mpi or rebuild with NCCL");
 #endif
 #endif
     }
@@ -171,8 +172,8 @@ static int gather_strings(run_ctx *c, const char *mine, size_t width, char sep, 
     char *buf = calloc(1, width);
     if (buf)
         snprintf(buf, width, "%s", mine);
-    MPI_Gather(buf ? buf : (char[1]){0}, buf ? (int)width : 0, MPI_CHAR, all, (int)width,
-               MPI_CHAR, 0, c->world);
+    MPI_Gather(buf ? buf : (char[1]){0}, buf ? (int)width : 0, MPI_CHAR, all, (int)width, MPI_CHAR,
+               0, c->world);
     free(buf);
     if (c->rank != 0)
         return DD_OK;
@@ -207,8 +208,8 @@ static void print_dry_run(run_ctx *c, size_t work, size_t slots)
     struct {
         long long rows, cols, ak, bk;
         double work, slots;
-    } mine = {(long long)c->s.Mp, (long long)c->s.Nq, (long long)c->s.Kq, (long long)c->s.Kp,
-              (double)work, (double)slots},
+    } mine = {(long long)c->s.Mp, (long long)c->s.Nq, (long long)c->s.Kq,
+              (long long)c->s.Kp, (double)work,       (double)slots},
       *all = NULL;
     if (c->rank == 0)
         all = calloc((size_t)c->size, sizeof *all);
@@ -227,8 +228,8 @@ static void print_dry_run(run_ctx *c, size_t work, size_t slots)
         snprintf(cb, sizeof cb, "%lldx%lld", all[r].rows, all[r].cols);
         snprintf(ab, sizeof ab, "%lldx%lld", all[r].rows, all[r].ak);
         snprintf(bb, sizeof bb, "%lldx%lld", all[r].bk, all[r].cols);
-        printf("%5d   (%d,%d) %21s %21s %21s %12.1f %12.1f\n", r, r / c->g.Q, r % c->g.Q, cb, ab, bb,
-               all[r].slots / 1048576.0, all[r].work / 1048576.0);
+        printf("%5d   (%d,%d) %21s %21s %21s %12.1f %12.1f\n", r, r / c->g.Q, r % c->g.Q, cb, ab,
+               bb, all[r].slots / 1048576.0, all[r].work / 1048576.0);
     }
     free(all);
 }
@@ -338,8 +339,10 @@ static int write_output(run_ctx *c, dd_err *err)
     io.ops = c->io;
     const char *names[1] = {o->c};
     int64_t dims[1][2] = {{c->M, c->N}};
-    int rc = dd_agree(c->world, io.ops->create(&io, c->world, c->tmp, 1, names,
-                                               (const int64_t(*)[2])dims, c->type, err), err);
+    int rc = dd_agree(
+        c->world,
+        io.ops->create(&io, c->world, c->tmp, 1, names, (const int64_t(*)[2])dims, c->type, err),
+        err);
     if (rc)
         return rc;
     rc = io.ops->write_block(&io, o->c, c->type, rm.start, rm.len, rn.start, rn.len, c->hC, err);
@@ -435,16 +438,16 @@ static int multiply(run_ctx *c, dd_err *err)
 }
 
 /* time a step: returns its rc; records min/avg/max over ranks */
-#define TIMED(c, phase, call)                                                                   \
-    do {                                                                                        \
-        double t0_ = dd_now();                                                                  \
-        rc = (call);                                                                            \
-        double dt_ = dd_now() - t0_;                                                            \
-        if (!rc) {                                                                              \
-            (c)->rec.ph[phase] = dd_stat_over((c)->world, dt_);                                 \
-            (c)->rec.have[phase] = 1;                                                           \
-            note_phase((c), dd_phase_names[phase], (c)->rec.ph[phase].max);                     \
-        }                                                                                       \
+#define TIMED(c, phase, call)                                                                      \
+    do {                                                                                           \
+        double t0_ = dd_now();                                                                     \
+        rc = (call);                                                                               \
+        double dt_ = dd_now() - t0_;                                                               \
+        if (!rc) {                                                                                 \
+            (c)->rec.ph[phase] = dd_stat_over((c)->world, dt_);                                    \
+            (c)->rec.have[phase] = 1;                                                              \
+            note_phase((c), dd_phase_names[phase], (c)->rec.ph[phase].max);                        \
+        }                                                                                          \
     } while (0)
 
 /* One pass from host data to host result: A and B go up panel by panel
@@ -490,15 +493,15 @@ static int up(run_ctx *c, dd_err *err)
 static int down(run_ctx *c, dd_err *err)
 {
     dd_engine *e = &c->eng;
-    int rc = e->ops->download(e, c->hC, c->s.C,
-                              (size_t)(c->s.Mp * c->s.Nq) * dd_elsize(c->type), err);
+    int rc =
+        e->ops->download(e, c->hC, c->s.C, (size_t)(c->s.Mp * c->s.Nq) * dd_elsize(c->type), err);
     return dd_agree(c->world, rc, err);
 }
 
 static int verify(run_ctx *c, dd_err *err)
 {
-    int rc = check_product(c->world, c->row, &c->g, c->type, c->M, c->N, c->K, c->hA, c->hB,
-                           c->hC, c->o->seed + 0x5eed, &c->rec.chk, err);
+    int rc = check_product(c->world, c->row, &c->g, c->type, c->M, c->N, c->K, c->hA, c->hB, c->hC,
+                           c->o->seed + 0x5eed, &c->rec.chk, err);
     c->rec.checked = rc == DD_OK;
     return rc;
 }
@@ -601,8 +604,9 @@ int dd_run(const dd_opts *o)
         goto fail;
     c.io = io_select(o->io);
     if (!c.io) {
-        rc = dd_fail(&err, DD_EUSAGE, "--io %s is not available: this build has %s HDF5, so "
-                                      "use --io independent (or auto)",
+        rc = dd_fail(&err, DD_EUSAGE,
+                     "--io %s is not available: this build has %s HDF5, so "
+                     "use --io independent (or auto)",
                      o->io, strstr(io_library_version(), "parallel") ? "parallel" : "serial");
         goto fail;
     }
@@ -620,9 +624,9 @@ int dd_run(const dd_opts *o)
     }
     if ((rc = dd_agree(c.world, setup_grid(&c, &err), &err)))
         goto fail;
-    if ((rc = dd_mpi_check(MPI_Comm_split_type(c.world, MPI_COMM_TYPE_SHARED, c.rank,
-                                               MPI_INFO_NULL, &c.node),
-                           "MPI_Comm_split_type", &err)))
+    if ((rc = dd_mpi_check(
+             MPI_Comm_split_type(c.world, MPI_COMM_TYPE_SHARED, c.rank, MPI_INFO_NULL, &c.node),
+             "MPI_Comm_split_type", &err)))
         goto fail;
     if ((rc = open_engine(&c, &err)))
         goto fail;

@@ -138,8 +138,8 @@ static int upload_panel(dd_summa *s, const dd_panel_xfer *x, int64_t t, dd_err *
     if (!rc && x->b.is_root) {
         size_t off = (size_t)(pn->b_off * s->Nq) * es;
         rc = e->ops->upload_async(e, (char *)s->B + off, (size_t)s->Nq * es,
-                                  (const char *)s->hB + off, (size_t)s->Nq * es,
-                                  (size_t)s->Nq * es, pn->w, err);
+                                  (const char *)s->hB + off, (size_t)s->Nq * es, (size_t)s->Nq * es,
+                                  pn->w, err);
     }
     return rc;
 }
@@ -182,8 +182,7 @@ int summa_multiply(dd_summa *s, int stream_upload, double *seconds, double *gemm
         int64_t lda = x.a.is_root ? s->Kq : x.a.width;
         const void *B = x.b.is_root ? x.b.src : x.b.dst;
         if ((rc = e->ops->gemm(e, s->type, s->Mp, s->Nq, s->panels[t].w, A, lda, B, s->Nq, t > 0,
-                               s->C, s->Nq, s->g.P * s->g.Q > 1 ? comm_progress : NULL, c,
-                               err)))
+                               s->C, s->Nq, s->g.P * s->g.Q > 1 ? comm_progress : NULL, c, err)))
             return rc;
         if ((rc = c->ops->release(c, x.slot, err)))
             return rc;

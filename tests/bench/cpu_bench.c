@@ -100,8 +100,8 @@ int main(int argc, char **argv)
             cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, A,
                         (int)n, B, (int)n, 0.0, Cref, (int)n);
         else
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0f,
-                        A, (int)n, B, (int)n, 0.0f, Cref, (int)n);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0f, A,
+                        (int)n, B, (int)n, 0.0f, Cref, (int)n);
         double tblas = dd_now() - t0, sec, gemm;
         rc = summa_multiply(&s, 0, &sec, &gemm, &err);
         if (r >= 0) {
@@ -122,7 +122,8 @@ int main(int argc, char **argv)
     }
     double tol = (t == DD_F64 ? 1e-15 : 1e-6) * (double)n * 4;
     if (!(maxerr <= tol * fmax(maxref, 1))) {
-        fprintf(stderr, "cpu-bench: SUMMA result differs from BLAS by %.3g: not timing it\n", maxerr);
+        fprintf(stderr, "cpu-bench: SUMMA result differs from BLAS by %.3g: not timing it\n",
+                maxerr);
         return 1;
     }
     double mb = median(tb, reps), ms = median(ts, reps), fl = 2.0 * (double)n * n * n;
@@ -136,11 +137,12 @@ int main(int argc, char **argv)
     if (json) {
         FILE *f = fopen(json, "a");
         if (f) {
-            fprintf(f,
-                    "{\"tool\":\"cpu-bench\",\"dtype\":\"%s\",\"n\":%lld,\"panel\":%lld,\"reps\":%d,"
-                    "\"blas_ms\":%.4f,\"summa_ms\":%.4f,\"ratio\":%.4f,\"blas\":\"%s\"}\n",
-                    dd_dtype_name(t), (long long)n, (long long)nb, reps, mb * 1e3, ms * 1e3,
-                    mb / ms, engine_cpu_blas_version());
+            fprintf(
+                f,
+                "{\"tool\":\"cpu-bench\",\"dtype\":\"%s\",\"n\":%lld,\"panel\":%lld,\"reps\":%d,"
+                "\"blas_ms\":%.4f,\"summa_ms\":%.4f,\"ratio\":%.4f,\"blas\":\"%s\"}\n",
+                dd_dtype_name(t), (long long)n, (long long)nb, reps, mb * 1e3, ms * 1e3, mb / ms,
+                engine_cpu_blas_version());
             fclose(f);
         }
     }

@@ -31,7 +31,8 @@
 #include "gemm_check.cuh"
 #include "kernel.h"
 
-namespace {
+namespace
+{
 
 struct shape {
     int64_t m, n, k;
@@ -55,16 +56,27 @@ void report(bool ok, const char *what)
     }
 }
 
-int64_t round4(int64_t x) { return (x + 3) / 4 * 4; }
+int64_t round4(int64_t x)
+{
+    return (x + 3) / 4 * 4;
+}
 
 /* Leading dimensions and element offsets of a layout. */
 void layout_dims(layout l, shape s, int64_t *lda, int64_t *ldb, int64_t *ldc, int64_t *off)
 {
     switch (l) {
-    case TIGHT: *lda = s.k, *ldb = s.n, *ldc = s.n, *off = 0; break;
-    case PADDED: *lda = round4(s.k + 1), *ldb = round4(s.n + 1), *ldc = round4(s.n + 1), *off = 0; break;
-    case ODDLD: *lda = s.k + 3, *ldb = s.n + 5, *ldc = s.n + 7, *off = 0; break;
-    default: *lda = round4(s.k + 1), *ldb = round4(s.n + 1), *ldc = round4(s.n + 1), *off = 1; break;
+    case TIGHT:
+        *lda = s.k, *ldb = s.n, *ldc = s.n, *off = 0;
+        break;
+    case PADDED:
+        *lda = round4(s.k + 1), *ldb = round4(s.n + 1), *ldc = round4(s.n + 1), *off = 0;
+        break;
+    case ODDLD:
+        *lda = s.k + 3, *ldb = s.n + 5, *ldc = s.n + 7, *off = 0;
+        break;
+    default:
+        *lda = round4(s.k + 1), *ldb = round4(s.n + 1), *ldc = round4(s.n + 1), *off = 1;
+        break;
     }
 }
 
@@ -92,9 +104,12 @@ void test_shape(const std::vector<const kernel_desc *> &list, const kernel_desc 
     ddcheck::fill_uniform<T>(B, s.k, s.n, ldb, seed * 3 + 1, st);
     ddcheck::fill_uniform<T>(C0, s.m, s.n, ldc, seed * 3 + 2, st);
     p.A = A, p.B = B, p.C = Cb + off, p.R = Rb + off, p.C0 = C0;
-    p.maxA = ddcheck::bits_to_double(ddcheck::max_diff<T>(red, A, lda, (const T *)nullptr, 0, s.m, s.k, st).maxbits);
-    p.maxB = ddcheck::bits_to_double(ddcheck::max_diff<T>(red, B, ldb, (const T *)nullptr, 0, s.k, s.n, st).maxbits);
-    p.maxC0 = ddcheck::bits_to_double(ddcheck::max_diff<T>(red, C0, ldc, (const T *)nullptr, 0, s.m, s.n, st).maxbits);
+    p.maxA = ddcheck::bits_to_double(
+        ddcheck::max_diff<T>(red, A, lda, (const T *)nullptr, 0, s.m, s.k, st).maxbits);
+    p.maxB = ddcheck::bits_to_double(
+        ddcheck::max_diff<T>(red, B, ldb, (const T *)nullptr, 0, s.k, s.n, st).maxbits);
+    p.maxC0 = ddcheck::bits_to_double(
+        ddcheck::max_diff<T>(red, C0, ldc, (const T *)nullptr, 0, s.m, s.n, st).maxbits);
 
     ddcheck::prepare_c(p, p.R, st);
     int e = TI::fn(cublas)(p.m, p.n, p.k, p.A, p.lda, p.B, p.ldb, beta, p.R, p.ldc, (void *)st);
@@ -115,9 +130,11 @@ void test_shape(const std::vector<const kernel_desc *> &list, const kernel_desc 
             }
             ddcheck::verdict v = ddcheck::run_and_check<T>(fn, p, red, st);
             snprintf(what, sizeof what,
-                     "%-20s %s %lldx%lldx%lld %-6s beta=%d: launch=%s err=%.3g unwritten=%llu outside=%llu",
-                     d->name, TI::name(), (long long)s.m, (long long)s.n, (long long)s.k, LAYOUT_NAME[l],
-                     beta, cudaGetErrorString((cudaError_t)v.launch_error), v.err, v.unwritten, v.outside);
+                     "%-20s %s %lldx%lldx%lld %-6s beta=%d: launch=%s err=%.3g unwritten=%llu "
+                     "outside=%llu",
+                     d->name, TI::name(), (long long)s.m, (long long)s.n, (long long)s.k,
+                     LAYOUT_NAME[l], beta, cudaGetErrorString((cudaError_t)v.launch_error), v.err,
+                     v.unwritten, v.outside);
             report(v.launch_error == 0 && v.passed, what);
         }
     }
@@ -136,9 +153,12 @@ void test_cublas_host(const kernel_desc *cublas, shape s, int beta, cudaStream_t
     int64_t lda = s.k + 1, ldb = s.n + 2, ldc = s.n + 3;
     std::vector<T> hA(s.m * lda), hB(s.k * ldb), hC(s.m * ldc);
     srand(12345 + (int)s.k);
-    for (auto &x : hA) x = (T)(rand() / (double)RAND_MAX * 2 - 1);
-    for (auto &x : hB) x = (T)(rand() / (double)RAND_MAX * 2 - 1);
-    for (auto &x : hC) x = (T)(rand() / (double)RAND_MAX * 2 - 1);
+    for (auto &x : hA)
+        x = (T)(rand() / (double)RAND_MAX * 2 - 1);
+    for (auto &x : hB)
+        x = (T)(rand() / (double)RAND_MAX * 2 - 1);
+    for (auto &x : hC)
+        x = (T)(rand() / (double)RAND_MAX * 2 - 1);
     T *A, *B, *C;
     CK(cudaMalloc(&A, sizeof(T) * hA.size()));
     CK(cudaMalloc(&B, sizeof(T) * hB.size()));
@@ -165,8 +185,9 @@ void test_cublas_host(const kernel_desc *cublas, shape s, int beta, cudaStream_t
     }
     double err = worst / (TI::eps() * ((double)s.k + beta));
     char what[200];
-    snprintf(what, sizeof what, "cublas vs host %s %lldx%lldx%lld beta=%d: launch=%d err=%.3g pad_ok=%d",
-             TI::name(), (long long)s.m, (long long)s.n, (long long)s.k, beta, e, err, (int)pad_ok);
+    snprintf(what, sizeof what,
+             "cublas vs host %s %lldx%lldx%lld beta=%d: launch=%d err=%.3g pad_ok=%d", TI::name(),
+             (long long)s.m, (long long)s.n, (long long)s.k, beta, e, err, (int)pad_ok);
     report(e == 0 && err <= DD_CHECK_THRESHOLD && pad_ok, what);
     CK(cudaFree(A));
     CK(cudaFree(B));
@@ -218,8 +239,8 @@ void test_degenerate(const kernel_desc *d, ddcheck::reducer &red, cudaStream_t s
     int b3 = fn(m, n, 5, A, 5, B, n, 2, C, ld, (void *)st);
     int b4 = fn(-1, n, 5, A, 5, B, n, 0, C, ld, (void *)st);
     pad = ddcheck::touched<T>(red, C, ld, m, 0, ld, st);
-    snprintf(what, sizeof what, "%s %s bad arguments rejected (%d %d %d %d)", d->name, TI::name(), b1,
-             b2, b3, b4);
+    snprintf(what, sizeof what, "%s %s bad arguments rejected (%d %d %d %d)", d->name, TI::name(),
+             b1, b2, b3, b4);
     report(b1 != 0 && b2 != 0 && b3 != 0 && b4 != 0 && pad == 0, what);
 
     CK(cudaFree(A));

@@ -88,7 +88,8 @@ static int product(const char *in, const char *out)
             double c = at(&C, i, j), err = fabs(c - ref), tol = 2.0 * (double)K * u * mag + 1e-300;
             if (!(err <= tol)) {
                 if (bad++ < 5)
-                    fprintf(stderr, "dd-compare: C[%lld,%lld] = %.17g, reference %.17g (tol %.3g)\n",
+                    fprintf(stderr,
+                            "dd-compare: C[%lld,%lld] = %.17g, reference %.17g (tol %.3g)\n",
                             (long long)i, (long long)j, c, ref, tol);
             }
             if (tol > 0 && err / tol > worst)

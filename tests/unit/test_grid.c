@@ -9,15 +9,15 @@
 #include "grid.h"
 
 static int failures;
-#define EXPECT(cond, ...)                                                                         \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
-            if (failures++ < 20) {                                                                \
-                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                              \
-                fprintf(stderr, __VA_ARGS__);                                                     \
-                fputc('\n', stderr);                                                              \
-            }                                                                                     \
-        }                                                                                         \
+#define EXPECT(cond, ...)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            if (failures++ < 20) {                                                                 \
+                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
+                fprintf(stderr, __VA_ARGS__);                                                      \
+                fputc('\n', stderr);                                                               \
+            }                                                                                      \
+        }                                                                                          \
     } while (0)
 
 static void blocks(int64_t n, int parts)
@@ -96,8 +96,8 @@ int main(void)
                 for (int64_t nb = 1; nb <= 9; nb++)
                     panels(K, P, Q, nb);
     /* default grids: P <= Q, P·Q = n, most nearly square */
-    int expect[][3] = {{1, 1, 1}, {2, 1, 2}, {3, 1, 3}, {4, 2, 2}, {6, 2, 3}, {8, 2, 4},
-                       {12, 3, 4}, {7, 1, 7}, {16, 4, 4}, {18, 3, 6}};
+    int expect[][3] = {{1, 1, 1}, {2, 1, 2},  {3, 1, 3}, {4, 2, 2},  {6, 2, 3},
+                       {8, 2, 4}, {12, 3, 4}, {7, 1, 7}, {16, 4, 4}, {18, 3, 6}};
     for (size_t i = 0; i < sizeof expect / sizeof *expect; i++) {
         int P, Q;
         grid_default(expect[i][0], &P, &Q);

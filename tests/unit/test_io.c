@@ -113,7 +113,9 @@ static void cut(int kind, int64_t M, int64_t N, int64_t b[4])
         split(M, P, g_rank / Q, &b[0], &b[1]);
         split(N, Q, g_rank % Q, &b[2], &b[3]);
         break;
-    case CUT_FIRST: b[0] = 0, b[1] = g_rank == 0 ? M : 0, b[2] = 0, b[3] = N; break;
+    case CUT_FIRST:
+        b[0] = 0, b[1] = g_rank == 0 ? M : 0, b[2] = 0, b[3] = N;
+        break;
     default:
         b[0] = 0, b[1] = M, b[2] = N, b[3] = g_rank == g_size - 1 ? N : 0;
         if (g_rank == g_size - 1)
