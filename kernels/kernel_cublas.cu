@@ -70,29 +70,31 @@ int handle_for_current_device(cublasHandle_t *h)
 
 } // namespace
 
-extern "C" int dd_cublas_dgemm(DD_LAUNCHER_ARGS(double))
+namespace
 {
-    cudaStream_t s = (cudaStream_t)stream;
-    bool go;
-    int e = dd::gemm_prologue<double>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
-    if (e != cudaSuccess || !go)
-        return e;
-    cublasHandle_t h;
-    if ((e = handle_for_current_device(&h)) != cudaSuccess)
-        return e;
-    if ((e = from_cublas(cublasSetStream(h, s))) != cudaSuccess)
-        return e;
+
+/* The 64-bit API: lda·M may pass 2^31 elements.  Row-major C = A·B is
+ * column-major C^T = B^T·A^T, so the operands swap. */
+cublasStatus_t gemm_call(cublasHandle_t h, int64_t m, int64_t n, int64_t k, const double *A,
+                         int64_t lda, const double *B, int64_t ldb, int beta, double *C,
+                         int64_t ldc)
+{
     const double one = 1.0, b = beta ? 1.0 : 0.0;
-    /* The 64-bit API: lda·M may pass 2^31 elements. */
-    return from_cublas(
-        cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, ldb, A, lda, &b, C, ldc));
+    return cublasDgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, ldb, A, lda, &b, C, ldc);
 }
 
-extern "C" int dd_cublas_sgemm(DD_LAUNCHER_ARGS(float))
+cublasStatus_t gemm_call(cublasHandle_t h, int64_t m, int64_t n, int64_t k, const float *A,
+                         int64_t lda, const float *B, int64_t ldb, int beta, float *C, int64_t ldc)
+{
+    const float one = 1.0f, b = beta ? 1.0f : 0.0f;
+    return cublasSgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, ldb, A, lda, &b, C, ldc);
+}
+
+template <typename T> int cublas_gemm(DD_LAUNCHER_ARGS(T))
 {
     cudaStream_t s = (cudaStream_t)stream;
     bool go;
-    int e = dd::gemm_prologue<float>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
+    int e = dd::gemm_prologue<T>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
     if (e != cudaSuccess || !go)
         return e;
     cublasHandle_t h;
@@ -100,10 +102,13 @@ extern "C" int dd_cublas_sgemm(DD_LAUNCHER_ARGS(float))
         return e;
     if ((e = from_cublas(cublasSetStream(h, s))) != cudaSuccess)
         return e;
-    const float one = 1.0f, b = beta ? 1.0f : 0.0f;
-    return from_cublas(
-        cublasSgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, ldb, A, lda, &b, C, ldc));
+    return from_cublas(gemm_call(h, m, n, k, A, lda, B, ldb, beta, C, ldc));
 }
+
+} // namespace
+
+DD_LAUNCHER(dd_cublas_dgemm, double, cublas_gemm<double>)
+DD_LAUNCHER(dd_cublas_sgemm, float, cublas_gemm<float>)
 
 /* Destroys the handles of every device that has one; each on its own
  * device, restoring the caller's current device afterwards. */

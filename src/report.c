@@ -143,6 +143,19 @@ static void json_num(FILE *f, double v)
         fputs("null", f);
 }
 
+/* ,"key":value — the record's fields after the first */
+static void kv_str(FILE *f, const char *key, const char *v)
+{
+    fprintf(f, ",\"%s\":", key);
+    json_str(f, v);
+}
+
+static void kv_num(FILE *f, const char *key, double v)
+{
+    fprintf(f, ",\"%s\":", key);
+    json_num(f, v);
+}
+
 /* a separated list as a JSON array of strings */
 static void json_list(FILE *f, const char *s, char sep)
 {
@@ -175,30 +188,21 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
     const char *job = getenv("SLURM_JOB_ID");
     fputs("{\"tool\":\"dgemm-dist\",\"version\":", f);
     json_str(f, DD_VERSION);
-    fputs(",\"timestamp\":", f);
-    json_str(f, ts);
-    fputs(",\"command\":", f);
-    json_str(f, r->cmdline);
+    kv_str(f, "timestamp", ts);
+    kv_str(f, "command", r->cmdline);
     fputs(",\"hosts\":", f);
     json_list(f, r->hosts, ',');
-    fputs(",\"slurm_job_id\":", f);
-    json_str(f, job);
+    kv_str(f, "slurm_job_id", job);
     fprintf(f, ",\"ranks\":%d,\"grid\":[%d,%d],\"backend\":", r->ranks, r->P, r->Q);
     json_str(f, r->backend);
     fprintf(f, ",\"gpus\":%d,\"devices\":", r->gpus);
     json_list(f, r->devices, '\n');
-    fputs(",\"comm\":", f);
-    json_str(f, r->comm);
-    fputs(",\"comm_detail\":", f);
-    json_str(f, r->comm_detail);
-    fputs(",\"kernel\":", f);
-    json_str(f, r->kernel);
-    fputs(",\"io\":", f);
-    json_str(f, r->io);
-    fputs(",\"input\":", f);
-    json_str(f, r->input);
-    fputs(",\"dtype\":", f);
-    json_str(f, dd_dtype_name(r->type));
+    kv_str(f, "comm", r->comm);
+    kv_str(f, "comm_detail", r->comm_detail);
+    kv_str(f, "kernel", r->kernel);
+    kv_str(f, "io", r->io);
+    kv_str(f, "input", r->input);
+    kv_str(f, "dtype", dd_dtype_name(r->type));
     fprintf(f,
             ",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"panel\":%lld,\"lookahead\":%d,\"repeat\":%d,"
             "\"warmup\":%d,\"phases\":{",
@@ -209,10 +213,8 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
             continue;
         fprintf(f, "%s\"%s\":{\"min\":", first ? "" : ",", dd_phase_names[i]);
         json_num(f, r->ph[i].min);
-        fputs(",\"avg\":", f);
-        json_num(f, r->ph[i].avg);
-        fputs(",\"max\":", f);
-        json_num(f, r->ph[i].max);
+        kv_num(f, "avg", r->ph[i].avg);
+        kv_num(f, "max", r->ph[i].max);
         fputc('}', f);
         first = 0;
     }
@@ -222,21 +224,13 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
             fputc(',', f);
         json_num(f, r->mult_times[i]);
     }
-    fputs("],\"time_min\":", f);
-    json_num(f, r->tmin);
-    fputs(",\"time_median\":", f);
-    json_num(f, r->tmed);
-    fputs(",\"tflops\":", f);
-    json_num(f, r->tflops);
-    fputs(",\"tflops_per_gpu\":", f);
-    json_num(f, r->tflops / r->ranks);
-    fputs(",\"exposed_comm_fraction\":", f);
-    json_num(f, r->exposed_fraction);
-    fputs(",\"host_to_host\":", f);
-    if (r->host_to_host > 0)
-        json_num(f, r->host_to_host);
-    else
-        fputs("null", f);
+    fputc(']', f);
+    kv_num(f, "time_min", r->tmin);
+    kv_num(f, "time_median", r->tmed);
+    kv_num(f, "tflops", r->tflops);
+    kv_num(f, "tflops_per_gpu", r->tflops / r->ranks);
+    kv_num(f, "exposed_comm_fraction", r->exposed_fraction);
+    kv_num(f, "host_to_host", r->host_to_host > 0 ? r->host_to_host : NAN); /* NaN: null */
     fputs(",\"check\":", f);
     if (r->checked) {
         fputs("{\"residual\":", f);
@@ -248,18 +242,12 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
     }
     fputs(",\"versions\":{\"mpi\":", f);
     json_str(f, r->v_mpi);
-    fputs(",\"hdf5\":", f);
-    json_str(f, r->v_hdf5);
-    fputs(",\"blas\":", f);
-    json_str(f, r->v_blas);
-    if (r->gpus) {
-        fputs(",\"cuda\":", f);
-        json_str(f, r->v_engine);
-    }
-    if (r->v_comm && *r->v_comm) {
-        fputs(",\"comm\":", f);
-        json_str(f, r->v_comm);
-    }
+    kv_str(f, "hdf5", r->v_hdf5);
+    kv_str(f, "blas", r->v_blas);
+    if (r->gpus)
+        kv_str(f, "cuda", r->v_engine);
+    if (r->v_comm && *r->v_comm)
+        kv_str(f, "comm", r->v_comm);
     fputs("},\"status\":\"ok\"}\n", f);
     if (fclose(f))
         return dd_fail(err, DD_EIO, "writing the JSON record to %s failed: %s", path,
