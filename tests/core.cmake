@@ -6,6 +6,13 @@ target_compile_options(test-grid PRIVATE ${DD_WARN})
 add_test(NAME unit_grid_every_element_owned_once COMMAND test-grid)
 set_tests_properties(unit_grid_every_element_owned_once PROPERTIES LABELS unit TIMEOUT 60)
 
+add_executable(test-engine-cpu ${PROJECT_SOURCE_DIR}/tests/unit/test_engine_cpu.c)
+target_link_libraries(test-engine-cpu PRIVATE dd_core)
+target_compile_options(test-engine-cpu PRIVATE ${DD_WARN})
+add_test(NAME unit_cpu_engine_multiply_and_progress_hook COMMAND test-engine-cpu)
+set_tests_properties(unit_cpu_engine_multiply_and_progress_hook PROPERTIES LABELS unit TIMEOUT 60
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+
 add_executable(dd-compare ${PROJECT_SOURCE_DIR}/tests/tools/dd_compare.c)
 target_link_libraries(dd-compare PRIVATE dd_core)
 target_compile_options(dd-compare PRIVATE ${DD_WARN})
