@@ -42,14 +42,26 @@ static int cpu_open(dd_engine *e, const dd_engine_cfg *cfg, dd_err *err)
                        "kernel '%s' does not exist on the CPU backend: it has only 'openblas'",
                        cfg->kernel);
     }
-    if (cfg->threads > 0)
-        openblas_set_num_threads(cfg->threads);
+    /* Threads: --threads, else the environment's (OPENBLAS_NUM_THREADS or
+     * OMP_NUM_THREADS, as a batch script sets), else this host's cores
+     * shared among the ranks on it, so that ranks do not oversubscribe. */
+    int threads = cfg->threads;
+    if (threads <= 0 && !getenv("OPENBLAS_NUM_THREADS") && !getenv("OMP_NUM_THREADS")) {
+        int local = 1;
+        if (cfg->node != MPI_COMM_NULL)
+            MPI_Comm_size(cfg->node, &local);
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cores > local ? (int)(cores / local) : 1;
+    }
+    if (threads > 0)
+        openblas_set_num_threads(threads);
     e->impl = s;
     memset(&e->info, 0, sizeof e->info);
     char host[64] = "";
     gethostname(host, sizeof host - 1);
-    snprintf(e->info.device, sizeof e->info.device, "CPU %s (%d BLAS threads)", host,
-             openblas_get_num_threads());
+    int nt = openblas_get_num_threads();
+    snprintf(e->info.device, sizeof e->info.device, "CPU %s (%d BLAS thread%s)", host, nt,
+             nt == 1 ? "" : "s");
     snprintf(e->info.kernel, sizeof e->info.kernel, "openblas");
     snprintf(e->info.versions, sizeof e->info.versions, "%s", engine_cpu_blas_version());
     e->info.device_index = -1;
