@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Everything a GPU host runs in one go: build, GPU tests, kernel bench,
 # dgemm-dist benchmarks (1 and 2 GPUs), cuBLASXt, and a summary table.
-#   tests/gpu/run.sh [stages...]    stages: build test kbench dbench (default: all)
+#   tests/gpu/run.sh [stages...]    stages: build test kbench dbench scale
+#                                   (default: build test kbench dbench; scale
+#                                   is for machines of 4 or 8 GPUs)
 # Writes to $OUT (default ./out): build.log tests.log gemm-bench.{txt,jsonl}
 # runs.jsonl bench.log cublasxt.jsonl summary.md
 # Environment: DD_N (benchmark size, default 16384), DD_REPEAT (default 5),
@@ -19,6 +21,17 @@ REP="${DD_REPEAT:-5}"
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 has() { [[ " $stages " == *" $1 "* ]]; }
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/bench.log"; }
+# dd TAG GPUS RANKS args...: one dgemm-dist run on the first GPUS GPUs, its record
+# appended to runs.jsonl and its report to bench.log; skipped with fewer GPUs.
+dd() {
+    local tag=$1 g=$2 r=$3
+    shift 3
+    [ "$ngpu" -ge "$g" ] || { log "skip $tag: needs $g GPUs"; return; }
+    log "$tag: mpirun -n $r dgemm-dist $*"
+    CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((g - 1))) \
+        mpirun -n "$r" --bind-to none "$B/dgemm-dist" "$@" --json "$OUT/runs.jsonl" \
+        >>"$OUT/bench.log" 2>&1 || log "FAILED: $tag"
+}
 
 log "host $(hostname), $ngpu GPU(s): $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)"
 if has build; then
@@ -44,15 +57,6 @@ if has kbench; then
         --json "$OUT/gemm-bench.jsonl" ${DD_KBENCH_ARGS:-} 2>&1 | tee "$OUT/gemm-bench.txt"
 fi
 if has dbench; then
-    dd() { # dd TAG GPUS RANKS args...
-        local tag=$1 g=$2 r=$3
-        shift 3
-        [ "$ngpu" -ge "$g" ] || { log "skip $tag: needs $g GPUs"; return; }
-        log "$tag: mpirun -n $r dgemm-dist $*"
-        CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((g - 1))) \
-            mpirun -n "$r" --bind-to none "$B/dgemm-dist" "$@" --json "$OUT/runs.jsonl" \
-            >>"$OUT/bench.log" 2>&1 || log "FAILED: $tag"
-    }
     common=(--repeat "$REP" --warmup 1 --check)
     if [ -n "${DD_PANEL_SWEEP:-}" ]; then
         for nb in $DD_PANEL_SWEEP; do
@@ -83,4 +87,22 @@ if has dbench; then
             --json "$OUT/gemm-bench.jsonl" 2>&1 | tee -a "$OUT/gemm-bench.txt"
     fi
     python3 tests/gpu/summarize.py "$OUT" | tee "$OUT/summary.md"
+fi
+if has scale; then
+    # Issue 7's runs, on machines of 4 or 8 GPUs (each skipped where fewer
+    # GPUs exist): the n=32768 headline, strong scaling at 32768 on 1-8 GPUs,
+    # weak scaling at 16384^2 per GPU on grids 1x1, 1x2, 2x2, 2x4, and the 2x2
+    # grid with both comm backends.  Records in runs.jsonl; feed them to
+    # jobs/aggregate for the CSV and plots.
+    S=32768
+    common=(--repeat "$REP" --warmup 1)
+    dd headline_8gpu      8 8 --size "$S" --grid 2x4 --check "${common[@]}"
+    for g in 1 2 4 8; do
+        case $g in 1) grid=1x1 ;; 2) grid=1x2 ;; 4) grid=2x2 ;; 8) grid=2x4 ;; esac
+        P=${grid%x*} Q=${grid#*x}
+        dd "strong_${g}gpu"  "$g" "$g" --size "$S" --grid "$grid" "${common[@]}"
+        dd "weak_${g}gpu"    "$g" "$g" --size "$((16384 * P)),$((16384 * Q)),16384" --grid "$grid" "${common[@]}"
+    done
+    dd grid2x2_nccl       4 4 --size "$S" --grid 2x2 --comm nccl --check "${common[@]}"
+    dd grid2x2_mpi        4 4 --size "$S" --grid 2x2 --comm mpi --check "${common[@]}"
 fi
