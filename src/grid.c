@@ -53,18 +53,25 @@ dd_panel grid_panel_at(int64_t K, int P, int Q, int64_t nb, int64_t k0)
     return pn;
 }
 
-int64_t grid_panel_count(int64_t K, int P, int Q, int64_t nb)
+int64_t grid_first_width(int P, int Q, int64_t nb)
+{
+    if (P * Q > 1 && nb >= 256)
+        return nb / 8 > 128 ? nb / 8 : 128;
+    return nb;
+}
+
+int64_t grid_panel_count(int64_t K, int P, int Q, int64_t nb, int64_t first)
 {
     int64_t n = 0;
     for (int64_t k0 = 0; k0 < K; n++)
-        k0 += grid_panel_at(K, P, Q, nb, k0).w;
+        k0 += grid_panel_at(K, P, Q, n == 0 ? first : nb, k0).w;
     return n;
 }
 
-dd_panel grid_panel(int64_t K, int P, int Q, int64_t nb, int64_t t)
+dd_panel grid_panel(int64_t K, int P, int Q, int64_t nb, int64_t first, int64_t t)
 {
     int64_t k0 = 0;
     for (int64_t i = 0; i < t; i++)
-        k0 += grid_panel_at(K, P, Q, nb, k0).w;
-    return grid_panel_at(K, P, Q, nb, k0);
+        k0 += grid_panel_at(K, P, Q, i == 0 ? first : nb, k0).w;
+    return grid_panel_at(K, P, Q, t == 0 ? first : nb, k0);
 }

@@ -41,12 +41,17 @@ typedef struct {
     int64_t b_off; /* k0 - start of B's row block pb */
 } dd_panel;
 
-/* Number of panels for K, P, Q, NB (NB >= 1). */
-int64_t grid_panel_count(int64_t K, int P, int Q, int64_t nb);
-/* Panel t (0 <= t < count).  O(P+Q) per call; callers iterate with
- * grid_panel_next() which is O(1) amortised. */
-dd_panel grid_panel(int64_t K, int P, int Q, int64_t nb, int64_t t);
-/* Panel starting at k0 (k0 < K). */
+/* The width cap of panel 0.  With more than one rank the first broadcast
+ * has nothing to hide behind, so panel 0 is narrow (NB/8, at least 128,
+ * for NB >= 256): the pipeline fills sooner at the cost of one small
+ * multiply.  One rank: NB. */
+int64_t grid_first_width(int P, int Q, int64_t nb);
+/* Number of panels: panel 0 capped at `first`, the others at NB (both >= 1). */
+int64_t grid_panel_count(int64_t K, int P, int Q, int64_t nb, int64_t first);
+/* Panel t (0 <= t < count), same caps.  O(t) per call; the driver builds
+ * its list once with grid_panel_at(). */
+dd_panel grid_panel(int64_t K, int P, int Q, int64_t nb, int64_t first, int64_t t);
+/* Panel starting at k0 (k0 < K), at most nb wide. */
 dd_panel grid_panel_at(int64_t K, int P, int Q, int64_t nb, int64_t k0);
 
 #endif

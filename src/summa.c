@@ -20,23 +20,9 @@ static int64_t max_width(const dd_summa *s)
     return s->nb < s->K ? s->nb : s->K;
 }
 
-/* With more than one rank the first broadcast has no multiply to hide
- * behind, so the first panel is narrow (an eighth, at least 128): the
- * pipeline fills sooner at the cost of one small, less efficient multiply.
- * Every rank computes the same list. */
-static int64_t first_width(const dd_summa *s)
-{
-    if (s->g.P * s->g.Q > 1 && s->nb >= 256)
-        return s->nb / 8 > 128 ? s->nb / 8 : 128;
-    return s->nb;
-}
-
 int64_t summa_panel_count(const dd_summa *s)
 {
-    int64_t n = 0;
-    for (int64_t k0 = 0; k0 < s->K; n++)
-        k0 += grid_panel_at(s->K, s->g.P, s->g.Q, n == 0 ? first_width(s) : s->nb, k0).w;
-    return n;
+    return grid_panel_count(s->K, s->g.P, s->g.Q, s->nb, grid_first_width(s->g.P, s->g.Q, s->nb));
 }
 
 size_t summa_work_bytes(const dd_summa *s, size_t *slot_bytes)
@@ -60,7 +46,7 @@ int summa_setup(dd_summa *s, dd_err *err)
     int64_t w = max_width(s);
     memset(s->slotA, 0, sizeof s->slotA);
     memset(s->slotB, 0, sizeof s->slotB);
-    int64_t first = first_width(s);
+    int64_t first = grid_first_width(s->g.P, s->g.Q, s->nb);
     s->npanels = summa_panel_count(s);
     s->panels = malloc((size_t)s->npanels * sizeof *s->panels);
     if (!s->panels)

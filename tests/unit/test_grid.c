@@ -57,16 +57,17 @@ static void ownership(int64_t R, int64_t C, int P, int Q)
     free(seen);
 }
 
-static void panels(int64_t K, int P, int Q, int64_t nb)
+static void panels(int64_t K, int P, int Q, int64_t nb, int64_t first)
 {
-    int64_t n = grid_panel_count(K, P, Q, nb), k0 = 0;
+    int64_t n = grid_panel_count(K, P, Q, nb, first), k0 = 0;
     EXPECT(n >= 1 && n <= K, "panel count %lld for K=%lld", (long long)n, (long long)K);
     for (int64_t t = 0; t < n; t++) {
-        dd_panel p = grid_panel(K, P, Q, nb, t);
+        dd_panel p = grid_panel(K, P, Q, nb, first, t);
+        int64_t cap = t == 0 ? first : nb;
         EXPECT(p.k0 == k0, "panel %lld starts at %lld, expected %lld (K=%lld %dx%d nb=%lld)",
                (long long)t, (long long)p.k0, (long long)k0, (long long)K, P, Q, (long long)nb);
-        EXPECT(p.w >= 1 && p.w <= nb, "panel width %lld with nb %lld", (long long)p.w,
-               (long long)nb);
+        EXPECT(p.w >= 1 && p.w <= cap, "panel %lld width %lld with cap %lld", (long long)t,
+               (long long)p.w, (long long)cap);
         dd_range ra = grid_block(K, Q, p.qa), rb = grid_block(K, P, p.pb);
         EXPECT(p.k0 >= ra.start && p.k0 + p.w <= ra.start + ra.len,
                "panel [%lld,%lld) leaves A's column block %d", (long long)p.k0,
@@ -94,7 +95,14 @@ int main(void)
         for (int P = 1; P <= 5; P++)
             for (int Q = 1; Q <= 5; Q++)
                 for (int64_t nb = 1; nb <= 9; nb++)
-                    panels(K, P, Q, nb);
+                    for (int64_t first = 1; first <= nb; first++)
+                        panels(K, P, Q, nb, first);
+    /* the narrow first panel: NB/8, at least 128, only with several ranks */
+    EXPECT(grid_first_width(1, 1, 2048) == 2048, "one rank keeps the full first panel");
+    EXPECT(grid_first_width(1, 2, 2048) == 256, "2048/8");
+    EXPECT(grid_first_width(2, 2, 512) == 128, "at least 128");
+    EXPECT(grid_first_width(2, 1, 100) == 100, "narrow panels stay");
+    panels(5000, 2, 3, 2048, grid_first_width(2, 3, 2048));
     /* default grids: P <= Q, P·Q = n, most nearly square */
     int expect[][3] = {{1, 1, 1}, {2, 1, 2},  {3, 1, 3}, {4, 2, 2},  {6, 2, 3},
                        {8, 2, 4}, {12, 3, 4}, {7, 1, 7}, {16, 4, 4}, {18, 3, 6}};
