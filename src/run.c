@@ -414,16 +414,14 @@ static int multiply(run_ctx *c, dd_err *err)
         c->rec.N = c->N;
         c->rec.K = c->K;
         report_finish(&c->rec);
-        /* per-rank figures of the median repetition (by the slowest rank) */
-        int med = 0;
+        /* per-rank figures of the median repetition (by the slowest rank):
+         * the slowest one not above the median, which is the median itself
+         * for an odd count and the lower middle one for an even count */
+        const double *t = c->rec.mult_times;
+        int med = -1;
         for (int j = 0; j < o->repeat; j++)
-            if (c->rec.mult_times[j] == c->rec.tmed)
+            if (t[j] <= c->rec.tmed && (med < 0 || t[j] > t[med]))
                 med = j;
-        if (o->repeat % 2 == 0) /* even count: median is a mean; take the nearer-below one */
-            for (int j = 0; j < o->repeat; j++)
-                if (c->rec.mult_times[j] <= c->rec.tmed &&
-                    c->rec.mult_times[j] > c->rec.mult_times[med])
-                    med = j;
         c->rec.ph[PH_MULTIPLY] = dd_stat_over(c->world, per_rank[med]);
         c->rec.ph[PH_EXPOSED] = dd_stat_over(c->world, exposed[med]);
         c->rec.have[PH_MULTIPLY] = c->rec.have[PH_EXPOSED] = 1;
