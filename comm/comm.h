@@ -30,7 +30,6 @@
 
 #include "dd.h"
 
-struct dd_engine;
 typedef struct dd_comm dd_comm;
 
 typedef struct {
@@ -54,12 +53,19 @@ typedef struct {
 
 typedef struct {
     MPI_Comm world, row, col; /* row: ranks of my grid row (size Q); col: size P */
-    struct dd_engine *engine;
     int nslots;
+    /* What the engine gives the backend (the driver copies it from there, so
+     * comm/ knows nothing of engines): where panels live, the CUDA streams
+     * (cudaStream_t, NULL on the host) and how many ranks share this rank's
+     * GPU (NCCL needs one GPU per rank). */
+    int work_is_host;
+    void *comm_stream, *compute_stream;
+    int ranks_per_device;
 } dd_comm_cfg;
 
 typedef struct dd_comm_ops {
-    const char *name; /* "mpi-host", "nccl", "mpi" */
+    const char *name;  /* "mpi-host", "nccl", "mpi" */
+    int work_is_host;  /* the memory it moves: 1 host (CPU engine), 0 device */
     /* Collective over world.  DD_EUNSUP when unusable here. */
     int (*open)(dd_comm *c, const dd_comm_cfg *cfg, dd_err *err);
     void (*close)(dd_comm *c);
@@ -83,5 +89,11 @@ extern const dd_comm_ops dd_comm_mpi_gpu; /* CUDA-aware or staged, decided at op
 #ifdef DD_HAVE_NCCL
 extern const dd_comm_ops dd_comm_nccl;
 #endif
+
+/* --comm NAME (auto | nccl | mpi): open the backend that serves cfg's
+ * memory on every rank.  auto: on the host MPI; on GPUs NCCL when every
+ * rank has a GPU of its own (and NCCL was built), MPI otherwise.
+ * Collective; the result is agreed across ranks. */
+int comm_select(const char *name, const dd_comm_cfg *cfg, dd_comm *c, dd_err *err);
 
 #endif

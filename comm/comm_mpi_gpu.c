@@ -68,7 +68,6 @@
 #include "comm.h"
 #include "comm_mpi_util.h"
 #include "dd_cuda.h"
-#include "engine.h"
 #include "grid.h"
 
 #if defined(__has_include)
@@ -195,11 +194,10 @@ static int make_event(cudaEvent_t *ev, dd_err *err)
 /* Local checks and allocations: nothing collective. */
 static int prepare(mpig_state **out, const dd_comm_cfg *cfg, dd_err *err)
 {
-    struct dd_engine *e = cfg->engine;
-    if (!e || strcmp(e->ops->name, "cuda"))
+    if (cfg->work_is_host)
         return dd_fail(err, DD_EUNSUP,
-                       "the mpi comm backend for GPUs needs the CUDA backend (this run uses '%s')",
-                       e ? e->ops->name : "none");
+                       "the mpi comm backend for GPUs needs the CUDA backend (this run uses the "
+                       "CPU)");
     mpig_state *s = calloc(1, sizeof *s);
     if (!s)
         return dd_fail(err, DD_ENOMEM, "out of host memory opening the MPI comm backend");
@@ -207,8 +205,8 @@ static int prepare(mpig_state **out, const dd_comm_cfg *cfg, dd_err *err)
     size_t n = (size_t)cfg->nslots;
     s->row = cfg->row;
     s->col = cfg->col;
-    s->cs = (cudaStream_t)e->ops->comm_stream(e);
-    s->xs = (cudaStream_t)e->ops->compute_stream(e);
+    s->cs = (cudaStream_t)cfg->comm_stream;
+    s->xs = (cudaStream_t)cfg->compute_stream;
     s->slots = calloc(n, sizeof *s->slots);
     s->fifo = calloc(n, sizeof *s->fifo);
     s->posted = calloc(n, sizeof *s->posted);
@@ -704,6 +702,7 @@ static int mpig_progress(dd_comm *c, dd_err *err)
 
 const dd_comm_ops dd_comm_mpi_gpu = {
     .name = "mpi",
+    .work_is_host = 0,
     .open = mpig_open,
     .close = mpig_close,
     .post = mpig_post,

@@ -13,7 +13,6 @@
 #include "agree.h"
 #include "comm.h"
 #include "comm_mpi_util.h"
-#include "engine.h"
 
 typedef struct {
     MPI_Comm row, col;
@@ -23,7 +22,7 @@ typedef struct {
 
 static int host_open(dd_comm *c, const dd_comm_cfg *cfg, dd_err *err)
 {
-    if (!cfg->engine || strcmp(cfg->engine->ops->name, "cpu"))
+    if (!cfg->work_is_host)
         return dd_fail(err, DD_EUNSUP, "the mpi-host comm backend serves the CPU backend only");
     host_state *s = calloc(1, sizeof *s);
     if (!s || !(s->slots = calloc((size_t)cfg->nslots, sizeof *s->slots))) {
@@ -114,6 +113,7 @@ static int host_progress(dd_comm *c, dd_err *err)
 
 const dd_comm_ops dd_comm_mpi_host = {
     .name = "mpi-host",
+    .work_is_host = 1,
     .open = host_open,
     .close = host_close,
     .post = host_post,

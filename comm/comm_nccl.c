@@ -37,7 +37,6 @@
 #include "agree.h"
 #include "comm.h"
 #include "dd_cuda.h"
-#include "engine.h"
 
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 18, 0) && !defined(DD_NCCL_NO_SPLIT)
 #define DD_NCCL_SPLIT 1
@@ -90,26 +89,24 @@ static void free_state(nccl_state *s, int abort)
 /* Local checks and allocations: nothing collective. */
 static int prepare(nccl_state **out, const dd_comm_cfg *cfg, dd_err *err)
 {
-    const struct dd_engine *e = cfg->engine;
-    if (!e || strcmp(e->ops->name, "cuda"))
+    if (cfg->work_is_host)
         return dd_fail(err, DD_EUNSUP,
-                       "the NCCL comm backend needs the CUDA backend (this run uses '%s')",
-                       e ? e->ops->name : "none");
-    if (e->info.ranks_per_device > 1) {
+                       "the NCCL comm backend needs the CUDA backend (this run uses the CPU)");
+    if (cfg->ranks_per_device > 1) {
         char host[MPI_MAX_PROCESSOR_NAME] = "";
         int len = 0;
         MPI_Get_processor_name(host, &len);
         return dd_fail(err, DD_EUNSUP,
                        "%d ranks share one GPU on host %s; NCCL needs one GPU per rank: use "
                        "--comm mpi or one rank per GPU",
-                       e->info.ranks_per_device, host);
+                       cfg->ranks_per_device, host);
     }
     nccl_state *s = calloc(1, sizeof *s);
     if (!s)
         return dd_fail(err, DD_ENOMEM, "out of host memory opening the NCCL comm backend");
     *out = s;
-    s->cs = (cudaStream_t)e->ops->comm_stream((struct dd_engine *)e);
-    s->xs = (cudaStream_t)e->ops->compute_stream((struct dd_engine *)e);
+    s->cs = (cudaStream_t)cfg->comm_stream;
+    s->xs = (cudaStream_t)cfg->compute_stream;
     s->ready = calloc((size_t)cfg->nslots, sizeof *s->ready);
     s->slot_free = calloc((size_t)cfg->nslots, sizeof *s->slot_free);
     if (!s->ready || !s->slot_free)
@@ -340,6 +337,7 @@ static int nccl_progress(dd_comm *c, dd_err *err)
 
 const dd_comm_ops dd_comm_nccl = {
     .name = "nccl",
+    .work_is_host = 0,
     .open = nccl_open,
     .close = nccl_close,
     .post = nccl_post,

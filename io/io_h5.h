@@ -1,6 +1,6 @@
-/* io_h5.h — HDF5 helpers shared by the two I/O paths; private to io/.
- *
- * Implemented in io_common.c.  Every function checks each HDF5 return and
+/* io_h5.h — helpers private to io/: HDF5 helpers shared by the two I/O
+ * paths and the probe (io_h5.c), and rank 0's verdict (io_output.c).
+ *  Every function checks each HDF5 return and
  * turns a failure into one dd_err sentence naming the file and dataset. */
 #ifndef DD_IO_H5_H
 #define DD_IO_H5_H
@@ -12,6 +12,20 @@
 #ifndef H5I_INVALID_HID /* older 1.8 and 1.10 releases */
 #define H5I_INVALID_HID (-1)
 #endif
+
+/* Every rank returns rank 0's rc and, on failure, rank 0's message
+ * (collective over comm). */
+int io_bcast_verdict(MPI_Comm comm, int rc, const dd_err *local, dd_err *err);
+
+/* A short human name for an HDF5 type: "int32", "uint8", "2-byte float", "string". */
+void io_h5_type_name(hid_t t, char *out, size_t len);
+/* Whether "g1/g2/name" exists, walking one component at a time (H5Lexists
+ * fails rather than saying no when an intermediate group is missing). */
+int io_h5_link_exists(hid_t file, const char *name);
+/* 2-D IEEE float of 8 or 4 bytes: its dims and type, or one message;
+ * `label` ("A", "B") names the matrix in it, NULL only the dataset. */
+int io_h5_check_matrix(hid_t dset, const char *path, const char *name, const char *label,
+                       int64_t dims[2], dd_dtype *type, dd_err *err);
 
 /* Memory type for reads and writes; file type for new datasets (IEEE, little endian). */
 hid_t io_h5_memtype(dd_dtype t);

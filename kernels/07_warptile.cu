@@ -317,13 +317,7 @@ template <typename T, int BK, int STAGES> int launch_cfg(DD_LAUNCHER_ARGS(T))
 } // namespace
 
 /* Production FP32: BK 16, 3 stages (50 KB a block, 2 blocks per SM);
- * chosen on the H200 against the variants below (docs/results/). */
+ * chosen on the H200 against BK 16 with 4 stages, BK 8 with 4 and BK 32
+ * with 3 (docs/results/h200-kernel-tuning-2026-11-29.md). */
 DD_LAUNCHER(dd_k07_sgemm, float, launch_cfg<float, 16, 3>)
 DD_LAUNCHER(dd_k07_dgemm, double, launch_cfg<double, 16, 3>)
-
-#ifdef DD_KERNEL_VARIANTS
-/* Other pipeline shapes, for gemm-bench --variants. */
-DD_LAUNCHER(dd_k07v_sgemm_bk16s4, float, launch_cfg<float, 16, 4>)
-DD_LAUNCHER(dd_k07v_sgemm_bk8s4, float, launch_cfg<float, 8, 4>)
-DD_LAUNCHER(dd_k07v_sgemm_bk32s3, float, launch_cfg<float, 32, 3>)
-#endif

@@ -406,17 +406,7 @@ template <typename L> int launch_cfg(DD_LAUNCHER_ARGS(double))
 } // namespace
 
 /* Production: BK 32, 3 stages (217 KB of shared memory), fragments
- * double-buffered across k steps; chosen on the H200 against the variants
- * below (docs/results/). */
+ * double-buffered across k steps; chosen on the H200 against BK 16 with 4
+ * stages, fragments loaded just before use, and blocks of 128×64
+ * (docs/results/h200-kernel-tuning-2026-11-29.md). */
 DD_LAUNCHER(dd_k08_dgemm, double, launch_cfg<Cfg<32, 3, 2, 4, true>>)
-
-#ifdef DD_KERNEL_VARIANTS
-/* The first production configuration: BK 16, 4 stages, fragments loaded
- * just before use (the compiler still overlaps them inside a stage). */
-DD_LAUNCHER(dd_k08v_dgemm_bk16s4, double, launch_cfg<Cfg<16, 4>>)
-DD_LAUNCHER(dd_k08v_dgemm_bk32s3, double, launch_cfg<Cfg<32, 3>>)
-DD_LAUNCHER(dd_k08v_dgemm_pipe16, double, launch_cfg<Cfg<16, 4, 2, 4, true>>)
-/* 128×64 blocks of 4 warps, 2 blocks per SM: one block's barriers and
- * epilogue overlap the other's mma, at 1.5x the L2 traffic per flop. */
-DD_LAUNCHER(dd_k08v_dgemm_128x64, double, launch_cfg<Cfg<16, 3, 2, 2>>)
-#endif

@@ -1,7 +1,7 @@
 /* gemm-bench — check every kernel against cuBLAS, then time it.
  *
  *   gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32] [--reps N]
- *              [--warmup N] [--beta 0|1|auto] [--slow-limit N] [--variants]
+ *              [--warmup N] [--beta 0|1|auto] [--slow-limit N]
  *              [--json FILE] [--quick] [--seed S] [--device D]
  *
  * For each type and size: fresh uniform [-1,1) data made on the device
@@ -30,9 +30,9 @@
 #include <string>
 #include <vector>
 
+#include "dd_json.h"
 #include "gemm_check.cuh"
 #include "kernel.h"
-#include "ladder.h"
 
 namespace
 {
@@ -48,7 +48,6 @@ struct options {
     int reps = 10, warmup = 2;
     int beta = -1; /* -1: auto */
     int64_t slow_limit = 4096;
-    bool variants = false;
     const char *json = nullptr;
     uint64_t seed = 20240611;
     int device = 0;
@@ -65,14 +64,13 @@ struct env_info {
 int usage(FILE *f)
 {
     fprintf(f, "usage: gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32] [--reps N]\n"
-               "                  [--warmup N] [--beta 0|1|auto] [--slow-limit N] [--variants]\n"
+               "                  [--warmup N] [--beta 0|1|auto] [--slow-limit N]\n"
                "                  [--json FILE] [--quick] [--seed S] [--device D]\n"
                "  --sizes     comma list of N or MxNxK (default 1024,2048,4096,8192,16384,\n"
                "              8192x8192x1024,16384x16384x1024)\n"
                "  --kernels   comma list of names or name prefixes (default: all); cublas is\n"
                "              always timed, as the reference\n"
                "  --quick     sizes 1024,2048,4096,4096x4096x1024; 3 reps, 1 warm-up\n"
-               "  --variants  also time the tuning variants of the production kernels\n"
                "  --json FILE append one JSON object per row (JSON Lines)\n");
     return f == stdout ? 0 : 2;
 }
@@ -172,8 +170,6 @@ int parse(int argc, char **argv, options *o)
             }
         } else if (!strcmp(a, "--slow-limit")) {
             o->slow_limit = atoll(need());
-        } else if (!strcmp(a, "--variants")) {
-            o->variants = true;
         } else if (!strcmp(a, "--json")) {
             o->json = need();
         } else if (!strcmp(a, "--quick")) {
@@ -219,20 +215,8 @@ struct row {
     std::string note;
 };
 
-void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; ++s) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
+/* Six significant digits, as in the recorded results (docs/results/), where
+ * dd_json_num writes nine. */
 void json_num(FILE *f, double v)
 {
     if (isfinite(v))
@@ -264,17 +248,17 @@ void emit(const options &o, const env_info &env, const row &r)
     time_t now = time(nullptr);
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     fprintf(f, "{\"tool\":\"gemm-bench\",\"timestamp\":\"%s\",\"command\":", ts);
-    json_str(f, o.command.c_str());
+    dd_json_str(f, o.command.c_str());
     fprintf(f, ",\"gpu\":");
-    json_str(f, env.gpu);
+    dd_json_str(f, env.gpu);
     fprintf(f,
             ",\"sm_count\":%d,\"cc\":\"%d.%d\",\"cuda_driver\":\"%d.%d\",\"cuda_runtime\":\"%d.%"
             "d\",\"cublas\":",
             env.sms, env.cc_major, env.cc_minor, env.driver / 1000, (env.driver % 1000) / 10,
             env.runtime / 1000, (env.runtime % 1000) / 10);
-    json_str(f, env.cublas);
+    dd_json_str(f, env.cublas);
     fprintf(f, ",\"kernel\":");
-    json_str(f, r.kernel);
+    dd_json_str(f, r.kernel);
     fprintf(
         f,
         ",\"dtype\":\"%s\",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"beta\":%d,\"reps\":%d,\"warmup\":%d",
@@ -290,10 +274,10 @@ void emit(const options &o, const env_info &env, const row &r)
     fprintf(f, ",\"check_err\":");
     json_num(f, r.err);
     fprintf(f, ",\"check_threshold\":%g,\"status\":", DD_CHECK_THRESHOLD);
-    json_str(f, r.status);
+    dd_json_str(f, r.status);
     if (!r.note.empty()) {
         fprintf(f, ",\"note\":");
-        json_str(f, r.note.c_str());
+        dd_json_str(f, r.note.c_str());
     }
     fprintf(f, "}\n");
     fclose(f);
@@ -514,15 +498,6 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; ++i)
         if (selected(o, all[i].name) && &all[i] != cublas)
             list.push_back(&all[i]);
-    if (o.variants) {
-        const kernel_desc *v = kernel_variants(&n);
-        for (int i = 0; i < n; ++i)
-            if (selected(o, v[i].name))
-                list.push_back(&v[i]);
-        if (n == 0)
-            fprintf(stderr, "gemm-bench: --variants: this build has none (configure with "
-                            "-DDD_KERNEL_VARIANTS=ON)\n");
-    }
 
     printf("# gemm-bench: %s, %d SMs, cc %d.%d, CUDA driver %d.%d runtime %d.%d, cuBLAS %s\n",
            env.gpu, env.sms, env.cc_major, env.cc_minor, env.driver / 1000,

@@ -10,8 +10,9 @@
  * errors sit far below it.  Two correct FP32 kernels that sum in different
  * orders land near 1 at most; a kernel that drops or repeats one term of a
  * sum scores about 1/(K·eps) (thousands for FP32, 1e11 and more for FP64).
- * Passing: err ≤ 16, no element left unwritten (C is poisoned with NaN
- * before a beta-0 run) and no element outside the m×n block touched. */
+ * Passing: err ≤ 16 (DD_CHECK_THRESHOLD, src/base/dd.h), no element left
+ * unwritten (C is poisoned with NaN before a beta-0 run) and no element
+ * outside the m×n block touched. */
 #ifndef DD_GEMM_CHECK_CUH
 #define DD_GEMM_CHECK_CUH
 
@@ -23,9 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dd.h"          /* DD_CHECK_THRESHOLD */
+#include "dd_splitmix.h" /* dd_splitmix64 */
 #include "kernel.h"
-
-#define DD_CHECK_THRESHOLD 16.0
 
 /* For the bench and test programs: a failing CUDA call ends the program. */
 #define CK(call)                                                                                   \
@@ -53,14 +54,6 @@ template <> struct type_info<float> {
     static kernel_sgemm_fn fn(const kernel_desc *d) { return d->sgemm; }
 };
 
-__device__ __forceinline__ uint64_t splitmix64(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 /* Uniform in [-1, 1), exactly representable in T (24 or 53 random bits). */
 template <typename T> __device__ __forceinline__ T uniform_pm1(uint64_t u);
 template <> __device__ __forceinline__ double uniform_pm1<double>(uint64_t u)
@@ -79,7 +72,7 @@ __global__ void fill_uniform_kernel(T *p, int64_t rows, int64_t cols, int64_t ld
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
          i += (int64_t)gridDim.x * blockDim.x) {
         int64_t r = i / cols, c = i % cols;
-        p[r * ld + c] = uniform_pm1<T>(splitmix64(seed * 0xD1B54A32D192ED03ull + (uint64_t)i));
+        p[r * ld + c] = uniform_pm1<T>(dd_splitmix64(seed * 0xD1B54A32D192ED03ull + (uint64_t)i));
     }
 }
 

@@ -8,8 +8,8 @@
 # OUT (default $BUILD/out) the logs: resources.txt (registers, shared memory,
 # spills), kernel-test.txt, bench.txt, bench.jsonl, and sass-summary.txt
 # (instruction counts of the production kernels) where cuobjdump exists.
-# ARCH (default 90) is the SM target; VARIANTS=1 also builds the tuning
-# variants of the production kernels (gemm-bench --variants).
+# ARCH (default 90) is the SM target.  The kernels compiled are those of
+# kernels/kernels.def (the file named by each DD_KERNEL line).
 set -euo pipefail
 export NCCL_NVLS_ENABLE=0
 
@@ -33,16 +33,22 @@ done
 mkdir -p "$BUILD" "$OUT"
 
 flags=(-O3 -std=c++17 -lineinfo "-gencode=arch=compute_$ARCH,code=[compute_$ARCH,sm_$ARCH]"
-       -Xcompiler=-Wall,-Wextra -Xptxas=-v -I"$here")
-[ "${VARIANTS:-0}" = 1 ] && flags+=(-DDD_KERNEL_VARIANTS)
+       -Xcompiler=-Wall,-Wextra -Xptxas=-v -I"$here" -I"$root/src/base")
 
-srcs=(01_naive 02_coalesced 03_smem_tiling 04_register_blocking 05_vectorized 06_double_buffer
-      07_warptile 08_dmma kernel_cublas registry)
+# The kernel list: the first field of each DD_KERNEL(...) line of kernels.def.
+mapfile -t kernels < <(sed -n 's/^DD_KERNEL(\([A-Za-z0-9_]*\),.*/\1/p' "$here/kernels.def")
+if [ ${#kernels[@]} = 0 ]; then
+  echo "run-gpu.sh: $here/kernels.def lists no kernel" >&2
+  exit 1
+fi
+srcs=("${kernels[@]}" registry)
 t0=$(date +%s)
 pids=()
 for s in "${srcs[@]}"; do
   "$NVCC" "${flags[@]}" -c "$here/$s.cu" -o "$BUILD/$s.o" >"$BUILD/$s.log" 2>&1 & pids+=($!)
 done
+# dd_json_str (src/base/json.c), for gemm-bench's JSON Lines
+"$NVCC" -O3 -Xcompiler=-Wall,-Wextra -I"$root/src/base" -c "$root/src/base/json.c" -o "$BUILD/json.o" >"$BUILD/json.log" 2>&1 & pids+=($!)
 "$NVCC" "${flags[@]}" -c "$here/gemm_bench.cu" -o "$BUILD/gemm_bench.o" >"$BUILD/gemm_bench.log" 2>&1 & pids+=($!)
 "$NVCC" "${flags[@]}" -c "$root/tests/gpu/test_kernels.cu" -o "$BUILD/test_kernels.o" >"$BUILD/test_kernels.log" 2>&1 & pids+=($!)
 fail=0
@@ -56,7 +62,7 @@ fi
 objs=()
 for s in "${srcs[@]}"; do objs+=("$BUILD/$s.o"); done
 ar rcs "$BUILD/libdd_kernels.a" "${objs[@]}"
-"$NVCC" -arch=sm_$ARCH "$BUILD/gemm_bench.o" "$BUILD/libdd_kernels.a" -lcublas -o "$BUILD/gemm-bench"
+"$NVCC" -arch=sm_$ARCH "$BUILD/gemm_bench.o" "$BUILD/json.o" "$BUILD/libdd_kernels.a" -lcublas -o "$BUILD/gemm-bench"
 "$NVCC" -arch=sm_$ARCH "$BUILD/test_kernels.o" "$BUILD/libdd_kernels.a" -lcublas -o "$BUILD/kernel-test"
 echo "run-gpu.sh: built in $(( $(date +%s) - t0 )) s into $BUILD"
 

@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     dd_err err = {{0}};
     dd_engine e = {0};
     dd_comm c = {0};
-    dd_engine_cfg ecfg = {MPI_COMM_WORLD, MPI_COMM_SELF, NULL, 0};
+    dd_engine_cfg ecfg = {MPI_COMM_WORLD, MPI_COMM_SELF, t, NULL, 0};
     e.ops = &dd_engine_cpu;
     dd_summa s;
     memset(&s, 0, sizeof s);
@@ -86,7 +86,8 @@ int main(int argc, char **argv)
     s.B = B;
     s.C = C;
     summa_shape(&s);
-    dd_comm_cfg ccfg = {MPI_COMM_WORLD, MPI_COMM_SELF, MPI_COMM_SELF, &e, 2};
+    dd_comm_cfg ccfg = {.world = MPI_COMM_WORLD, .row = MPI_COMM_SELF, .col = MPI_COMM_SELF,
+                        .nslots = 2, .work_is_host = 1, .ranks_per_device = 1};
     c.ops = &dd_comm_mpi_host;
     int rc = e.ops->open(&e, &ecfg, &err);
     if (!rc)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every bad input of DESIGN.md §1: one clear message from one rank, a
+# Every bad input of docs/design.md §1: one clear message from one rank, a
 # non-zero exit, no hang (each run under `timeout`), no HDF5 error-stack
 # dump, no output file or temporary file, the input untouched.
 set -euo pipefail

@@ -1,5 +1,6 @@
-/* cublasxt_bench.c — the host-data baseline of DESIGN.md §5: cuBLASXt GEMM
- * on all visible GPUs (or --gpus N), A, B and C in pinned host memory.
+/* cublasxt_bench.c — cuBLASXt GEMM on all visible GPUs (or --gpus N), A, B
+ * and C in pinned host memory: the host-data baseline that dgemm-dist's
+ * host-to-host runs are measured against (docs/design.md).
  *
  *   cublasxt-bench --n 16384 --gpus 2 --reps 3 --json out/cublasxt.jsonl
  *   cublasxt-bench --m 1000 --n 2000 --k 3000 --dtype f32 --block 2048
@@ -23,6 +24,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "dd_json.h"
+#include "dd_splitmix.h"
 
 #define SKIP 77
 #define MAX_GPUS 64
@@ -121,22 +125,15 @@ static int parse(int argc, char **argv, opts *o)
     return 0;
 }
 
-/* Counter-based: element i of stream `seed` does not depend on the order of
- * generation.  53 (or 24) random bits j give (2j + 1 - 2^b) / 2^b: uniform on
- * [-1, 1), exact in the element type, odd numerator so never zero. */
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
+/* Counter-based (splitmix64, dd_splitmix.h): element i of stream `seed` does
+ * not depend on the order of generation.  53 (or 24) random bits j give
+ * (2j + 1 - 2^b) / 2^b: uniform on [-1, 1), exact in the element type, odd
+ * numerator so never zero. */
 static void fill(void *p, size_t count, int f64, uint64_t seed)
 {
-    uint64_t base = mix(seed);
+    uint64_t base = dd_splitmix64(seed);
     for (size_t i = 0; i < count; i++) {
-        uint64_t x = mix(base ^ (i * 0xd1b54a32d192ed03ull));
+        uint64_t x = dd_splitmix64(base ^ (i * 0xd1b54a32d192ed03ull));
         if (f64)
             ((double *)p)[i] =
                 (double)((int64_t)(2 * (x >> 11) + 1) - ((int64_t)1 << 53)) * 0x1p-53;
@@ -168,10 +165,10 @@ static double elem(const void *p, int f64, size_t i)
 static int check(const opts *o, const void *A, const void *B, const void *C)
 {
     double eps = o->f64 ? DBL_EPSILON : FLT_EPSILON;
-    uint64_t s = mix(o->seed ^ 0x5eedull);
+    uint64_t s = dd_splitmix64(o->seed ^ 0x5eedull);
     for (int t = 0; t < NCHECK; t++) {
-        size_t i = (size_t)(mix(s + 2 * (uint64_t)t) % (uint64_t)o->m);
-        size_t j = (size_t)(mix(s + 2 * (uint64_t)t + 1) % (uint64_t)o->n);
+        size_t i = (size_t)(dd_splitmix64(s + 2 * (uint64_t)t) % (uint64_t)o->m);
+        size_t j = (size_t)(dd_splitmix64(s + 2 * (uint64_t)t + 1) % (uint64_t)o->n);
         long double ref = 0, mag = 0;
         for (size_t l = 0; l < (size_t)o->k; l++) {
             double a = elem(A, o->f64, i * (size_t)o->k + l),
@@ -220,20 +217,6 @@ static cublasStatus_t gemm(cublasXtHandle_t h, const opts *o, const void *A, con
     return cublasXtSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero, C, n);
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", (unsigned char)*s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static int write_json(const opts *o, int block, const double *times, double median, double tflops,
                       char names[][256], const char *cublas)
 {
@@ -250,12 +233,9 @@ static int write_json(const opts *o, int block, const double *times, double medi
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
     const char *job = getenv("SLURM_JOB_ID");
     fprintf(f, "{\"tool\":\"cublasxt-bench\",\"timestamp\":\"%s\",\"host\":", stamp);
-    json_string(f, host);
+    dd_json_str(f, host);
     fprintf(f, ",\"slurm_job_id\":");
-    if (job)
-        json_string(f, job);
-    else
-        fputs("null", f);
+    dd_json_str(f, job); /* unset: null */
     fprintf(f,
             ",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"dtype\":\"%s\",\"gpus\":%d,\"block\":%d,"
             "\"host_memory\":\"pinned\",\"warmup\":%d,\"reps\":%d,\"times\":[",
@@ -267,7 +247,7 @@ static int write_json(const opts *o, int block, const double *times, double medi
     for (int i = 0; i < o->gpus; i++) {
         if (i)
             fputc(',', f);
-        json_string(f, names[i]);
+        dd_json_str(f, names[i]);
     }
     fprintf(f, "],\"cublas\":\"%s\",\"check\":\"passed\"}\n", cublas);
     return fclose(f) ? -1 : 0;

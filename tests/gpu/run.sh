@@ -50,7 +50,8 @@ if has test; then
 fi
 if has kbench; then
     log "gemm-bench"
-    # production kernels at the DESIGN.md §5 sizes and the SUMMA panel shapes
+    # production kernels at the sizes of the design target (docs/design.md:
+    # n = 4096, 8192, 16384) and at the SUMMA panel shapes
     # (the whole ladder: kernels/README.md, docs/results/h200-gemm-bench-*)
     "$B/kernels/gemm-bench" --kernels 08_dmma,07_warptile \
         --sizes 4096,8192,16384,8192x8192x1024,16384x16384x1024,16384x16384x2048,16384x16384x4096 \

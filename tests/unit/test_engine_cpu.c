@@ -83,7 +83,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     dd_engine e = {0};
     e.ops = &dd_engine_cpu;
-    dd_engine_cfg cfg = {MPI_COMM_WORLD, MPI_COMM_SELF, NULL, 1};
+    dd_engine_cfg cfg = {MPI_COMM_WORLD, MPI_COMM_SELF, DD_F64, NULL, 1};
     dd_err err = {{0}};
     EXPECT(e.ops->open(&e, &cfg, &err) == DD_OK, "open: %s", err.msg);
     for (int t = 0; t < 2; t++)
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
     /* other kernels are refused by name */
     dd_engine e2 = {0};
     e2.ops = &dd_engine_cpu;
-    dd_engine_cfg bad = {MPI_COMM_WORLD, MPI_COMM_SELF, "08_dmma", 1};
+    dd_engine_cfg bad = {MPI_COMM_WORLD, MPI_COMM_SELF, DD_F64, "08_dmma", 1};
     dd_err err2 = {{0}};
     EXPECT(e2.ops->open(&e2, &bad, &err2) == DD_EUSAGE && strstr(err2.msg, "08_dmma"),
            "CPU engine accepted kernel 08_dmma: %s", err2.msg);

@@ -57,12 +57,18 @@ static void ownership(int64_t R, int64_t C, int P, int Q)
     free(seen);
 }
 
-static void panels(int64_t K, int P, int Q, int64_t nb, int64_t first)
+/* The driver's panel list (grid_panels), as summa_setup builds it. */
+static void panels(int64_t K, int P, int Q, int64_t nb)
 {
-    int64_t n = grid_panel_count(K, P, Q, nb, first), k0 = 0;
+    int64_t first = grid_first_width(P, Q, nb);
+    int64_t n = grid_panels(K, P, Q, nb, NULL), k0 = 0;
     EXPECT(n >= 1 && n <= K, "panel count %lld for K=%lld", (long long)n, (long long)K);
+    if (n < 1 || n > K)
+        return;
+    dd_panel *list = calloc((size_t)n, sizeof *list);
+    EXPECT(grid_panels(K, P, Q, nb, list) == n, "same count when filling the list");
     for (int64_t t = 0; t < n; t++) {
-        dd_panel p = grid_panel(K, P, Q, nb, first, t);
+        dd_panel p = list[t];
         int64_t cap = t == 0 ? first : nb;
         EXPECT(p.k0 == k0, "panel %lld starts at %lld, expected %lld (K=%lld %dx%d nb=%lld)",
                (long long)t, (long long)p.k0, (long long)k0, (long long)K, P, Q, (long long)nb);
@@ -79,6 +85,7 @@ static void panels(int64_t K, int P, int Q, int64_t nb, int64_t first)
         k0 += p.w;
     }
     EXPECT(k0 == K, "panels cover %lld of K=%lld", (long long)k0, (long long)K);
+    free(list);
 }
 
 int main(void)
@@ -95,14 +102,24 @@ int main(void)
         for (int P = 1; P <= 5; P++)
             for (int Q = 1; Q <= 5; Q++)
                 for (int64_t nb = 1; nb <= 9; nb++)
-                    for (int64_t first = 1; first <= nb; first++)
-                        panels(K, P, Q, nb, first);
+                    panels(K, P, Q, nb);
+    /* narrow first panels, and widths whose k0 + nb would overflow */
+    for (int64_t K = 1; K <= 3000; K += 499)
+        for (int P = 1; P <= 3; P++)
+            for (int Q = 1; Q <= 3; Q++) {
+                panels(K, P, Q, 256);
+                panels(K, P, Q, 2048);
+                panels(K, P, Q, INT64_MAX);
+            }
+    EXPECT(grid_panels(10, 1, 1, 0, NULL) == -1, "panel width 0 is refused, not looped on");
+    EXPECT(grid_panels(10, 1, 1, -5, NULL) == -1, "negative panel width is refused");
+    EXPECT(grid_panels(0, 2, 2, 8, NULL) == 0, "K = 0 has no panels");
     /* the narrow first panel: NB/8, at least 128, only with several ranks */
     EXPECT(grid_first_width(1, 1, 2048) == 2048, "one rank keeps the full first panel");
     EXPECT(grid_first_width(1, 2, 2048) == 256, "2048/8");
     EXPECT(grid_first_width(2, 2, 512) == 128, "at least 128");
     EXPECT(grid_first_width(2, 1, 100) == 100, "narrow panels stay");
-    panels(5000, 2, 3, 2048, grid_first_width(2, 3, 2048));
+    panels(5000, 2, 3, 2048);
     /* default grids: P <= Q, P·Q = n, most nearly square */
     int expect[][3] = {{1, 1, 1}, {2, 1, 2},  {3, 1, 3}, {4, 2, 2},  {6, 2, 3},
                        {8, 2, 4}, {12, 3, 4}, {7, 1, 7}, {16, 4, 4}, {18, 3, 6}};

@@ -16,7 +16,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    dd_opts o;
+    dd_cli o;
     dd_err err = {{0}};
     int status;
     if (cli_parse(argc, argv, &o, &err)) {
@@ -31,7 +31,7 @@ int main(int argc, char **argv)
             printf("dgemm-dist %s\n", DD_VERSION);
         status = DD_EXIT_OK;
     } else {
-        status = o.cmd == DD_CMD_GEN ? dd_gen(&o) : dd_run(&o);
+        status = o.cmd == DD_CMD_GEN ? dd_gen(&o.run) : dd_run(&o.run);
     }
     MPI_Finalize();
     return status;

@@ -11,7 +11,7 @@
 #include "run.h"
 #include "timer.h"
 
-static int write_matrix(dd_io *io, MPI_Comm world, const dd_opts *o, const char *name, uint64_t tag,
+static int write_matrix(dd_io *io, MPI_Comm world, const dd_run_opts *o, const char *name, uint64_t tag,
                         int64_t rows, int64_t cols, dd_err *err)
 {
     int rank, size;
@@ -34,7 +34,7 @@ static int write_matrix(dd_io *io, MPI_Comm world, const dd_opts *o, const char 
     return dd_agree(world, rc, err);
 }
 
-int dd_gen(const dd_opts *o)
+int dd_gen(const dd_run_opts *o)
 {
     MPI_Comm world = MPI_COMM_WORLD;
     int rank;

@@ -66,7 +66,6 @@ static int cpu_open(dd_engine *e, const dd_engine_cfg *cfg, dd_err *err)
     snprintf(e->info.versions, sizeof e->info.versions, "%s", engine_cpu_blas_version());
     e->info.device_index = -1;
     e->info.ranks_per_device = 1;
-    e->info.work_is_host = 1;
     return DD_OK;
 }
 
@@ -167,13 +166,6 @@ static int cpu_gemm(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, c
     return DD_OK;
 }
 
-static int cpu_sync(dd_engine *e, dd_err *err)
-{
-    (void)e;
-    (void)err;
-    return DD_OK;
-}
-
 static void cpu_reset(dd_engine *e)
 {
     ((cpu_state *)e->impl)->gemm_acc = 0;
@@ -203,6 +195,9 @@ static void *cpu_no_stream(dd_engine *e)
 
 const dd_engine_ops dd_engine_cpu = {
     .name = "cpu",
+    .work_is_host = 1,
+    /* OpenBLAS reaches its rate at rank-512 updates */
+    .default_panel = 512,
     .open = cpu_open,
     .close = cpu_close,
     .alloc = cpu_alloc,
@@ -214,7 +209,6 @@ const dd_engine_ops dd_engine_cpu = {
     .upload_async = cpu_copy2d,
     .zero = cpu_zero,
     .gemm = cpu_gemm,
-    .sync = cpu_sync,
     .reset_timers = cpu_reset,
     .phase_begin = cpu_begin,
     .phase_end = cpu_end,

@@ -46,12 +46,13 @@ typedef struct {
  * for NB >= 256): the pipeline fills sooner at the cost of one small
  * multiply.  One rank: NB. */
 int64_t grid_first_width(int P, int Q, int64_t nb);
-/* Number of panels: panel 0 capped at `first`, the others at NB (both >= 1). */
-int64_t grid_panel_count(int64_t K, int P, int Q, int64_t nb, int64_t first);
-/* Panel t (0 <= t < count), same caps.  O(t) per call; the driver builds
- * its list once with grid_panel_at(). */
-dd_panel grid_panel(int64_t K, int P, int Q, int64_t nb, int64_t first, int64_t t);
-/* Panel starting at k0 (k0 < K), at most nb wide. */
+/* Panel starting at k0 (0 <= k0 < K), at most nb wide, ending at the first
+ * block boundary of either K partition. */
 dd_panel grid_panel_at(int64_t K, int P, int Q, int64_t nb, int64_t k0);
+/* The panel list of one multiply, the one the driver uses: panel 0 capped at
+ * grid_first_width(), the others at nb.  Writes out[0..n) when out is not
+ * NULL and returns n (0 when K is 0); -1 for nb < 1 or a panel that would
+ * not advance, so no caller can loop forever. */
+int64_t grid_panels(int64_t K, int P, int Q, int64_t nb, dd_panel *out);
 
 #endif

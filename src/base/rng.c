@@ -1,18 +1,11 @@
 /* rng.c — counter-based uniform values (rng.h): splitmix64 of a counter. */
 #include "rng.h"
-
-static uint64_t mix64(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+#include "dd_splitmix.h"
 
 double rng_value(uint64_t seed, uint64_t tag, uint64_t index)
 {
-    uint64_t key = mix64(seed ^ (tag << 56));
-    uint64_t r = mix64(key + index * 0xd1b54a32d192ed03ULL);
+    uint64_t key = dd_splitmix64(seed ^ (tag << 56));
+    uint64_t r = dd_splitmix64(key + index * 0xd1b54a32d192ed03ULL);
     /* 53 random bits → [0,1) → [-1,1) */
     return (double)(r >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }

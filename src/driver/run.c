@@ -1,4 +1,5 @@
-/* run.c — one distributed multiply, start to finish (run.h).
+/* run.c — one distributed multiply, start to finish (run.h): a pipeline
+ * of named steps over the run's state (run_ctx.h).
  *
  * Every step ends with dd_agree(): a failure anywhere becomes the same
  * failure everywhere, rank 0 prints the one message, and all ranks leave
@@ -11,36 +12,9 @@
 
 #include "agree.h"
 #include "check.h"
-#include "comm.h"
-#include "engine.h"
-#include "grid.h"
-#include "io.h"
-#include "report.h"
 #include "rng.h"
-#include "run.h"
-#include "summa.h"
+#include "run_ctx.h"
 #include "timer.h"
-
-typedef struct {
-    const dd_opts *o;
-    MPI_Comm world, node, row, col;
-    int rank, size, tty;
-    dd_grid g;
-    dd_engine eng;
-    int eng_open;
-    dd_comm comm;
-    int comm_open;
-    const dd_io_ops *io;
-    dd_dtype type;
-    int64_t M, N, K;
-    void *hA, *hB, *hC; /* host blocks */
-    dd_summa s;         /* work blocks and panels */
-    int work_alloc;     /* s.A/B/C allocated separately from host blocks */
-    char tmp[4096];
-    int have_tmp;
-    char why[192], input[512], mpi_version[128];
-    dd_record rec;
-} run_ctx;
 
 static void note_phase(run_ctx *c, const char *what, double seconds)
 {
@@ -69,169 +43,67 @@ static int setup_grid(run_ctx *c, dd_err *err)
     int P = c->o->P, Q = c->o->Q;
     if (!P)
         grid_default(c->size, &P, &Q);
-    if (P * Q != c->size) {
+    if ((int64_t)P * Q != c->size) {
         int dP, dQ;
         grid_default(c->size, &dP, &dQ);
         return dd_fail(err, DD_EUSAGE,
-                       "--grid %dx%d needs %d ranks but MPI started %d: change --grid or the "
+                       "--grid %dx%d needs %lld ranks but MPI started %d: change --grid or the "
                        "rank count (or leave --grid out for %dx%d)",
-                       P, Q, P * Q, c->size, dP, dQ);
+                       P, Q, (long long)P * Q, c->size, dP, dQ);
     }
     c->g = grid_make(P, Q, c->rank);
+    /* both splits are collective: every rank makes both calls */
     int rc = dd_mpi_check(MPI_Comm_split(c->world, c->g.p, c->g.q, &c->row), "MPI_Comm_split", err);
-    if (!rc)
-        rc = dd_mpi_check(MPI_Comm_split(c->world, c->g.q, c->g.p, &c->col), "MPI_Comm_split", err);
-    return rc;
+    int rc2 = dd_mpi_check(MPI_Comm_split(c->world, c->g.q, c->g.p, &c->col), "MPI_Comm_split", err);
+    return rc ? rc : rc2;
 }
 
-/* --backend: open the engine; auto falls back to the CPU unless every rank
- * has a GPU. */
-static int open_engine(run_ctx *c, dd_err *err)
+/* The inputs' shape and type: from the file, or from --size. */
+static int resolve_inputs(run_ctx *c, dd_err *err)
 {
-    const dd_opts *o = c->o;
-    dd_engine_cfg cfg = {c->world, c->node, o->kernel, o->threads};
-    int want_cuda = strcmp(o->backend, "cpu") != 0;
-    if (want_cuda) {
-#ifdef DD_HAVE_CUDA
-        c->eng.ops = &dd_engine_cuda;
-        dd_err local = {{0}};
-        int rc = c->eng.ops->open(&c->eng, &cfg, &local);
-        int fail = rc != DD_OK, anyfail, unsup = rc == DD_EUNSUP;
-        MPI_Allreduce(&fail, &anyfail, 1, MPI_INT, MPI_LOR, c->world);
-        if (!anyfail) {
-            c->eng_open = 1;
-            snprintf(c->why, sizeof c->why, "%s",
-                     !strcmp(o->backend, "auto") ? "auto: every rank has a GPU" : "--backend cuda");
-            return DD_OK;
-        }
-        if (!fail)
-            c->eng.ops->close(&c->eng);
-        /* which rank failed, and why */
-        int allunsup;
-        int u = !fail || unsup;
-        MPI_Allreduce(&u, &allunsup, 1, MPI_INT, MPI_LAND, c->world);
-        rc = dd_agree(c->world, rc, &local);
-        if (!strcmp(o->backend, "cuda") || !allunsup) {
-            *err = local;
-            return rc ? rc : DD_EFAIL;
-        }
-        snprintf(c->why, sizeof c->why, "auto: not every rank has a GPU: %.150s", local.msg);
-#else
-        if (!strcmp(o->backend, "cuda"))
-            return dd_fail(err, DD_EUSAGE,
-                           "--backend cuda: this dgemm-dist was built without CUDA (no nvcc at "
-                           "build time); rebuild with the CUDA toolkit or use --backend cpu");
-        snprintf(c->why, sizeof c->why, "auto: built without CUDA");
-#endif
-    } else {
-        snprintf(c->why, sizeof c->why, "--backend cpu");
+    const dd_run_opts *o = c->o;
+    c->io = io_select(o->io);
+    if (!c->io)
+        return dd_fail(err, DD_EUSAGE,
+                       "--io %s is not available: this build has %s HDF5, so "
+                       "use --io independent (or auto)",
+                       o->io, strstr(io_library_version(), "parallel") ? "parallel" : "serial");
+    if (!o->in) {
+        c->M = o->size[0];
+        c->N = o->size[1];
+        c->K = o->size[2];
+        c->type = o->dtype;
+        snprintf(c->input, sizeof c->input, "generated, seed %llu", (unsigned long long)o->seed);
+        return DD_OK;
     }
-    c->eng.ops = &dd_engine_cpu;
-    int rc = dd_agree(c->world, c->eng.ops->open(&c->eng, &cfg, err), err);
+    snprintf(c->input, sizeof c->input, "%s", o->in);
+    return io_probe_inputs(c->world, o->in, o->a, o->b, &c->M, &c->N, &c->K, &c->type, err);
+}
+
+/* Engine (--backend), then the comm backend that serves its memory (--comm). */
+static int open_backends(run_ctx *c, dd_err *err)
+{
+    const dd_run_opts *o = c->o;
+    dd_engine_cfg ecfg = {c->world, c->node, c->type, o->kernel, o->threads};
+    int rc = engine_select(o->backend, &ecfg, &c->eng, c->why, sizeof c->why, err);
     c->eng_open = rc == DD_OK;
     return rc;
 }
 
 static int open_comm(run_ctx *c, dd_err *err)
 {
-    const char *want = c->o->comm;
-    const dd_comm_ops *ops = NULL;
-    dd_comm_cfg cfg = {c->world, c->row, c->col, &c->eng, c->o->lookahead + 1};
-    if (!strcmp(c->eng.ops->name, "cpu")) {
-        if (!strcmp(want, "nccl"))
-            return dd_fail(err, DD_EUSAGE,
-                           "--comm nccl needs the CUDA backend; the CPU backend "
-                           "broadcasts with MPI (use --comm mpi or auto)");
-        ops = &dd_comm_mpi_host;
-    } else {
-#ifdef DD_HAVE_CUDA
-        int shared = c->eng.info.ranks_per_device, maxshared;
-        MPI_Allreduce(&shared, &maxshared, 1, MPI_INT, MPI_MAX, c->world);
-        ops = &dd_comm_mpi_gpu;
-#ifdef DD_HAVE_NCCL
-        if (!strcmp(want, "nccl") || (!strcmp(want, "auto") && maxshared == 1))
-            ops = &dd_comm_nccl;
-#else
-        if (!strcmp(want, "nccl"))
-            return dd_fail(err, DD_EUSAGE,
-                           "--comm nccl: this dgemm-dist was built without "
-                           "NCCL; use --comm mpi or rebuild with NCCL");
-#endif
-#endif
-    }
-    c->comm.ops = ops;
-    int rc = dd_agree(c->world, ops->open(&c->comm, &cfg, err), err);
+    dd_engine *e = &c->eng;
+    dd_comm_cfg cfg = {c->world,
+                       c->row,
+                       c->col,
+                       c->o->lookahead + 1,
+                       e->ops->work_is_host,
+                       e->ops->comm_stream(e),
+                       e->ops->compute_stream(e),
+                       e->info.ranks_per_device};
+    int rc = comm_select(c->o->comm, &cfg, &c->comm, err);
     c->comm_open = rc == DD_OK;
     return rc;
-}
-
-static int gather_strings(run_ctx *c, const char *mine, size_t width, char sep, int dedupe,
-                          char **out)
-{
-    char *all = c->rank == 0 ? calloc((size_t)c->size, width) : NULL;
-    char *buf = calloc(1, width);
-    if (buf)
-        snprintf(buf, width, "%s", mine);
-    MPI_Gather(buf ? buf : (char[1]){0}, buf ? (int)width : 0, MPI_CHAR, all, (int)width, MPI_CHAR,
-               0, c->world);
-    free(buf);
-    if (c->rank != 0)
-        return DD_OK;
-    if (!all)
-        return DD_ENOMEM;
-    char *res = calloc((size_t)c->size, width + 1);
-    if (!res) {
-        free(all);
-        return DD_ENOMEM;
-    }
-    for (int r = 0; r < c->size; r++) {
-        const char *s = all + (size_t)r * width;
-        int seen = 0;
-        for (int q = 0; dedupe && q < r && !seen; q++)
-            seen = !strncmp(s, all + (size_t)q * width, width);
-        if (seen)
-            continue;
-        size_t used = strlen(res);
-        if (used)
-            res[used++] = sep;
-        size_t len = strnlen(s, width);
-        memcpy(res + used, s, len);
-        res[used + len] = '\0';
-    }
-    free(all);
-    *out = res;
-    return DD_OK;
-}
-
-static void print_dry_run(run_ctx *c, size_t work, size_t slots)
-{
-    struct {
-        long long rows, cols, ak, bk;
-        double work, slots;
-    } mine = {(long long)c->s.Mp, (long long)c->s.Nq, (long long)c->s.Kq,
-              (long long)c->s.Kp, (double)work,       (double)slots},
-      *all = NULL;
-    if (c->rank == 0)
-        all = calloc((size_t)c->size, sizeof *all);
-    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, c->world);
-    if (c->rank != 0 || !all)
-        return;
-    printf("dry run: C = A·B  %s  M=%lld N=%lld K=%lld on a %dx%d grid, panel %lld, "
-           "lookahead %d, %lld panels\n",
-           dd_dtype_name(c->type), (long long)c->M, (long long)c->N, (long long)c->K, c->g.P,
-           c->g.Q, (long long)c->s.nb, c->s.lookahead, (long long)c->s.npanels);
-    printf("backend %s (%s)\n", c->eng.ops->name, c->why);
-    printf("%5s %7s %21s %21s %21s %12s %12s\n", "rank", "(p,q)", "C block", "A block", "B block",
-           "panels MiB", "total MiB");
-    for (int r = 0; r < c->size; r++) {
-        char cb[32], ab[32], bb[32];
-        snprintf(cb, sizeof cb, "%lldx%lld", all[r].rows, all[r].cols);
-        snprintf(ab, sizeof ab, "%lldx%lld", all[r].rows, all[r].ak);
-        snprintf(bb, sizeof bb, "%lldx%lld", all[r].bk, all[r].cols);
-        printf("%5d   (%d,%d) %21s %21s %21s %12.1f %12.1f\n", r, r / c->g.Q, r % c->g.Q, cb, ab,
-               bb, all[r].slots / 1048576.0, all[r].work / 1048576.0);
-    }
-    free(all);
 }
 
 /* Sizes, grid, panels, memory: everything before any data moves. */
@@ -247,15 +119,12 @@ static int plan(run_ctx *c, size_t *work_bytes, size_t *slot_bytes, dd_err *err)
     s->N = c->N;
     s->K = c->K;
     s->lookahead = c->o->lookahead;
-    /* Defaults measured: CPU, OpenBLAS reaches its rate at rank-512 updates;
-     * CUDA (H200), 2048 balances C's read-modify-write per panel against the
-     * unhidden first broadcast (docs/results/h200x2-2026-11-29-panel-sweep). */
-    s->nb = c->o->panel ? c->o->panel : (!strcmp(c->eng.ops->name, "cpu") ? 512 : 2048);
+    s->nb = c->o->panel ? c->o->panel : c->eng.ops->default_panel;
     summa_shape(s);
     s->npanels = summa_panel_count(s);
     *work_bytes = summa_work_bytes(s, slot_bytes);
     int rc = DD_OK;
-    if (!c->eng.info.work_is_host && c->eng.info.mem_free) {
+    if (!c->eng.ops->work_is_host && c->eng.info.mem_free) {
         size_t margin = (size_t)512 << 20; /* kernels, cuBLAS workspace, NCCL buffers */
         if (*work_bytes + margin > c->eng.info.mem_free)
             rc = dd_fail(err, DD_ENOMEM,
@@ -282,7 +151,7 @@ static int alloc_blocks(run_ctx *c, dd_err *err)
         rc = e->ops->host_alloc(e, b, &c->hB, err);
     if (!rc)
         rc = e->ops->host_alloc(e, cc, &c->hC, err);
-    if (!rc && e->info.work_is_host) {
+    if (!rc && e->ops->work_is_host) {
         s->A = c->hA;
         s->B = c->hB;
         s->C = c->hC;
@@ -301,7 +170,7 @@ static int alloc_blocks(run_ctx *c, dd_err *err)
 
 static int load_inputs(run_ctx *c, dd_err *err)
 {
-    const dd_opts *o = c->o;
+    const dd_run_opts *o = c->o;
     dd_summa *s = &c->s;
     dd_range rm = grid_block(c->M, c->g.P, c->g.p), rn = grid_block(c->N, c->g.Q, c->g.q);
     dd_range rkq = grid_block(c->K, c->g.Q, c->g.q), rkp = grid_block(c->K, c->g.P, c->g.p);
@@ -333,7 +202,7 @@ static int load_inputs(run_ctx *c, dd_err *err)
 
 static int write_output(run_ctx *c, dd_err *err)
 {
-    const dd_opts *o = c->o;
+    const dd_run_opts *o = c->o;
     dd_range rm = grid_block(c->M, c->g.P, c->g.p), rn = grid_block(c->N, c->g.Q, c->g.q);
     dd_io io = {0};
     io.ops = c->io;
@@ -347,27 +216,11 @@ static int write_output(run_ctx *c, dd_err *err)
         return rc;
     rc = io.ops->write_block(&io, o->c, c->type, rm.start, rm.len, rn.start, rn.len, c->hC, err);
     rc = dd_agree(c->world, rc, err);
+    dd_attr attrs[RUN_NATTRS];
     char grid[32];
-    snprintf(grid, sizeof grid, "%dx%d", c->g.P, c->g.Q);
-    dd_record *r = &c->rec;
-    dd_attr attrs[] = {
-        {"tool", DD_ATTR_STR, "dgemm-dist " DD_VERSION, 0, 0},
-        {"input", DD_ATTR_STR, c->input, 0, 0},
-        {"grid", DD_ATTR_STR, grid, 0, 0},
-        {"backend", DD_ATTR_STR, c->eng.ops->name, 0, 0},
-        {"device", DD_ATTR_STR, c->eng.info.device, 0, 0},
-        {"comm", DD_ATTR_STR, c->comm.ops->name, 0, 0},
-        {"kernel", DD_ATTR_STR, c->eng.info.kernel, 0, 0},
-        {"panel", DD_ATTR_I64, NULL, 0, c->s.nb},
-        {"multiply_seconds_median", DD_ATTR_F64, NULL, r->tmed, 0},
-        {"tflops", DD_ATTR_F64, NULL, r->tflops, 0},
-        {"read_seconds_max", DD_ATTR_F64, NULL, r->ph[PH_READ].max, 0},
-        {"residual", DD_ATTR_F64, NULL, r->checked ? r->chk.residual : -1.0, 0},
-    };
+    int nattrs = run_output_attrs(c, attrs, grid, sizeof grid);
     if (!rc)
-        rc = dd_agree(c->world,
-                      io.ops->set_attrs(&io, o->c, attrs, (int)(sizeof attrs / sizeof *attrs), err),
-                      err);
+        rc = dd_agree(c->world, io.ops->set_attrs(&io, o->c, attrs, nattrs, err), err);
     dd_err e2 = {{0}};
     int rc2 = dd_agree(c->world, io.ops->close(&io, &e2), &e2);
     if (!rc && rc2) {
@@ -383,7 +236,7 @@ static int write_output(run_ctx *c, dd_err *err)
 
 static int multiply(run_ctx *c, dd_err *err)
 {
-    const dd_opts *o = c->o;
+    const dd_run_opts *o = c->o;
     int total = o->warmup + o->repeat;
     double *per_rank = calloc((size_t)o->repeat, sizeof(double));
     double *exposed = calloc((size_t)o->repeat, sizeof(double));
@@ -504,49 +357,6 @@ static int verify(run_ctx *c, dd_err *err)
     return rc;
 }
 
-static void fill_record(run_ctx *c)
-{
-    const dd_opts *o = c->o;
-    dd_record *r = &c->rec;
-    r->cmdline = o->cmdline;
-    r->ranks = c->size;
-    r->P = c->g.P;
-    r->Q = c->g.Q;
-    r->M = c->M;
-    r->N = c->N;
-    r->K = c->K;
-    r->nb = c->s.nb;
-    r->lookahead = o->lookahead;
-    r->repeat = o->repeat;
-    r->warmup = o->warmup;
-    r->type = c->type;
-    r->input = c->input;
-    r->backend = c->eng.ops->name;
-    r->backend_why = c->why;
-    r->comm = c->comm.ops->name;
-    r->comm_detail = c->comm.detail;
-    r->kernel = c->eng.info.kernel;
-    r->io = o->in || o->out ? c->io->name : NULL;
-    r->gpus = c->eng.info.device_index >= 0 ? c->size : 0;
-    int len = 0;
-    MPI_Get_library_version(c->mpi_version, &len);
-    char *nl = strchr(c->mpi_version, '\n');
-    if (nl)
-        *nl = '\0';
-    nl = strchr(c->mpi_version, ',');
-    if (nl)
-        *nl = '\0';
-    r->v_mpi = c->mpi_version;
-    r->v_hdf5 = io_library_version();
-    r->v_blas = engine_cpu_blas_version();
-    r->v_engine = c->eng.info.versions;
-    r->v_comm = c->comm.detail;
-    char host[64] = "";
-    gethostname(host, sizeof host - 1);
-    gather_strings(c, host, 64, ',', 1, &r->hosts);
-    gather_strings(c, c->eng.info.device, 128, '\n', 0, &r->devices);
-}
-
 static void cleanup(run_ctx *c)
 {
     if (c->have_tmp)
@@ -584,7 +394,102 @@ static void cleanup(run_ctx *c)
         MPI_Comm_free(&c->node);
 }
 
-int dd_run(const dd_opts *o)
+/* Everything before data moves: the launch, the inputs' shape, the grid,
+ * the backends, the plan; the dry run ends here. */
+static int setup(run_ctx *c, size_t *work, size_t *slots, dd_err *err)
+{
+    int rc;
+    if ((rc = dd_agree(c->world, check_launch(c, err), err)) ||
+        (rc = dd_agree(c->world, resolve_inputs(c, err), err)) ||
+        (rc = dd_agree(c->world, setup_grid(c, err), err)) ||
+        (rc = dd_agree(c->world,
+                       dd_mpi_check(MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, c->rank,
+                                                        MPI_INFO_NULL, &c->node),
+                                    "MPI_Comm_split_type", err),
+                       err)) ||
+        (rc = open_backends(c, err)) || (rc = plan(c, work, slots, err)))
+        return rc;
+    return DD_OK;
+}
+
+/* Data in: the output's temporary name, blocks, the read, the upload. */
+static int data_in(run_ctx *c, dd_err *err)
+{
+    const dd_run_opts *o = c->o;
+    int rc;
+    if ((rc = open_comm(c, err)))
+        return rc;
+    if (o->out) {
+        if ((rc = io_output_prepare(c->world, o->out, o->in, o->force, c->tmp, sizeof c->tmp, err)))
+            return rc;
+        c->have_tmp = 1;
+    }
+    if ((rc = alloc_blocks(c, err)))
+        return rc;
+    c->s.hA = c->hA;
+    c->s.hB = c->hB;
+    TIMED(c, PH_READ, load_inputs(c, err));
+    if (!rc && !c->eng.ops->work_is_host)
+        TIMED(c, PH_UPLOAD, up(c, err));
+    return rc;
+}
+
+/* Data out: the result down, checked, written; *failed_check when the
+ * check said FAILED (then nothing is written). */
+static int data_out(run_ctx *c, int *failed_check, dd_err *err)
+{
+    const dd_run_opts *o = c->o;
+    int rc = DD_OK;
+    int on_device = !c->eng.ops->work_is_host;
+    if (o->host_to_host && on_device && (rc = host_to_host(c, err)))
+        return rc;
+    if (on_device && (o->out || o->check)) {
+        TIMED(c, PH_DOWNLOAD, down(c, err));
+        if (rc)
+            return rc;
+    }
+    if (o->check) {
+        TIMED(c, PH_CHECK, verify(c, err));
+        if (rc)
+            return rc;
+    }
+    *failed_check = o->check && !c->rec.chk.passed;
+    if (o->out && !*failed_check)
+        TIMED(c, PH_WRITE, write_output(c, err));
+    return rc;
+}
+
+/* Rank 0: the report (or the check line alone with --quiet), the record. */
+static int finish(run_ctx *c, int failed_check, dd_err *err)
+{
+    const dd_run_opts *o = c->o;
+    int rc = DD_OK;
+    run_fill_record(c);
+    if (c->rank == 0) {
+        if (c->tty && !o->quiet)
+            fputc('\n', stderr);
+        if (!o->quiet)
+            report_print(stdout, &c->rec);
+        else if (o->check) {
+            char line[256];
+            check_line(&c->rec.chk, line, sizeof line);
+            printf("%s\n", line);
+        }
+        if (o->json)
+            rc = report_json(o->json, &c->rec, err);
+    }
+    if ((rc = dd_agree(c->world, rc, err)))
+        return rc;
+    if (failed_check && c->rank == 0)
+        fprintf(stderr,
+                "dgemm-dist: error: the check FAILED (scaled residual %.3g >= %g, or not "
+                "finite): C is wrong, or the inputs hold NaN or Inf%s%s\n",
+                c->rec.chk.residual, DD_CHECK_THRESHOLD, o->out ? "; not written: " : "",
+                o->out ? o->out : "");
+    return DD_OK;
+}
+
+int dd_run(const dd_run_opts *o)
 {
     run_ctx c;
     memset(&c, 0, sizeof c);
@@ -594,115 +499,24 @@ int dd_run(const dd_opts *o)
     MPI_Comm_rank(c.world, &c.rank);
     MPI_Comm_size(c.world, &c.size);
     c.tty = isatty(2);
-    dd_err err = {{0}};
-    int rc, status = DD_EXIT_ERROR;
     io_quiet();
-
-    if ((rc = dd_agree(c.world, check_launch(&c, &err), &err)))
-        goto fail;
-    c.io = io_select(o->io);
-    if (!c.io) {
-        rc = dd_fail(&err, DD_EUSAGE,
-                     "--io %s is not available: this build has %s HDF5, so "
-                     "use --io independent (or auto)",
-                     o->io, strstr(io_library_version(), "parallel") ? "parallel" : "serial");
-        goto fail;
-    }
-    if (o->in) {
-        rc = io_probe_inputs(c.world, o->in, o->a, o->b, &c.M, &c.N, &c.K, &c.type, &err);
-        if (rc)
-            goto fail;
-        snprintf(c.input, sizeof c.input, "%s", o->in);
-    } else {
-        c.M = o->size[0];
-        c.N = o->size[1];
-        c.K = o->size[2];
-        c.type = o->dtype;
-        snprintf(c.input, sizeof c.input, "generated, seed %llu", (unsigned long long)o->seed);
-    }
-    if ((rc = dd_agree(c.world, setup_grid(&c, &err), &err)))
-        goto fail;
-    if ((rc = dd_mpi_check(
-             MPI_Comm_split_type(c.world, MPI_COMM_TYPE_SHARED, c.rank, MPI_INFO_NULL, &c.node),
-             "MPI_Comm_split_type", &err)))
-        goto fail;
-    if ((rc = open_engine(&c, &err)))
-        goto fail;
+    dd_err err = {{0}};
     size_t work = 0, slots = 0;
-    if ((rc = plan(&c, &work, &slots, &err)))
-        goto fail;
-    if (o->dry_run) {
-        print_dry_run(&c, work, slots);
-        status = DD_EXIT_OK;
-        goto done;
+    int failed_check = 0, status;
+    int rc = setup(&c, &work, &slots, &err);
+    if (!rc && o->dry_run) {
+        run_print_dry_run(&c, work, slots);
+    } else if (!rc) {
+        if (!(rc = data_in(&c, &err)) && !(rc = multiply(&c, &err)) &&
+            !(rc = data_out(&c, &failed_check, &err)))
+            rc = finish(&c, failed_check, &err);
     }
-    if ((rc = open_comm(&c, &err)))
-        goto fail;
-    if (o->out) {
-        if ((rc = io_output_prepare(c.world, o->out, o->in, o->force, c.tmp, sizeof c.tmp, &err)))
-            goto fail;
-        c.have_tmp = 1;
+    if (rc) {
+        dd_report_error(c.world, &err);
+        status = rc == DD_EUSAGE ? DD_EXIT_USAGE : DD_EXIT_ERROR;
+    } else {
+        status = failed_check ? DD_EXIT_FAILED : DD_EXIT_OK;
     }
-    if ((rc = alloc_blocks(&c, &err)))
-        goto fail;
-    c.s.hA = c.hA;
-    c.s.hB = c.hB;
-    TIMED(&c, PH_READ, load_inputs(&c, &err));
-    if (rc)
-        goto fail;
-    if (!c.eng.info.work_is_host) {
-        TIMED(&c, PH_UPLOAD, up(&c, &err));
-        if (rc)
-            goto fail;
-    }
-    if ((rc = multiply(&c, &err)))
-        goto fail;
-    if (o->host_to_host && !c.eng.info.work_is_host && (rc = host_to_host(&c, &err)))
-        goto fail;
-    if (!c.eng.info.work_is_host && (o->out || o->check)) {
-        TIMED(&c, PH_DOWNLOAD, down(&c, &err));
-        if (rc)
-            goto fail;
-    }
-    if (o->check) {
-        TIMED(&c, PH_CHECK, verify(&c, &err));
-        if (rc)
-            goto fail;
-    }
-    int failed_check = o->check && !c.rec.chk.passed;
-    if (o->out && !failed_check) {
-        TIMED(&c, PH_WRITE, write_output(&c, &err));
-        if (rc)
-            goto fail;
-    }
-    fill_record(&c);
-    if (c.rank == 0) {
-        if (c.tty && !o->quiet)
-            fputc('\n', stderr);
-        if (!o->quiet)
-            report_print(stdout, &c.rec);
-        else if (o->check) {
-            char line[256];
-            check_line(&c.rec.chk, line, sizeof line);
-            printf("%s\n", line);
-        }
-        if (o->json)
-            rc = report_json(o->json, &c.rec, &err);
-    }
-    if ((rc = dd_agree(c.world, rc, &err)))
-        goto fail;
-    if (failed_check && c.rank == 0)
-        fprintf(stderr,
-                "dgemm-dist: error: the check FAILED (scaled residual %.3g >= %g, or not "
-                "finite): C is wrong, or the inputs hold NaN or Inf%s%s\n",
-                c.rec.chk.residual, DD_CHECK_THRESHOLD, o->out ? "; not written: " : "",
-                o->out ? o->out : "");
-    status = failed_check ? DD_EXIT_FAILED : DD_EXIT_OK;
-    goto done;
-fail:
-    dd_report_error(c.world, &err);
-    status = rc == DD_EUSAGE ? DD_EXIT_USAGE : DD_EXIT_ERROR;
-done:
     cleanup(&c);
     return status;
 }

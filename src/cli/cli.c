@@ -1,4 +1,4 @@
-/* cli.c — parsing the command line into dd_opts (cli.h). */
+/* cli.c — parsing the command line into dd_cli (cli.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,22 +127,23 @@ void cli_usage(const char *prog, int gen)
         prog, prog, prog);
 }
 
-int cli_parse(int argc, char **argv, dd_opts *o, dd_err *err)
+int cli_parse(int argc, char **argv, dd_cli *o, dd_err *err)
 {
     static const char *const backends[] = {"auto", "cuda", "cpu", NULL};
     static const char *const comms[] = {"auto", "nccl", "mpi", NULL};
     static const char *const ios[] = {"auto", "collective", "independent", NULL};
     memset(o, 0, sizeof *o);
-    o->dtype = DD_F64;
-    o->seed = 1;
-    o->a = "A";
-    o->b = "B";
-    o->c = "C";
-    o->lookahead = 1;
-    o->backend = "auto";
-    o->comm = "auto";
-    o->io = "auto";
-    o->repeat = 1;
+    o->run.cmdline = o->cmdline;
+    o->run.dtype = DD_F64;
+    o->run.seed = 1;
+    o->run.a = "A";
+    o->run.b = "B";
+    o->run.c = "C";
+    o->run.lookahead = 1;
+    o->run.backend = "auto";
+    o->run.comm = "auto";
+    o->run.io = "auto";
+    o->run.repeat = 1;
     size_t used = 0;
     for (int i = 0; i < argc && used + 2 < sizeof o->cmdline; i++) {
         int n =
@@ -172,28 +173,28 @@ int cli_parse(int argc, char **argv, dd_opts *o, dd_err *err)
             o->version = 1;
         } else if (!strcmp(a, "--in")) {
             NEEDV();
-            o->in = v;
+            o->run.in = v;
         } else if (!strcmp(a, "--out") || (o->cmd == DD_CMD_GEN && !strcmp(a, "-o"))) {
             NEEDV();
-            o->out = v;
+            o->run.out = v;
         } else if (!strcmp(a, "--size")) {
             NEEDV();
-            if (parse_size(v, o->size))
+            if (parse_size(v, o->run.size))
                 BAD("M,N,K or N, positive integers");
             o->have_size = 1;
         } else if (o->cmd == DD_CMD_GEN &&
                    (!strcmp(a, "-m") || !strcmp(a, "-n") || !strcmp(a, "-k"))) {
             NEEDV();
             int idx = a[1] == 'm' ? 0 : a[1] == 'n' ? 1 : 2;
-            if (parse_i64(v, 1, &o->size[idx]))
+            if (parse_i64(v, 1, &o->run.size[idx]))
                 BAD("a positive integer");
             *(idx == 0 ? &have_m : idx == 1 ? &have_n : &have_k) = 1;
         } else if (!strcmp(a, "--dtype")) {
             NEEDV();
             if (!strcmp(v, "f64") || !strcmp(v, "double"))
-                o->dtype = DD_F64;
+                o->run.dtype = DD_F64;
             else if (!strcmp(v, "f32") || !strcmp(v, "float"))
-                o->dtype = DD_F32;
+                o->run.dtype = DD_F32;
             else
                 BAD("f64 or f32");
         } else if (!strcmp(a, "--seed")) {
@@ -201,71 +202,71 @@ int cli_parse(int argc, char **argv, dd_opts *o, dd_err *err)
             int64_t s;
             if (parse_i64(v, 0, &s))
                 BAD("a non-negative integer");
-            o->seed = (uint64_t)s;
+            o->run.seed = (uint64_t)s;
         } else if (!strcmp(a, "--a")) {
             NEEDV();
-            o->a = v;
+            o->run.a = v;
         } else if (!strcmp(a, "--b")) {
             NEEDV();
-            o->b = v;
+            o->run.b = v;
         } else if (!strcmp(a, "--c")) {
             NEEDV();
-            o->c = v;
+            o->run.c = v;
         } else if (!strcmp(a, "--force")) {
-            o->force = 1;
+            o->run.force = 1;
         } else if (!strcmp(a, "--json")) {
             NEEDV();
-            o->json = v;
+            o->run.json = v;
         } else if (!strcmp(a, "--grid")) {
             NEEDV();
-            if (parse_grid(v, &o->P, &o->Q))
+            if (parse_grid(v, &o->run.P, &o->run.Q))
                 BAD("PxQ, e.g. 2x4");
         } else if (!strcmp(a, "--panel")) {
             NEEDV();
-            if (parse_i64(v, 1, &o->panel))
+            if (parse_i64(v, 1, &o->run.panel))
                 BAD("a positive integer");
         } else if (!strcmp(a, "--lookahead")) {
             NEEDV();
-            if (parse_int(v, 1, &o->lookahead) || o->lookahead > 16)
+            if (parse_int(v, 1, &o->run.lookahead) || o->run.lookahead > DD_LOOKAHEAD_MAX)
                 BAD("an integer from 1 to 16");
         } else if (!strcmp(a, "--backend")) {
             NEEDV();
             if (!one_of(v, backends))
                 BAD("auto, cuda or cpu");
-            o->backend = v;
+            o->run.backend = v;
         } else if (!strcmp(a, "--comm")) {
             NEEDV();
             if (!one_of(v, comms))
                 BAD("auto, nccl or mpi");
-            o->comm = v;
+            o->run.comm = v;
         } else if (!strcmp(a, "--kernel")) {
             NEEDV();
-            o->kernel = v;
+            o->run.kernel = v;
         } else if (!strcmp(a, "--io")) {
             NEEDV();
             if (!one_of(v, ios))
                 BAD("auto, collective or independent");
-            o->io = v;
+            o->run.io = v;
         } else if (!strcmp(a, "--threads")) {
             NEEDV();
-            if (parse_int(v, 1, &o->threads))
+            if (parse_int(v, 1, &o->run.threads))
                 BAD("a positive integer");
         } else if (!strcmp(a, "--repeat")) {
             NEEDV();
-            if (parse_int(v, 1, &o->repeat))
+            if (parse_int(v, 1, &o->run.repeat))
                 BAD("a positive integer");
         } else if (!strcmp(a, "--warmup")) {
             NEEDV();
-            if (parse_int(v, 0, &o->warmup))
+            if (parse_int(v, 0, &o->run.warmup))
                 BAD("a non-negative integer");
         } else if (!strcmp(a, "--check")) {
-            o->check = 1;
+            o->run.check = 1;
         } else if (!strcmp(a, "--host-to-host")) {
-            o->host_to_host = 1;
+            o->run.host_to_host = 1;
         } else if (!strcmp(a, "--dry-run")) {
-            o->dry_run = 1;
+            o->run.dry_run = 1;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            o->quiet = 1;
+            o->run.quiet = 1;
         } else {
             return dd_fail(err, DD_EUSAGE, "unknown argument '%s' (see --help)", a);
         }
@@ -275,16 +276,16 @@ int cli_parse(int argc, char **argv, dd_opts *o, dd_err *err)
     if (o->help || o->version)
         return DD_OK;
     if (o->cmd == DD_CMD_GEN) {
-        if (!o->out)
+        if (!o->run.out)
             return dd_fail(err, DD_EUSAGE, "gen needs --out FILE");
         if (!o->have_size && !(have_m && have_n && have_k))
             return dd_fail(err, DD_EUSAGE, "gen needs -m M -n N -k K (or --size M,N,K)");
         o->have_size = 1;
         return DD_OK;
     }
-    if (!o->in && !o->have_size)
+    if (!o->run.in && !o->have_size)
         return dd_fail(err, DD_EUSAGE, "give an input: --in FILE or --size M,N,K (see --help)");
-    if (o->in && o->have_size)
+    if (o->run.in && o->have_size)
         return dd_fail(err, DD_EUSAGE, "--in and --size are exclusive: pick one input");
     return DD_OK;
 }

@@ -14,6 +14,10 @@
 
 enum { DD_OK = 0, DD_EFAIL = -1, DD_EUSAGE = -2, DD_ENOMEM = -3, DD_EIO = -4, DD_EUNSUP = -5 };
 
+/* The verdict of every check (the run's and the benches'): a scaled
+ * residual below this passes, in the manner of HPL. */
+#define DD_CHECK_THRESHOLD 16.0
+
 typedef enum { DD_F64 = 0, DD_F32 = 1 } dd_dtype;
 
 static inline size_t dd_elsize(dd_dtype t)

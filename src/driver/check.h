@@ -14,8 +14,6 @@
 #include "dd.h"
 #include "grid.h"
 
-#define DD_CHECK_THRESHOLD 16.0
-
 typedef struct {
     double residual; /* NaN when not finite */
     int passed;

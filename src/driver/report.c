@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dd_json.h"
 #include "report.h"
 
 const char *const dd_phase_names[PH_COUNT] = {"read",     "upload", "multiply", "exposed_comm",
@@ -112,50 +113,6 @@ void report_print(FILE *f, const dd_record *r)
 
 /* ---- JSON --------------------------------------------------------------- */
 
-static void json_str(FILE *f, const char *s)
-{
-    if (!s) {
-        fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch == '\n')
-            fputs("\\n", f);
-        else if (ch == '\t')
-            fputs("\\t", f);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
-static void json_num(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.9g", v);
-    else
-        fputs("null", f);
-}
-
-/* ,"key":value — the record's fields after the first */
-static void kv_str(FILE *f, const char *key, const char *v)
-{
-    fprintf(f, ",\"%s\":", key);
-    json_str(f, v);
-}
-
-static void kv_num(FILE *f, const char *key, double v)
-{
-    fprintf(f, ",\"%s\":", key);
-    json_num(f, v);
-}
-
 /* a separated list as a JSON array of strings */
 static void json_list(FILE *f, const char *s, char sep)
 {
@@ -170,7 +127,7 @@ static void json_list(FILE *f, const char *s, char sep)
         item[len] = '\0';
         if (!first)
             fputc(',', f);
-        json_str(f, item);
+        dd_json_str(f, item);
         s = e ? e + 1 : s + len;
     }
     fputc(']', f);
@@ -187,22 +144,22 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     const char *job = getenv("SLURM_JOB_ID");
     fputs("{\"tool\":\"dgemm-dist\",\"version\":", f);
-    json_str(f, DD_VERSION);
-    kv_str(f, "timestamp", ts);
-    kv_str(f, "command", r->cmdline);
+    dd_json_str(f, DD_VERSION);
+    dd_json_kv_str(f, "timestamp", ts);
+    dd_json_kv_str(f, "command", r->cmdline);
     fputs(",\"hosts\":", f);
     json_list(f, r->hosts, ',');
-    kv_str(f, "slurm_job_id", job);
+    dd_json_kv_str(f, "slurm_job_id", job);
     fprintf(f, ",\"ranks\":%d,\"grid\":[%d,%d],\"backend\":", r->ranks, r->P, r->Q);
-    json_str(f, r->backend);
+    dd_json_str(f, r->backend);
     fprintf(f, ",\"gpus\":%d,\"devices\":", r->gpus);
     json_list(f, r->devices, '\n');
-    kv_str(f, "comm", r->comm);
-    kv_str(f, "comm_detail", r->comm_detail);
-    kv_str(f, "kernel", r->kernel);
-    kv_str(f, "io", r->io);
-    kv_str(f, "input", r->input);
-    kv_str(f, "dtype", dd_dtype_name(r->type));
+    dd_json_kv_str(f, "comm", r->comm);
+    dd_json_kv_str(f, "comm_detail", r->comm_detail);
+    dd_json_kv_str(f, "kernel", r->kernel);
+    dd_json_kv_str(f, "io", r->io);
+    dd_json_kv_str(f, "input", r->input);
+    dd_json_kv_str(f, "dtype", dd_dtype_name(r->type));
     fprintf(f,
             ",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"panel\":%lld,\"lookahead\":%d,\"repeat\":%d,"
             "\"warmup\":%d,\"phases\":{",
@@ -212,9 +169,9 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
         if (!r->have[i])
             continue;
         fprintf(f, "%s\"%s\":{\"min\":", first ? "" : ",", dd_phase_names[i]);
-        json_num(f, r->ph[i].min);
-        kv_num(f, "avg", r->ph[i].avg);
-        kv_num(f, "max", r->ph[i].max);
+        dd_json_num(f, r->ph[i].min);
+        dd_json_kv_num(f, "avg", r->ph[i].avg);
+        dd_json_kv_num(f, "max", r->ph[i].max);
         fputc('}', f);
         first = 0;
     }
@@ -222,32 +179,32 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
     for (int i = 0; i < r->nrep; i++) {
         if (i)
             fputc(',', f);
-        json_num(f, r->mult_times[i]);
+        dd_json_num(f, r->mult_times[i]);
     }
     fputc(']', f);
-    kv_num(f, "time_min", r->tmin);
-    kv_num(f, "time_median", r->tmed);
-    kv_num(f, "tflops", r->tflops);
-    kv_num(f, "tflops_per_gpu", r->tflops / r->ranks);
-    kv_num(f, "exposed_comm_fraction", r->exposed_fraction);
-    kv_num(f, "host_to_host", r->host_to_host > 0 ? r->host_to_host : NAN); /* NaN: null */
+    dd_json_kv_num(f, "time_min", r->tmin);
+    dd_json_kv_num(f, "time_median", r->tmed);
+    dd_json_kv_num(f, "tflops", r->tflops);
+    dd_json_kv_num(f, "tflops_per_gpu", r->tflops / r->ranks);
+    dd_json_kv_num(f, "exposed_comm_fraction", r->exposed_fraction);
+    dd_json_kv_num(f, "host_to_host", r->host_to_host > 0 ? r->host_to_host : NAN); /* NaN: null */
     fputs(",\"check\":", f);
     if (r->checked) {
         fputs("{\"residual\":", f);
-        json_num(f, r->chk.residual);
+        dd_json_num(f, r->chk.residual);
         fprintf(f, ",\"threshold\":%g,\"passed\":%s}", DD_CHECK_THRESHOLD,
                 r->chk.passed ? "true" : "false");
     } else {
         fputs("null", f);
     }
     fputs(",\"versions\":{\"mpi\":", f);
-    json_str(f, r->v_mpi);
-    kv_str(f, "hdf5", r->v_hdf5);
-    kv_str(f, "blas", r->v_blas);
+    dd_json_str(f, r->v_mpi);
+    dd_json_kv_str(f, "hdf5", r->v_hdf5);
+    dd_json_kv_str(f, "blas", r->v_blas);
     if (r->gpus)
-        kv_str(f, "cuda", r->v_engine);
-    if (r->v_comm && *r->v_comm)
-        kv_str(f, "comm", r->v_comm);
+        dd_json_kv_str(f, "cuda", r->v_engine);
+    if (r->comm_detail && *r->comm_detail)
+        dd_json_kv_str(f, "comm", r->comm_detail);
     fputs("},\"status\":\"ok\"}\n", f);
     if (fclose(f))
         return dd_fail(err, DD_EIO, "writing the JSON record to %s failed: %s", path,

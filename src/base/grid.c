@@ -42,11 +42,13 @@ dd_panel grid_panel_at(int64_t K, int P, int Q, int64_t nb, int64_t k0)
     pn.qa = grid_owner(K, Q, k0);
     pn.pb = grid_owner(K, P, k0);
     dd_range ra = grid_block(K, Q, pn.qa), rb = grid_block(K, P, pn.pb);
-    int64_t end = k0 + nb;
-    if (ra.start + ra.len < end)
-        end = ra.start + ra.len;
+    /* the end is the nearest of k0 + nb and the two block ends, computed
+     * without forming k0 + nb, which overflows for huge nb */
+    int64_t end = ra.start + ra.len;
     if (rb.start + rb.len < end)
         end = rb.start + rb.len;
+    if (nb < end - k0)
+        end = k0 + nb;
     pn.w = end - k0;
     pn.a_off = k0 - ra.start;
     pn.b_off = k0 - rb.start;
@@ -55,23 +57,24 @@ dd_panel grid_panel_at(int64_t K, int P, int Q, int64_t nb, int64_t k0)
 
 int64_t grid_first_width(int P, int Q, int64_t nb)
 {
-    if (P * Q > 1 && nb >= 256)
+    if ((int64_t)P * Q > 1 && nb >= 256)
         return nb / 8 > 128 ? nb / 8 : 128;
     return nb;
 }
 
-int64_t grid_panel_count(int64_t K, int P, int Q, int64_t nb, int64_t first)
+int64_t grid_panels(int64_t K, int P, int Q, int64_t nb, dd_panel *out)
 {
-    int64_t n = 0;
-    for (int64_t k0 = 0; k0 < K; n++)
-        k0 += grid_panel_at(K, P, Q, n == 0 ? first : nb, k0).w;
+    if (nb < 1 || K < 0 || P < 1 || Q < 1)
+        return -1;
+    int64_t first = grid_first_width(P, Q, nb), n = 0;
+    /* every panel is at least 1 wide, so at most K of them: the loop ends */
+    for (int64_t k0 = 0; k0 < K; n++) {
+        dd_panel pn = grid_panel_at(K, P, Q, n == 0 ? first : nb, k0);
+        if (pn.w < 1 || n >= K)
+            return -1;
+        if (out)
+            out[n] = pn;
+        k0 += pn.w;
+    }
     return n;
-}
-
-dd_panel grid_panel(int64_t K, int P, int Q, int64_t nb, int64_t first, int64_t t)
-{
-    int64_t k0 = 0;
-    for (int64_t i = 0; i < t; i++)
-        k0 += grid_panel_at(K, P, Q, i == 0 ? first : nb, k0).w;
-    return grid_panel_at(K, P, Q, t == 0 ? first : nb, k0);
 }

@@ -8,6 +8,9 @@
 #include "engine.h"
 #include "grid.h"
 
+/* Most panels in flight (--lookahead); L+1 slot buffers of each matrix. */
+#define DD_LOOKAHEAD_MAX 16
+
 typedef struct {
     dd_engine *engine;
     dd_comm *comm;
@@ -20,7 +23,7 @@ typedef struct {
     void *A, *B, *C;
     int64_t Mp, Nq, Kq, Kp;
     /* slot buffers (work memory), L+1 of each; NULL when that broadcast is local */
-    void *slotA[17], *slotB[17];
+    void *slotA[DD_LOOKAHEAD_MAX + 1], *slotB[DD_LOOKAHEAD_MAX + 1];
     /* host copies of the A and B blocks (same layout), for streamed upload */
     const void *hA, *hB;
     dd_panel *panels;

@@ -33,7 +33,7 @@ typedef struct {
     /* rank 0 only: gathered */
     char *hosts;   /* comma-separated distinct hostnames */
     char *devices; /* newline-separated device names per rank */
-    const char *v_mpi, *v_hdf5, *v_blas, *v_engine, *v_comm;
+    const char *v_mpi, *v_hdf5, *v_blas, *v_engine;
 } dd_record;
 
 /* Fill tmin/tmed/tflops from mult_times. */

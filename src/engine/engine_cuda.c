@@ -31,8 +31,7 @@
 typedef struct {
     int device;
     cudaStream_t compute, comm;
-    const kernel_desc *forced;  /* --kernel, or NULL */
-    const kernel_desc *dflt[2]; /* production kernel per dd_dtype */
+    const kernel_desc *kd; /* the run's kernel, chosen at open for its type */
     cudaEvent_t phase0, phase1;
     cudaEvent_t *ev; /* gemm timing pairs: ev[2i] start, ev[2i+1] stop */
     int nev, cap;    /* in use since reset_timers, created */
@@ -114,22 +113,27 @@ static int node_sharing(const dd_engine_cfg *cfg, int ok, const struct cudaDevic
     return rc ? rc : rc2;
 }
 
-static int pick_kernels(cuda_state *s, const char *forced, dd_err *err)
+/* The kernel of this run: --kernel, or the production kernel of the type.
+ * A kernel without the run's type is refused here, before any data moves. */
+static int pick_kernel(cuda_state *s, const char *forced, dd_dtype t, dd_err *err)
 {
     char names[400];
-    if (forced) {
-        if (!(s->forced = kernel_find(forced))) {
-            kernel_names(-1, names, sizeof names);
-            return dd_fail(err, DD_EUSAGE, "unknown kernel '%s'; choose one of: %s", forced, names);
-        }
-        return DD_OK;
+    if (forced && !(s->kd = kernel_find(forced))) {
+        kernel_names(-1, names, sizeof names);
+        return dd_fail(err, DD_EUSAGE, "unknown kernel '%s'; choose one of: %s", forced, names);
     }
-    for (int t = DD_F64; t <= DD_F32; t++) {
+    if (!forced) {
         const char *name = kernel_default(t == DD_F64);
-        if (!name || !(s->dflt[t] = kernel_find(name)))
+        if (!name || !(s->kd = kernel_find(name)))
             return dd_fail(err, DD_EFAIL,
                            "the default %s kernel '%s' is not in the kernel registry",
-                           dd_dtype_name((dd_dtype)t), name ? name : "(none)");
+                           dd_dtype_name(t), name ? name : "(none)");
+    }
+    if ((t == DD_F64 && !s->kd->dgemm) || (t == DD_F32 && !s->kd->sgemm)) {
+        kernel_names(t, names, sizeof names);
+        return dd_fail(err, DD_EUSAGE,
+                       "kernel '%s' has no %s version and the input is %s; kernels with one: %s",
+                       s->kd->name, t == DD_F64 ? "FP64" : "FP32", dd_dtype_name(t), names);
     }
     return DD_OK;
 }
@@ -157,9 +161,7 @@ static void fill_info(dd_engine *e, const struct cudaDeviceProp *prop)
     cudaRuntimeGetVersion(&rt);
     cudaDriverGetVersion(&drv);
     snprintf(in->device, sizeof in->device, "%.*s", (int)sizeof in->device - 1, prop->name);
-    /* With no --kernel the kernel depends on the type; gemm() writes the one
-     * it actually ran, and this is what FP64 would run. */
-    snprintf(in->kernel, sizeof in->kernel, "%s", (s->forced ? s->forced : s->dflt[DD_F64])->name);
+    snprintf(in->kernel, sizeof in->kernel, "%s", s->kd->name);
     snprintf(in->versions, sizeof in->versions, "CUDA runtime %d.%d, driver %d.%d, cuBLAS %s",
              rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10, kernel_cublas_version());
     in->device_index = s->device;
@@ -182,7 +184,7 @@ static int cuda_open(dd_engine *e, const dd_engine_cfg *cfg, dd_err *err)
         return dd_fail(err, DD_ENOMEM, "out of host memory opening the CUDA engine");
     s->device = device;
     e->impl = s;
-    if ((rc = pick_kernels(s, cfg->kernel, err)) || (rc = make_streams(s, err)) ||
+    if ((rc = pick_kernel(s, cfg->kernel, cfg->type, err)) || (rc = make_streams(s, err)) ||
         (rc = dd_cuda_check(cudaMemGetInfo(&e->info.mem_free, &e->info.mem_total), "cudaMemGetInfo",
                             err))) {
         cuda_close(e);
@@ -348,15 +350,10 @@ static int cuda_gemm(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, 
                      dd_progress_fn progress, void *parg, dd_err *err)
 {
     cuda_state *s = e->impl;
-    const kernel_desc *kd = s->forced ? s->forced : s->dflt[t];
-    if ((t == DD_F64 && !kd->dgemm) || (t == DD_F32 && !kd->sgemm)) {
-        char names[400];
-        kernel_names(t, names, sizeof names);
-        return dd_fail(err, DD_EUSAGE, "kernel '%s' has no %s version; kernels with one: %s",
-                       kd->name, t == DD_F64 ? "FP64" : "FP32", names);
-    }
-    if (strcmp(e->info.kernel, kd->name))
-        snprintf(e->info.kernel, sizeof e->info.kernel, "%s", kd->name);
+    const kernel_desc *kd = s->kd;
+    if ((t == DD_F64 && !kd->dgemm) || (t == DD_F32 && !kd->sgemm))
+        return dd_fail(err, DD_EUSAGE, "kernel '%s' has no %s version", kd->name,
+                       t == DD_F64 ? "FP64" : "FP32");
     int rc;
     if (m > 0 && n > 0) {
         cudaEvent_t *ev = NULL;
@@ -373,17 +370,6 @@ static int cuda_gemm(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, 
     }
     /* The GPU computes; the host is free to move the next panels. */
     return progress ? progress(parg, err) : DD_OK;
-}
-
-static int cuda_sync(dd_engine *e, dd_err *err)
-{
-    cuda_state *s = e->impl;
-    int rc = dd_cuda_check(cudaStreamSynchronize(s->compute),
-                           "cudaStreamSynchronize (compute stream)", err);
-    if (!rc)
-        rc = dd_cuda_check(cudaStreamSynchronize(s->comm),
-                           "cudaStreamSynchronize (communication stream)", err);
-    return rc;
 }
 
 static void cuda_reset(dd_engine *e)
@@ -438,6 +424,10 @@ static void *cuda_compute_stream(dd_engine *e)
 
 const dd_engine_ops dd_engine_cuda = {
     .name = "cuda",
+    .work_is_host = 0,
+    /* H200: 2048 balances C's read-modify-write per panel against the
+     * unhidden first broadcast (docs/results/h200x2-2026-11-29-panel-sweep) */
+    .default_panel = 2048,
     .open = cuda_open,
     .close = cuda_close,
     .alloc = cuda_alloc,
@@ -449,7 +439,6 @@ const dd_engine_ops dd_engine_cuda = {
     .upload_async = cuda_upload_async,
     .zero = cuda_zero,
     .gemm = cuda_gemm,
-    .sync = cuda_sync,
     .reset_timers = cuda_reset,
     .phase_begin = cuda_begin,
     .phase_end = cuda_end,

@@ -22,7 +22,7 @@ static int64_t max_width(const dd_summa *s)
 
 int64_t summa_panel_count(const dd_summa *s)
 {
-    return grid_panel_count(s->K, s->g.P, s->g.Q, s->nb, grid_first_width(s->g.P, s->g.Q, s->nb));
+    return grid_panels(s->K, s->g.P, s->g.Q, s->nb, NULL);
 }
 
 size_t summa_work_bytes(const dd_summa *s, size_t *slot_bytes)
@@ -46,15 +46,14 @@ int summa_setup(dd_summa *s, dd_err *err)
     int64_t w = max_width(s);
     memset(s->slotA, 0, sizeof s->slotA);
     memset(s->slotB, 0, sizeof s->slotB);
-    int64_t first = grid_first_width(s->g.P, s->g.Q, s->nb);
     s->npanels = summa_panel_count(s);
-    s->panels = malloc((size_t)s->npanels * sizeof *s->panels);
+    if (s->npanels < 0)
+        return dd_fail(err, DD_EUSAGE, "panel width %lld gives no panel list",
+                       (long long)s->nb);
+    s->panels = malloc((size_t)(s->npanels ? s->npanels : 1) * sizeof *s->panels);
     if (!s->panels)
         return dd_fail(err, DD_ENOMEM, "out of host memory for %lld panels", (long long)s->npanels);
-    for (int64_t t = 0, k0 = 0; t < s->npanels; t++) {
-        s->panels[t] = grid_panel_at(s->K, s->g.P, s->g.Q, t == 0 ? first : s->nb, k0);
-        k0 += s->panels[t].w;
-    }
+    grid_panels(s->K, s->g.P, s->g.Q, s->nb, s->panels);
     for (int i = 0; i <= s->lookahead; i++) {
         int rc = DD_OK;
         if (s->g.Q > 1)
@@ -69,7 +68,7 @@ int summa_setup(dd_summa *s, dd_err *err)
 
 void summa_teardown(dd_summa *s)
 {
-    for (int i = 0; i <= s->lookahead && i < 17; i++) {
+    for (int i = 0; i <= s->lookahead && i <= DD_LOOKAHEAD_MAX; i++) {
         if (s->slotA[i])
             s->engine->ops->free(s->engine, s->slotA[i]);
         if (s->slotB[i])

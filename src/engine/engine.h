@@ -7,8 +7,12 @@
  * the multiply (device memory on CUDA); "host" memory is what HDF5 reads
  * into and writes from (pinned on CUDA).
  *
- * Asynchrony: on CUDA, gemm() and copy2d() only enqueue; sync() waits for
- * all of it.  On CPU everything is synchronous. */
+ * Asynchrony: on CUDA, gemm() and upload_async() only enqueue; phase_end()
+ * waits for the multiply phase.  On CPU everything is synchronous.
+ *
+ * Policy that differs between engines is data in the ops struct (where the
+ * work memory lives, the default panel width), so the driver never compares
+ * engine names; engine_select() is the one place that picks an engine. */
 #ifndef DD_ENGINE_H
 #define DD_ENGINE_H
 
@@ -28,6 +32,7 @@ typedef int (*dd_progress_fn)(void *arg, dd_err *e);
 typedef struct {
     MPI_Comm world;     /* all ranks */
     MPI_Comm node;      /* ranks sharing this host (MPI_Comm_split_type SHARED) */
+    dd_dtype type;      /* element type of the run: the kernel is chosen (or refused) at open */
     const char *kernel; /* local-multiply kernel name, NULL = engine default */
     int threads;        /* CPU: BLAS threads, 0 = library default */
 } dd_engine_cfg;
@@ -39,12 +44,17 @@ typedef struct {
     char versions[256];   /* "CUDA 13.0, cuBLAS 13.1" or "OpenBLAS 0.3.21" */
     int device_index;     /* GPU ordinal, -1 on CPU */
     int ranks_per_device; /* max over this node of ranks sharing one GPU (1 = exclusive; CPU: 1) */
-    int work_is_host;     /* 1: work memory is host memory (CPU): blocks need no upload */
     size_t mem_free, mem_total; /* bytes of work memory, 0 if unknown */
 } dd_engine_info;
 
 typedef struct dd_engine_ops {
     const char *name; /* "cpu", "cuda" */
+    /* 1: work memory is host memory (CPU): blocks need no upload, and the
+     * host comm backend serves it; 0: device memory (CUDA). */
+    int work_is_host;
+    /* SUMMA panel width when --panel is not given (measured per engine:
+     * docs/results). */
+    int64_t default_panel;
     /* Collective over cfg->world: every rank calls it; failure is local
      * (callers agree).  Returns DD_EUNSUP when the engine cannot run here
      * (no GPU), so `--backend auto` can fall back. */
@@ -66,17 +76,17 @@ typedef struct dd_engine_ops {
     int (*upload_async)(dd_engine *e, void *work_dst, size_t dpitch, const void *host_src,
                         size_t spitch, size_t width_bytes, int64_t rows, dd_err *err);
     /* C(m×n, ldc) = A(m×k, lda)·B(k×n, ldb) + beta·C, row-major, beta 0 or 1,
+     * t the type given at open,
      * enqueued on the compute stream.  Time spent in the multiply itself is
      * accumulated for gemm_seconds().  m, n or k may be 0 (k = 0 with
      * beta = 0 zeroes C). */
     int (*gemm)(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, const void *A,
                 int64_t lda, const void *B, int64_t ldb, int beta, void *C, int64_t ldc,
                 dd_progress_fn progress, void *progress_arg, dd_err *err);
-    /* Wait for all enqueued work. */
-    int (*sync)(dd_engine *e, dd_err *err);
     /* Start / stop the phase clock used for the multiply phase (CUDA: events
-     * on the compute stream; CPU: wall clock).  gemm_seconds() is the sum of
-     * the multiplies since reset_timers(), valid after sync(). */
+     * on the compute stream; CPU: wall clock).  phase_end() waits for the
+     * phase's work; gemm_seconds is the sum of the multiplies since
+     * reset_timers(). */
     void (*reset_timers)(dd_engine *e);
     int (*phase_begin)(dd_engine *e, dd_err *err);
     int (*phase_end)(dd_engine *e, double *seconds, double *gemm_seconds, dd_err *err);
@@ -98,5 +108,12 @@ const char *engine_cpu_blas_version(void);
 #ifdef DD_HAVE_CUDA
 extern const dd_engine_ops dd_engine_cuda;
 #endif
+
+/* --backend NAME (auto | cuda | cpu): open the engine on every rank of
+ * cfg->world.  auto takes CUDA when every rank has a GPU and falls back to
+ * the CPU otherwise; `why` (len bytes) says which and why, for the report.
+ * Collective; the result is agreed across ranks. */
+int engine_select(const char *name, const dd_engine_cfg *cfg, dd_engine *e, char *why,
+                  size_t len, dd_err *err);
 
 #endif

@@ -1,0 +1,359 @@
+/* io_h5.c — HDF5 helpers shared by both I/O paths (io_h5.h): types, the
+ * table of open datasets, the matrix checks, block dataspaces, attributes. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "io.h"
+#include "io_h5.h"
+
+/* A short human name for an HDF5 type: "int32", "uint8", "2-byte float", "string". */
+void io_h5_type_name(hid_t t, char *out, size_t len)
+{
+    H5T_class_t cls = H5Tget_class(t);
+    size_t size = H5Tget_size(t);
+    switch (cls) {
+    case H5T_INTEGER:
+        snprintf(out, len, "%s%zu", H5Tget_sign(t) == H5T_SGN_NONE ? "uint" : "int", size * 8);
+        break;
+    case H5T_FLOAT:
+        snprintf(out, len, "%zu-byte float", size);
+        break;
+    case H5T_STRING:
+        snprintf(out, len, "string");
+        break;
+    case H5T_COMPOUND:
+        snprintf(out, len, "compound");
+        break;
+    case H5T_ENUM:
+        snprintf(out, len, "enum");
+        break;
+    case H5T_ARRAY:
+        snprintf(out, len, "array");
+        break;
+    case H5T_VLEN:
+        snprintf(out, len, "variable-length");
+        break;
+    case H5T_BITFIELD:
+        snprintf(out, len, "bitfield");
+        break;
+    case H5T_OPAQUE:
+        snprintf(out, len, "opaque");
+        break;
+    case H5T_REFERENCE:
+        snprintf(out, len, "reference");
+        break;
+    case H5T_TIME:
+        snprintf(out, len, "time");
+        break;
+    default:
+        snprintf(out, len, "unknown");
+        break;
+    }
+}
+
+/* H5Lexists fails (rather than saying no) when an intermediate group is
+ * missing, so walk "g1/g2/name" one component at a time. */
+int io_h5_link_exists(hid_t file, const char *name)
+{
+    char path[1024];
+    size_t n = strlen(name);
+    if (n == 0 || n >= sizeof path)
+        return 0;
+    memcpy(path, name, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (path[i] != '/' && path[i] != '\0')
+            continue;
+        char c = path[i];
+        path[i] = '\0';
+        htri_t e = H5Lexists(file, path, H5P_DEFAULT);
+        path[i] = c;
+        if (e <= 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* The checks every matrix dataset passes, for the probe and for the
+ * readers alike: 2-D, IEEE float of 8 or 4 bytes.  `label` ("A", "B") names
+ * the matrix in messages; NULL names only the dataset. */
+int io_h5_check_matrix(hid_t dset, const char *path, const char *name, const char *label,
+                       int64_t dims[2], dd_dtype *type, dd_err *err)
+{
+    char what[1200];
+    if (label)
+        snprintf(what, sizeof what, "dataset %s (\"%s\" in %s)", label, name, path);
+    else
+        snprintf(what, sizeof what, "dataset \"%s\" in %s", name, path);
+    int rc = DD_OK;
+    hid_t space = H5Dget_space(dset), ft = H5Dget_type(dset);
+    hsize_t d[H5S_MAX_RANK];
+    int nd = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
+    if (ft < 0 || nd < 0 || H5Sget_simple_extent_dims(space, d, NULL) < 0) {
+        rc = dd_fail(err, DD_EIO, "cannot read the shape and type of %s", what);
+    } else if (nd != 2) {
+        rc = dd_fail(err, DD_EUSAGE, "%s is %d-D; dgemm-dist needs a 2-D matrix", what, nd);
+    } else if (H5Tget_class(ft) != H5T_FLOAT || (H5Tget_size(ft) != 8 && H5Tget_size(ft) != 4)) {
+        char tn[64];
+        io_h5_type_name(ft, tn, sizeof tn);
+        rc = dd_fail(err, DD_EUSAGE, "%s has type %s; dgemm-dist needs 8- or 4-byte floats", what,
+                     tn);
+    } else if (d[0] > INT64_MAX || d[1] > INT64_MAX) {
+        rc = dd_fail(err, DD_EUSAGE, "%s is %llu×%llu, too large", what, (unsigned long long)d[0],
+                     (unsigned long long)d[1]);
+    } else {
+        dims[0] = (int64_t)d[0];
+        dims[1] = (int64_t)d[1];
+        *type = H5Tget_size(ft) == 8 ? DD_F64 : DD_F32;
+    }
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (space >= 0)
+        H5Sclose(space);
+    return rc;
+}
+
+hid_t io_h5_memtype(dd_dtype t)
+{
+    return t == DD_F64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+}
+hid_t io_h5_filetype(dd_dtype t)
+{
+    return t == DD_F64 ? H5T_IEEE_F64LE : H5T_IEEE_F32LE;
+}
+
+io_h5_dset *io_h5_find(io_h5_table *t, const char *name)
+{
+    for (int i = 0; i < t->n; i++)
+        if (strcmp(t->d[i].name, name) == 0)
+            return &t->d[i];
+    return NULL;
+}
+
+io_h5_dset *io_h5_add(io_h5_table *t, const char *name, hid_t id, const int64_t dims[2],
+                      dd_dtype type)
+{
+    if (t->n == t->cap) {
+        int cap = t->cap ? 2 * t->cap : 4;
+        io_h5_dset *d = realloc(t->d, (size_t)cap * sizeof *d);
+        if (d == NULL)
+            return NULL;
+        t->d = d;
+        t->cap = cap;
+    }
+    size_t len = strlen(name) + 1;
+    char *copy = malloc(len);
+    if (copy == NULL)
+        return NULL;
+    memcpy(copy, name, len);
+    io_h5_dset *e = &t->d[t->n++];
+    e->name = copy;
+    e->id = id;
+    e->dims[0] = dims[0];
+    e->dims[1] = dims[1];
+    e->type = type;
+    return e;
+}
+
+int io_h5_table_free(io_h5_table *t, const char *path, dd_err *err)
+{
+    int rc = DD_OK;
+    for (int i = 0; i < t->n; i++) {
+        if (t->d[i].id >= 0 && H5Dclose(t->d[i].id) < 0 && rc == DD_OK)
+            rc = dd_fail(err, DD_EIO, "cannot close dataset \"%s\" of %s", t->d[i].name, path);
+        free(t->d[i].name);
+    }
+    free(t->d);
+    t->d = NULL;
+    t->n = t->cap = 0;
+    return rc;
+}
+
+int io_h5_open_dset(io_h5_table *t, hid_t file, const char *path, const char *name,
+                    io_h5_dset **out, dd_err *err)
+{
+    if (!io_h5_link_exists(file, name))
+        return dd_fail(err, DD_EUSAGE, "file %s has no dataset \"%s\"", path, name);
+    hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+    if (d < 0)
+        return dd_fail(err, DD_EIO, "cannot open \"%s\" in %s as a dataset", name, path);
+    int64_t d2[2] = {0, 0};
+    dd_dtype dt = DD_F64;
+    int rc = io_h5_check_matrix(d, path, name, NULL, d2, &dt, err);
+    io_h5_dset *e = rc == DD_OK ? io_h5_add(t, name, d, d2, dt) : NULL;
+    if (rc == DD_OK && e == NULL)
+        rc = dd_fail(err, DD_ENOMEM, "out of memory opening dataset \"%s\" in %s", name, path);
+    if (rc != DD_OK) {
+        H5Dclose(d);
+        return rc;
+    }
+    *out = e;
+    return DD_OK;
+}
+
+int io_h5_create_dsets(hid_t file, const char *path, int ndsets, const char *const *names,
+                       const int64_t (*dims)[2], dd_dtype type, io_h5_table *t, dd_err *err)
+{
+    int rc = DD_OK;
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), lcpl = H5Pcreate(H5P_LINK_CREATE);
+    /* Contiguous and allocated at creation: parallel HDF5 needs early
+     * allocation anyway; never filling avoids writing the matrix twice. */
+    if (dcpl < 0 || lcpl < 0 || H5Pset_layout(dcpl, H5D_CONTIGUOUS) < 0 ||
+        H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) < 0 ||
+        H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0 ||
+        H5Pset_create_intermediate_group(lcpl, 1) < 0)
+        rc = dd_fail(err, DD_EIO, "cannot set up HDF5 dataset creation properties for %s", path);
+    for (int i = 0; rc == DD_OK && i < ndsets; i++) {
+        hsize_t hd[2] = {(hsize_t)dims[i][0], (hsize_t)dims[i][1]};
+        hid_t space = H5Screate_simple(2, hd, NULL);
+        hid_t d = space < 0 ? H5I_INVALID_HID
+                            : H5Dcreate2(file, names[i], io_h5_filetype(type), space, lcpl, dcpl,
+                                         H5P_DEFAULT);
+        if (space >= 0)
+            H5Sclose(space);
+        if (d < 0) {
+            rc = dd_fail(
+                err, DD_EIO, "cannot create dataset \"%s\" (%lld×%lld %s) in %s; is the disk full?",
+                names[i], (long long)dims[i][0], (long long)dims[i][1], dd_dtype_name(type), path);
+            break;
+        }
+        if (t != NULL && io_h5_add(t, names[i], d, dims[i], type) != NULL)
+            continue;
+        H5Dclose(d);
+        if (t != NULL)
+            rc = dd_fail(err, DD_ENOMEM, "out of memory creating dataset \"%s\" in %s", names[i],
+                         path);
+    }
+    if (lcpl >= 0)
+        H5Pclose(lcpl);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    return rc;
+}
+
+int io_h5_check_block(const char *path, const io_h5_dset *d, dd_dtype type, int64_t row0,
+                      int64_t nrows, int64_t col0, int64_t ncols, const void *buf, dd_err *err)
+{
+    if (type != d->type)
+        return dd_fail(err, DD_EUSAGE, "dataset \"%s\" in %s holds %s values, not %s", d->name,
+                       path, dd_dtype_name(d->type), dd_dtype_name(type));
+    if (row0 < 0 || nrows < 0 || col0 < 0 || ncols < 0 || row0 > d->dims[0] - nrows ||
+        col0 > d->dims[1] - ncols)
+        return dd_fail(err, DD_EUSAGE,
+                       "block of rows %lld+%lld, columns %lld+%lld lies outside dataset \"%s\" "
+                       "(%lld×%lld) in %s",
+                       (long long)row0, (long long)nrows, (long long)col0, (long long)ncols,
+                       d->name, (long long)d->dims[0], (long long)d->dims[1], path);
+    if (buf == NULL && nrows > 0 && ncols > 0)
+        return dd_fail(err, DD_EUSAGE, "no buffer given for a block of dataset \"%s\" in %s",
+                       d->name, path);
+    return DD_OK;
+}
+
+int io_h5_block_spaces(hid_t dset, int64_t row0, int64_t nrows, int64_t col0, int64_t ncols,
+                       hid_t *fspace, hid_t *mspace)
+{
+    *fspace = H5Dget_space(dset);
+    *mspace = H5I_INVALID_HID;
+    if (*fspace < 0)
+        return -1;
+    herr_t ok;
+    if (nrows == 0 || ncols == 0) {
+        /* An empty block still takes part in collective I/O: none selected. */
+        hsize_t one = 1;
+        *mspace = H5Screate_simple(1, &one, NULL);
+        ok = *mspace < 0 ? -1 : H5Sselect_none(*fspace);
+        if (ok >= 0)
+            ok = H5Sselect_none(*mspace);
+    } else {
+        hsize_t start[2] = {(hsize_t)row0, (hsize_t)col0};
+        hsize_t count[2] = {(hsize_t)nrows, (hsize_t)ncols};
+        ok = H5Sselect_hyperslab(*fspace, H5S_SELECT_SET, start, NULL, count, NULL);
+        if (ok >= 0)
+            *mspace = H5Screate_simple(2, count, NULL);
+        if (*mspace < 0)
+            ok = -1;
+    }
+    if (ok < 0) {
+        if (*mspace >= 0)
+            H5Sclose(*mspace);
+        H5Sclose(*fspace);
+        *fspace = *mspace = H5I_INVALID_HID;
+        return -1;
+    }
+    return 0;
+}
+
+static herr_t write_attr(hid_t obj, hid_t scalar, const dd_attr *a)
+{
+    hid_t ftype, mtype;
+    const void *val;
+    const char *s = a->s ? a->s : "";
+    switch (a->kind) {
+    case DD_ATTR_STR:
+        /* Variable-length UTF-8: h5py reads it back as str, not bytes. */
+        ftype = H5Tcopy(H5T_C_S1);
+        if (ftype < 0)
+            return -1;
+        if (H5Tset_size(ftype, H5T_VARIABLE) < 0 || H5Tset_cset(ftype, H5T_CSET_UTF8) < 0) {
+            H5Tclose(ftype);
+            return -1;
+        }
+        mtype = ftype;
+        val = &s;
+        break;
+    case DD_ATTR_F64:
+        ftype = H5T_IEEE_F64LE;
+        mtype = H5T_NATIVE_DOUBLE;
+        val = &a->d;
+        break;
+    case DD_ATTR_I64:
+        ftype = H5T_STD_I64LE;
+        mtype = H5T_NATIVE_INT64;
+        val = &a->i;
+        break;
+    default:
+        return -1;
+    }
+    herr_t ok = 0;
+    htri_t exists = H5Aexists(obj, a->key);
+    if (exists < 0 || (exists > 0 && H5Adelete(obj, a->key) < 0))
+        ok = -1;
+    hid_t attr =
+        ok < 0 ? H5I_INVALID_HID : H5Acreate2(obj, a->key, ftype, scalar, H5P_DEFAULT, H5P_DEFAULT);
+    if (attr < 0 || H5Awrite(attr, mtype, val) < 0)
+        ok = -1;
+    if (attr >= 0 && H5Aclose(attr) < 0)
+        ok = -1;
+    if (a->kind == DD_ATTR_STR)
+        H5Tclose(ftype);
+    return ok;
+}
+
+int io_h5_write_attrs(hid_t file, const char *path, const char *obj, const dd_attr *attrs,
+                      int nattrs, dd_err *err)
+{
+    hid_t o = H5Oopen(file, obj, H5P_DEFAULT);
+    if (o < 0)
+        return dd_fail(err, DD_EIO, "cannot open \"%s\" in %s to set its attributes", obj, path);
+    hid_t scalar = H5Screate(H5S_SCALAR);
+    int rc =
+        scalar < 0 ? dd_fail(err, DD_EIO, "cannot make an HDF5 dataspace for attributes") : DD_OK;
+    for (int i = 0; rc == DD_OK && i < nattrs; i++)
+        if (attrs[i].key == NULL || write_attr(o, scalar, &attrs[i]) < 0)
+            rc = dd_fail(err, DD_EIO, "cannot write attribute \"%s\" on \"%s\" in %s",
+                         attrs[i].key ? attrs[i].key : "(null)", obj, path);
+    if (scalar >= 0)
+        H5Sclose(scalar);
+    if (H5Oclose(o) < 0 && rc == DD_OK)
+        rc = dd_fail(err, DD_EIO, "cannot close \"%s\" in %s after setting attributes", obj, path);
+    return rc;
+}

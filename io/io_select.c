@@ -1,0 +1,52 @@
+/* io_select.c — the choice of HDF5 path by name, a quiet HDF5, and the
+ * library version for reports (io.h). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "io.h"
+#include "io_h5.h"
+
+void io_quiet(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+const dd_io_ops *io_select(const char *name)
+{
+    if (name == NULL || strcmp(name, "auto") == 0) {
+#ifdef DD_HAVE_PHDF5
+        return &dd_io_collective;
+#else
+        return &dd_io_independent;
+#endif
+    }
+    if (strcmp(name, "independent") == 0)
+        return &dd_io_independent;
+#ifdef DD_HAVE_PHDF5
+    if (strcmp(name, "collective") == 0)
+        return &dd_io_collective;
+#endif
+    return NULL;
+}
+
+const char *io_library_version(void)
+{
+    static char v[48];
+    unsigned maj = 0, min = 0, rel = 0;
+    H5get_libversion(&maj, &min, &rel);
+#ifdef DD_HAVE_PHDF5
+    snprintf(v, sizeof v, "%u.%u.%u (parallel)", maj, min, rel);
+#else
+    snprintf(v, sizeof v, "%u.%u.%u (serial)", maj, min, rel);
+#endif
+    return v;
+}

@@ -1,0 +1,25 @@
+/* dd_json.h — the one JSON writer of the project: the run record
+ * (driver/report.c) and the benches' records use it, so every record escapes
+ * strings and writes numbers the same way. */
+#ifndef DD_JSON_H
+#define DD_JSON_H
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A JSON string with ", \ and control characters escaped; NULL → null. */
+void dd_json_str(FILE *f, const char *s);
+/* A number with 9 significant digits; NaN and ±Inf → null. */
+void dd_json_num(FILE *f, double v);
+/* ,"key":"value" and ,"key":number — a record's fields after its first. */
+void dd_json_kv_str(FILE *f, const char *key, const char *v);
+void dd_json_kv_num(FILE *f, const char *key, double v);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,25 @@
+/* cli.h — the command line: argv to the driver's options (run.h). */
+#ifndef DD_CLI_H
+#define DD_CLI_H
+
+#include <stdint.h>
+
+#include "dd.h"
+#include "run.h"
+
+typedef enum { DD_CMD_RUN, DD_CMD_GEN } dd_cmd;
+
+typedef struct {
+    dd_cmd cmd;
+    int help, version;
+    int have_size;     /* --size, or gen's -m -n -k */
+    dd_run_opts run;   /* what the driver gets */
+    char cmdline[2048]; /* the command line, for records (run.cmdline points here) */
+} dd_cli;
+
+/* Parses argv.  Returns DD_OK, or DD_EUSAGE with a message naming the
+ * offending argument.  No I/O, no MPI: every rank parses the same argv. */
+int cli_parse(int argc, char **argv, dd_cli *o, dd_err *err);
+void cli_usage(const char *prog, int gen);
+
+#endif

@@ -1,0 +1,47 @@
+/* run.h — the driver's two commands: a distributed multiply, and gen.
+ *
+ * The driver takes these options, filled by any front end (the command
+ * line today); it never sees argv. */
+#ifndef DD_RUN_H
+#define DD_RUN_H
+
+#include <stdint.h>
+
+#include "dd.h"
+#include "summa.h"
+
+/* Exit statuses. */
+enum { DD_EXIT_OK = 0, DD_EXIT_ERROR = 1, DD_EXIT_USAGE = 2, DD_EXIT_FAILED = 3 };
+
+typedef struct {
+    /* inputs */
+    const char *in;        /* HDF5 file with A and B, or NULL: generated */
+    int64_t size[3];       /* M, N, K of generated inputs (and of gen's output) */
+    dd_dtype dtype;        /* type of generated inputs */
+    uint64_t seed;         /* generator seed */
+    const char *a, *b, *c; /* dataset names */
+    /* outputs */
+    const char *out;  /* HDF5 file for C, or NULL */
+    int force;        /* replace an existing out */
+    const char *json; /* JSON Lines record file, or NULL */
+    /* decomposition and backends */
+    int P, Q;            /* grid, 0 = default */
+    int64_t panel;       /* panel width, 0 = the engine's default */
+    int lookahead;       /* 1..DD_LOOKAHEAD_MAX */
+    const char *backend; /* auto | cuda | cpu */
+    const char *comm;    /* auto | nccl | mpi */
+    const char *kernel;  /* NULL = engine default */
+    const char *io;      /* auto | collective | independent */
+    int threads;         /* CPU BLAS threads, 0 = default */
+    int repeat, warmup;
+    int check, dry_run, quiet;
+    int host_to_host; /* also time one streamed host-to-host pass */
+    const char *cmdline; /* for records */
+} dd_run_opts;
+
+/* Both are collective over MPI_COMM_WORLD and return an exit status that is
+ * the same on every rank. */
+int dd_run(const dd_run_opts *o);
+int dd_gen(const dd_run_opts *o);
+
+#endif

@@ -1,0 +1,48 @@
+/* run_ctx.h — the state of one run, private to the driver (run.c walks the
+ * pipeline, run_record.c describes it: dry-run table, record, attributes). */
+#ifndef DD_RUN_CTX_H
+#define DD_RUN_CTX_H
+
+#include <mpi.h>
+
+#include "comm.h"
+#include "engine.h"
+#include "grid.h"
+#include "io.h"
+#include "report.h"
+#include "run.h"
+#include "summa.h"
+
+typedef struct {
+    const dd_run_opts *o;
+    MPI_Comm world, node, row, col;
+    int rank, size, tty;
+    dd_grid g;
+    dd_engine eng;
+    int eng_open;
+    dd_comm comm;
+    int comm_open;
+    const dd_io_ops *io;
+    dd_dtype type;
+    int64_t M, N, K;
+    void *hA, *hB, *hC; /* host blocks */
+    dd_summa s;         /* work blocks and panels */
+    int work_alloc;     /* s.A/B/C allocated separately from host blocks */
+    char tmp[4096];
+    int have_tmp;
+    char why[192], input[512], mpi_version[128];
+    dd_record rec;
+} run_ctx;
+
+/* run_record.c */
+/* Rank 0 prints the decomposition and memory per rank (collective). */
+void run_print_dry_run(run_ctx *c, size_t work_bytes, size_t slot_bytes);
+/* Fills c->rec with what the run was and where (collective: gathers hosts
+ * and devices to rank 0). */
+void run_fill_record(run_ctx *c);
+/* The provenance attributes written on C: fills attrs (at least
+ * RUN_NATTRS entries) from c; grid_buf keeps the grid string alive. */
+enum { RUN_NATTRS = 12 };
+int run_output_attrs(const run_ctx *c, dd_attr *attrs, char *grid_buf, size_t grid_len);
+
+#endif

@@ -1,0 +1,143 @@
+/* run_record.c — what a run was, for people and programs: the dry-run
+ * table, the record behind the report and the JSON line, and the
+ * provenance attributes on the output (run_ctx.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run_ctx.h"
+
+static int gather_strings(run_ctx *c, const char *mine, size_t width, char sep, int dedupe,
+                          char **out)
+{
+    char *all = c->rank == 0 ? calloc((size_t)c->size, width) : NULL;
+    char *buf = calloc(1, width);
+    if (buf)
+        snprintf(buf, width, "%s", mine);
+    MPI_Gather(buf ? buf : (char[1]){0}, buf ? (int)width : 0, MPI_CHAR, all, (int)width, MPI_CHAR,
+               0, c->world);
+    free(buf);
+    if (c->rank != 0)
+        return DD_OK;
+    if (!all)
+        return DD_ENOMEM;
+    char *res = calloc((size_t)c->size, width + 1);
+    if (!res) {
+        free(all);
+        return DD_ENOMEM;
+    }
+    for (int r = 0; r < c->size; r++) {
+        const char *s = all + (size_t)r * width;
+        int seen = 0;
+        for (int q = 0; dedupe && q < r && !seen; q++)
+            seen = !strncmp(s, all + (size_t)q * width, width);
+        if (seen)
+            continue;
+        size_t used = strlen(res);
+        if (used)
+            res[used++] = sep;
+        size_t len = strnlen(s, width);
+        memcpy(res + used, s, len);
+        res[used + len] = '\0';
+    }
+    free(all);
+    *out = res;
+    return DD_OK;
+}
+
+void run_print_dry_run(run_ctx *c, size_t work, size_t slots)
+{
+    struct {
+        long long rows, cols, ak, bk;
+        double work, slots;
+    } mine = {(long long)c->s.Mp, (long long)c->s.Nq, (long long)c->s.Kq,
+              (long long)c->s.Kp, (double)work,       (double)slots},
+      *all = NULL;
+    if (c->rank == 0)
+        all = calloc((size_t)c->size, sizeof *all);
+    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, c->world);
+    if (c->rank != 0 || !all)
+        return;
+    printf("dry run: C = A·B  %s  M=%lld N=%lld K=%lld on a %dx%d grid, panel %lld, "
+           "lookahead %d, %lld panels\n",
+           dd_dtype_name(c->type), (long long)c->M, (long long)c->N, (long long)c->K, c->g.P,
+           c->g.Q, (long long)c->s.nb, c->s.lookahead, (long long)c->s.npanels);
+    printf("backend %s (%s)\n", c->eng.ops->name, c->why);
+    printf("%5s %7s %21s %21s %21s %12s %12s\n", "rank", "(p,q)", "C block", "A block", "B block",
+           "panels MiB", "total MiB");
+    for (int r = 0; r < c->size; r++) {
+        char cb[32], ab[32], bb[32];
+        snprintf(cb, sizeof cb, "%lldx%lld", all[r].rows, all[r].cols);
+        snprintf(ab, sizeof ab, "%lldx%lld", all[r].rows, all[r].ak);
+        snprintf(bb, sizeof bb, "%lldx%lld", all[r].bk, all[r].cols);
+        printf("%5d   (%d,%d) %21s %21s %21s %12.1f %12.1f\n", r, r / c->g.Q, r % c->g.Q, cb, ab,
+               bb, all[r].slots / 1048576.0, all[r].work / 1048576.0);
+    }
+    free(all);
+}
+
+void run_fill_record(run_ctx *c)
+{
+    const dd_run_opts *o = c->o;
+    dd_record *r = &c->rec;
+    r->cmdline = o->cmdline;
+    r->ranks = c->size;
+    r->P = c->g.P;
+    r->Q = c->g.Q;
+    r->M = c->M;
+    r->N = c->N;
+    r->K = c->K;
+    r->nb = c->s.nb;
+    r->lookahead = o->lookahead;
+    r->repeat = o->repeat;
+    r->warmup = o->warmup;
+    r->type = c->type;
+    r->input = c->input;
+    r->backend = c->eng.ops->name;
+    r->backend_why = c->why;
+    r->comm = c->comm.ops->name;
+    r->comm_detail = c->comm.detail;
+    r->kernel = c->eng.info.kernel;
+    r->io = o->in || o->out ? c->io->name : NULL;
+    r->gpus = c->eng.info.device_index >= 0 ? c->size : 0;
+    int len = 0;
+    MPI_Get_library_version(c->mpi_version, &len);
+    char *nl = strchr(c->mpi_version, '\n');
+    if (nl)
+        *nl = '\0';
+    nl = strchr(c->mpi_version, ',');
+    if (nl)
+        *nl = '\0';
+    r->v_mpi = c->mpi_version;
+    r->v_hdf5 = io_library_version();
+    r->v_blas = engine_cpu_blas_version();
+    r->v_engine = c->eng.info.versions;
+    char host[64] = "";
+    gethostname(host, sizeof host - 1);
+    gather_strings(c, host, 64, ',', 1, &r->hosts);
+    gather_strings(c, c->eng.info.device, 128, '\n', 0, &r->devices);
+}
+
+int run_output_attrs(const run_ctx *c, dd_attr *attrs, char *grid, size_t grid_len)
+{
+    const dd_record *r = &c->rec;
+    snprintf(grid, grid_len, "%dx%d", c->g.P, c->g.Q);
+    const dd_attr list[RUN_NATTRS] = {
+        {"tool", DD_ATTR_STR, "dgemm-dist " DD_VERSION, 0, 0},
+        {"input", DD_ATTR_STR, c->input, 0, 0},
+        {"grid", DD_ATTR_STR, grid, 0, 0},
+        {"backend", DD_ATTR_STR, c->eng.ops->name, 0, 0},
+        {"device", DD_ATTR_STR, c->eng.info.device, 0, 0},
+        {"comm", DD_ATTR_STR, c->comm.ops->name, 0, 0},
+        {"kernel", DD_ATTR_STR, c->eng.info.kernel, 0, 0},
+        {"panel", DD_ATTR_I64, NULL, 0, c->s.nb},
+        {"multiply_seconds_median", DD_ATTR_F64, NULL, r->tmed, 0},
+        {"tflops", DD_ATTR_F64, NULL, r->tflops, 0},
+        {"read_seconds_max", DD_ATTR_F64, NULL, r->ph[PH_READ].max, 0},
+        {"residual", DD_ATTR_F64, NULL, r->checked ? r->chk.residual : -1.0, 0},
+    };
+    for (int i = 0; i < RUN_NATTRS; i++)
+        attrs[i] = list[i];
+    return RUN_NATTRS;
+}
