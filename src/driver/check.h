@@ -5,7 +5,22 @@
  *   r = ||y − z||_oo / (eps · k · ||A||_oo · ||B||_oo · ||x||_oo)
  * with eps the unit roundoff of the element type.  PASSED iff r < 16 and
  * every figure is finite: NaN or Inf anywhere can never pass.
- * Cost O(MN + MK + KN) over all ranks; needs O(K) memory per rank. */
+ *
+ * Scaling: A is taken as A·2^-ea and B as B·2^-eb (so C as C·2^-(ea+eb)),
+ * with ea, eb the binary exponents of max|a| and max|b|.  Powers of two are
+ * exact and the ratio is unchanged, but every scaled sum is bounded by the
+ * dimensions: no row sum, matrix-vector product or denominator overflows
+ * (or underflows) for inputs anywhere in the finite range.  A correct
+ * product of huge (or tiny) finite inputs therefore passes, and the
+ * denominator is always finite.  A C far enough off to overflow in scaled
+ * form gives r = Inf (FAILED).
+ *
+ * Not meaningful: when A or B holds NaN or Inf, or C does, the figure cannot
+ * be computed; the result is then FAILED with residual NaN and why_not set.
+ *
+ * Every MPI call is checked and failures agreed over world; counts above
+ * INT_MAX are reduced in chunks.  Cost O(MN + MK + KN) over all ranks (A and
+ * B are read twice: once for their maxima); needs O(K) memory per rank. */
 #ifndef DD_CHECK_H
 #define DD_CHECK_H
 
@@ -15,17 +30,28 @@
 #include "grid.h"
 
 typedef struct {
-    double residual; /* NaN when not finite */
-    int passed;
+    double residual;     /* NaN when not meaningful; Inf when too large to represent */
+    int passed;          /* 1 only for a finite residual below DD_CHECK_THRESHOLD */
+    const char *why_not; /* NULL when the residual is meaningful, else why not (static) */
 } dd_check_result;
 
 /* Host blocks: A Mp×Kq, B Kp×Nq, C Mp×Nq (row-major).  Collective over
- * world; row is my grid row's communicator. */
+ * world; row is my grid row's communicator.  Returns DD_OK with *res set
+ * (PASSED or FAILED alike), or an agreed error (memory, MPI). */
 int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_dtype t, int64_t M, int64_t N,
                   int64_t K, const void *A, const void *B, const void *C, uint64_t seed,
                   dd_check_result *res, dd_err *err);
 
-/* "||C x - A(B x)||_oo / (...) = 2.1e-02 ...... PASSED" */
+/* "||C x - A(B x)||_oo / (...) = 2.1e-02 ...... PASSED"; when not meaningful
+ * "||C x - A(B x)||_oo / (...) = not meaningful (<why_not>) ...... FAILED". */
 void check_line(const dd_check_result *r, char *buf, size_t n);
+
+/* MPI_Allreduce of n doubles (n may exceed INT_MAX) in pieces of at most
+ * `chunk` elements (check_product uses INT_MAX; 0 means INT_MAX).  send may
+ * be MPI_IN_PLACE.  Collective over comm: every piece is reduced on every
+ * rank even after a failure, so no rank is left in a collective; returns
+ * the first failure (not agreed: the caller agrees). */
+int check_allreduce(const void *send, double *recv, int64_t n, MPI_Op op, MPI_Comm comm,
+                    int64_t chunk, dd_err *err);
 
 #endif

@@ -16,12 +16,6 @@
 #include "run_ctx.h"
 #include "timer.h"
 
-static void note_phase(run_ctx *c, const char *what, double seconds)
-{
-    if (c->rank == 0 && !c->o->quiet)
-        fprintf(stderr, "%s[dgemm-dist] %-9s %.3f s\n", c->tty ? "\r" : "", what, seconds);
-}
-
 /* SLURM started N tasks but MPI sees one: every copy thinks it is rank 0. */
 static int check_launch(run_ctx *c, dd_err *err)
 {
@@ -139,155 +133,6 @@ static int plan(run_ctx *c, size_t *work_bytes, size_t *slot_bytes, dd_err *err)
     return dd_agree(c->world, rc, err);
 }
 
-static int alloc_blocks(run_ctx *c, dd_err *err)
-{
-    dd_summa *s = &c->s;
-    dd_engine *e = &c->eng;
-    size_t es = dd_elsize(c->type);
-    size_t a = (size_t)(s->Mp * s->Kq) * es, b = (size_t)(s->Kp * s->Nq) * es,
-           cc = (size_t)(s->Mp * s->Nq) * es;
-    int rc = e->ops->host_alloc(e, a, &c->hA, err);
-    if (!rc)
-        rc = e->ops->host_alloc(e, b, &c->hB, err);
-    if (!rc)
-        rc = e->ops->host_alloc(e, cc, &c->hC, err);
-    if (!rc && e->ops->work_is_host) {
-        s->A = c->hA;
-        s->B = c->hB;
-        s->C = c->hC;
-    } else if (!rc) {
-        c->work_alloc = 1;
-        rc = e->ops->alloc(e, a, &s->A, err);
-        if (!rc)
-            rc = e->ops->alloc(e, b, &s->B, err);
-        if (!rc)
-            rc = e->ops->alloc(e, cc, &s->C, err);
-    }
-    if (!rc)
-        rc = summa_setup(s, err);
-    return dd_agree(c->world, rc, err);
-}
-
-static int load_inputs(run_ctx *c, dd_err *err)
-{
-    const dd_run_opts *o = c->o;
-    dd_summa *s = &c->s;
-    dd_range rm = grid_block(c->M, c->g.P, c->g.p), rn = grid_block(c->N, c->g.Q, c->g.q);
-    dd_range rkq = grid_block(c->K, c->g.Q, c->g.q), rkp = grid_block(c->K, c->g.P, c->g.p);
-    if (!o->in) {
-        rng_fill_block(c->hA, c->type, o->seed, RNG_TAG_A, rm.start, s->Mp, rkq.start, s->Kq, c->K);
-        rng_fill_block(c->hB, c->type, o->seed, RNG_TAG_B, rkp.start, s->Kp, rn.start, s->Nq, c->N);
-        return DD_OK;
-    }
-    dd_io io = {0};
-    io.ops = c->io;
-    int rc = dd_agree(c->world, io.ops->open_read(&io, c->world, o->in, err), err);
-    if (rc)
-        return rc;
-    rc = io.ops->read_block(&io, o->a, c->type, rm.start, s->Mp, rkq.start, s->Kq, c->hA, err);
-    /* both reads are collective: B is read even if A failed, then we agree */
-    dd_err e2 = {{0}};
-    int rc2 = io.ops->read_block(&io, o->b, c->type, rkp.start, s->Kp, rn.start, s->Nq, c->hB, &e2);
-    if (!rc && rc2) {
-        rc = rc2;
-        *err = e2;
-    }
-    rc2 = io.ops->close(&io, &e2);
-    if (!rc && rc2) {
-        rc = rc2;
-        *err = e2;
-    }
-    return dd_agree(c->world, rc, err);
-}
-
-static int write_output(run_ctx *c, dd_err *err)
-{
-    const dd_run_opts *o = c->o;
-    dd_range rm = grid_block(c->M, c->g.P, c->g.p), rn = grid_block(c->N, c->g.Q, c->g.q);
-    dd_io io = {0};
-    io.ops = c->io;
-    const char *names[1] = {o->c};
-    int64_t dims[1][2] = {{c->M, c->N}};
-    int rc = dd_agree(
-        c->world,
-        io.ops->create(&io, c->world, c->tmp, 1, names, (const int64_t(*)[2])dims, c->type, err),
-        err);
-    if (rc)
-        return rc;
-    rc = io.ops->write_block(&io, o->c, c->type, rm.start, rm.len, rn.start, rn.len, c->hC, err);
-    rc = dd_agree(c->world, rc, err);
-    dd_attr attrs[RUN_NATTRS];
-    char grid[32];
-    int nattrs = run_output_attrs(c, attrs, grid, sizeof grid);
-    if (!rc)
-        rc = dd_agree(c->world, io.ops->set_attrs(&io, o->c, attrs, nattrs, err), err);
-    dd_err e2 = {{0}};
-    int rc2 = dd_agree(c->world, io.ops->close(&io, &e2), &e2);
-    if (!rc && rc2) {
-        rc = rc2;
-        *err = e2;
-    }
-    if (!rc)
-        rc = io_output_commit(c->world, c->tmp, o->out, err);
-    if (!rc)
-        c->have_tmp = 0;
-    return rc;
-}
-
-static int multiply(run_ctx *c, dd_err *err)
-{
-    const dd_run_opts *o = c->o;
-    int total = o->warmup + o->repeat;
-    double *per_rank = calloc((size_t)o->repeat, sizeof(double));
-    double *exposed = calloc((size_t)o->repeat, sizeof(double));
-    c->rec.mult_times = calloc((size_t)o->repeat, sizeof(double));
-    int rc = per_rank && exposed && c->rec.mult_times
-                 ? DD_OK
-                 : dd_fail(err, DD_ENOMEM, "out of host memory for timings");
-    rc = dd_agree(c->world, rc, err);
-    for (int i = 0; i < total && !rc; i++) {
-        double sec = 0, gemm = 0;
-        MPI_Barrier(c->world);
-        rc = dd_agree(c->world, summa_multiply(&c->s, 0, &sec, &gemm, err), err);
-        if (rc)
-            break;
-        if (i >= o->warmup) {
-            int j = i - o->warmup;
-            per_rank[j] = sec;
-            exposed[j] = sec > gemm ? sec - gemm : 0;
-            MPI_Allreduce(&sec, &c->rec.mult_times[j], 1, MPI_DOUBLE, MPI_MAX, c->world);
-        }
-        if (c->rank == 0 && c->tty && !o->quiet)
-            fprintf(stderr, "\r[dgemm-dist] multiply  %d/%d%s", i + 1, total,
-                    i < o->warmup ? " (warm-up)" : "          ");
-    }
-    if (!rc) {
-        c->rec.nrep = o->repeat;
-        c->rec.M = c->M;
-        c->rec.N = c->N;
-        c->rec.K = c->K;
-        report_finish(&c->rec);
-        /* per-rank figures of the median repetition (by the slowest rank):
-         * the slowest one not above the median, which is the median itself
-         * for an odd count and the lower middle one for an even count */
-        const double *t = c->rec.mult_times;
-        int med = -1;
-        for (int j = 0; j < o->repeat; j++)
-            if (t[j] <= c->rec.tmed && (med < 0 || t[j] > t[med]))
-                med = j;
-        c->rec.ph[PH_MULTIPLY] = dd_stat_over(c->world, per_rank[med]);
-        c->rec.ph[PH_EXPOSED] = dd_stat_over(c->world, exposed[med]);
-        c->rec.have[PH_MULTIPLY] = c->rec.have[PH_EXPOSED] = 1;
-        c->rec.exposed_fraction = c->rec.ph[PH_MULTIPLY].avg > 0
-                                      ? c->rec.ph[PH_EXPOSED].avg / c->rec.ph[PH_MULTIPLY].avg
-                                      : 0;
-        note_phase(c, "multiply", c->rec.tmed);
-    }
-    free(per_rank);
-    free(exposed);
-    return rc;
-}
-
 /* time a step: returns its rc; records min/avg/max over ranks */
 #define TIMED(c, phase, call)                                                                      \
     do {                                                                                           \
@@ -297,57 +142,9 @@ static int multiply(run_ctx *c, dd_err *err)
         if (!rc) {                                                                                 \
             (c)->rec.ph[phase] = dd_stat_over((c)->world, dt_);                                    \
             (c)->rec.have[phase] = 1;                                                              \
-            note_phase((c), dd_phase_names[phase], (c)->rec.ph[phase].max);                        \
+            run_note_phase((c), dd_phase_names[phase], (c)->rec.ph[phase].max);                        \
         }                                                                                          \
     } while (0)
-
-/* One pass from host data to host result: A and B go up panel by panel
- * behind the multiply (summa_multiply's stream_upload), C comes down after
- * it.  Times what a caller holding host data waits for, as cuBLASXt is
- * timed.  It runs after the timed multiplies (warm, like them), on blocks
- * zeroed first, so a slice the streamed upload missed would make C wrong
- * and fail the check that follows. */
-static int host_to_host(run_ctx *c, dd_err *err)
-{
-    double sec, gemm, t0;
-    size_t es = dd_elsize(c->type);
-    int rc = c->eng.ops->zero(&c->eng, c->s.A, (size_t)(c->s.Mp * c->s.Kq) * es, err);
-    if (!rc)
-        rc = c->eng.ops->zero(&c->eng, c->s.B, (size_t)(c->s.Kp * c->s.Nq) * es, err);
-    if ((rc = dd_agree(c->world, rc, err)))
-        return rc;
-    MPI_Barrier(c->world);
-    t0 = dd_now();
-    rc = summa_multiply(&c->s, 1, &sec, &gemm, err);
-    if (!rc)
-        rc = c->eng.ops->download(&c->eng, c->hC, c->s.C,
-                                  (size_t)(c->s.Mp * c->s.Nq) * dd_elsize(c->type), err);
-    double dt = dd_now() - t0;
-    rc = dd_agree(c->world, rc, err);
-    if (!rc) {
-        MPI_Allreduce(&dt, &c->rec.host_to_host, 1, MPI_DOUBLE, MPI_MAX, c->world);
-        note_phase(c, "host-to-host", c->rec.host_to_host);
-    }
-    return rc;
-}
-
-static int up(run_ctx *c, dd_err *err)
-{
-    dd_engine *e = &c->eng;
-    size_t es = dd_elsize(c->type);
-    int rc = e->ops->upload(e, c->s.A, c->hA, (size_t)(c->s.Mp * c->s.Kq) * es, err);
-    if (!rc)
-        rc = e->ops->upload(e, c->s.B, c->hB, (size_t)(c->s.Kp * c->s.Nq) * es, err);
-    return dd_agree(c->world, rc, err);
-}
-
-static int down(run_ctx *c, dd_err *err)
-{
-    dd_engine *e = &c->eng;
-    int rc =
-        e->ops->download(e, c->hC, c->s.C, (size_t)(c->s.Mp * c->s.Nq) * dd_elsize(c->type), err);
-    return dd_agree(c->world, rc, err);
-}
 
 static int verify(run_ctx *c, dd_err *err)
 {
@@ -424,13 +221,13 @@ static int data_in(run_ctx *c, dd_err *err)
             return rc;
         c->have_tmp = 1;
     }
-    if ((rc = alloc_blocks(c, err)))
+    if ((rc = run_alloc_blocks(c, err)))
         return rc;
     c->s.hA = c->hA;
     c->s.hB = c->hB;
-    TIMED(c, PH_READ, load_inputs(c, err));
+    TIMED(c, PH_READ, run_load_inputs(c, err));
     if (!rc && !c->eng.ops->work_is_host)
-        TIMED(c, PH_UPLOAD, up(c, err));
+        TIMED(c, PH_UPLOAD, run_upload(c, err));
     return rc;
 }
 
@@ -441,10 +238,10 @@ static int data_out(run_ctx *c, int *failed_check, dd_err *err)
     const dd_run_opts *o = c->o;
     int rc = DD_OK;
     int on_device = !c->eng.ops->work_is_host;
-    if (o->host_to_host && on_device && (rc = host_to_host(c, err)))
+    if (o->host_to_host && on_device && (rc = run_host_to_host(c, err)))
         return rc;
     if (on_device && (o->out || o->check)) {
-        TIMED(c, PH_DOWNLOAD, down(c, err));
+        TIMED(c, PH_DOWNLOAD, run_download(c, err));
         if (rc)
             return rc;
     }
@@ -455,7 +252,7 @@ static int data_out(run_ctx *c, int *failed_check, dd_err *err)
     }
     *failed_check = o->check && !c->rec.chk.passed;
     if (o->out && !*failed_check)
-        TIMED(c, PH_WRITE, write_output(c, err));
+        TIMED(c, PH_WRITE, run_write_output(c, err));
     return rc;
 }
 
@@ -507,7 +304,7 @@ int dd_run(const dd_run_opts *o)
     if (!rc && o->dry_run) {
         run_print_dry_run(&c, work, slots);
     } else if (!rc) {
-        if (!(rc = data_in(&c, &err)) && !(rc = multiply(&c, &err)) &&
+        if (!(rc = data_in(&c, &err)) && !(rc = run_multiply(&c, &err)) &&
             !(rc = data_out(&c, &failed_check, &err)))
             rc = finish(&c, failed_check, &err);
     }

@@ -34,6 +34,16 @@ typedef struct {
     dd_record rec;
 } run_ctx;
 
+/* run_data.c: the steps that move or compute data, each agreed */
+void run_note_phase(run_ctx *c, const char *what, double seconds);
+int run_alloc_blocks(run_ctx *c, dd_err *err);
+int run_load_inputs(run_ctx *c, dd_err *err);
+int run_upload(run_ctx *c, dd_err *err);
+int run_multiply(run_ctx *c, dd_err *err); /* --warmup + --repeat timed multiplies */
+int run_host_to_host(run_ctx *c, dd_err *err);
+int run_download(run_ctx *c, dd_err *err);
+int run_write_output(run_ctx *c, dd_err *err); /* to the temporary name, then commit */
+
 /* run_record.c */
 /* Rank 0 prints the decomposition and memory per rank (collective). */
 void run_print_dry_run(run_ctx *c, size_t work_bytes, size_t slot_bytes);
