@@ -1,5 +1,5 @@
 /* comm_mpi_util.h — MPI pieces shared by the MPI comm backends
- * (comm_mpi_host.c, comm_mpi_gpu.c). */
+ * (comm_mpi_host.c, comm_mpi_gpu.c, comm_mpi_staged.c). */
 #ifndef DD_COMM_MPI_UTIL_H
 #define DD_COMM_MPI_UTIL_H
 

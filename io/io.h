@@ -73,16 +73,37 @@ void io_quiet(void);
 int io_probe_inputs(MPI_Comm comm, const char *path, const char *a, const char *b, int64_t *M,
                     int64_t *N, int64_t *K, dd_dtype *type, dd_err *err);
 
-/* Output file discipline.  io_output_prepare(): rank 0 refuses an existing
- * `path` without force, a path in a missing or unwritable directory, or a
- * path that names the input file; it makes a temporary name beside `path`
- * (same directory, so the final rename is atomic).  Result agreed on all
- * ranks.  io_output_commit(): rank 0 renames tmp to path (agreed).
- * io_output_abort(): rank 0 removes tmp; never fails. */
-int io_output_prepare(MPI_Comm comm, const char *path, const char *input_path, int force, char *tmp,
-                      size_t tmplen, dd_err *err);
-int io_output_commit(MPI_Comm comm, const char *tmp, const char *path, dd_err *err);
-void io_output_abort(MPI_Comm comm, const char *tmp);
+/* The output-file discipline (io_output.c).
+ *
+ * io_output_prepare(): rank 0 refuses an existing `path` without force, one
+ * that is not a regular file (a link, FIFO, device) even with force, a path
+ * in a missing or unwritable directory, and a path that names the input;
+ * removes stale temporaries of earlier runs of this output whose owner is
+ * gone; and creates a private temporary directory beside `path` (same
+ * file system, so the final rename is atomic) in which out->tmp, the file
+ * to write, will live.  SIGTERM, SIGINT and SIGHUP remove it from then on.
+ * Agreed on all ranks.
+ * io_output_commit(): rank 0 gives out->tmp the final name (without force
+ * never replacing a file that appeared meanwhile); agreed.
+ * io_output_abort(): rank 0 removes the temporary; never fails, never
+ * communicates.
+ * io_output_check_side(): a side output such as --json (`option` names it
+ * in messages) must not be the input or the output, and must be writable;
+ * checked before anything is computed; agreed. */
+typedef struct {
+    char path[4096]; /* the final name */
+    char dir[4096];  /* the private temporary directory beside it */
+    char tmp[4200];  /* the file being written, inside dir */
+    int force;
+    int active; /* a temporary exists */
+} dd_output;
+
+int io_output_prepare(MPI_Comm comm, const char *path, const char *input_path, int force,
+                      dd_output *out, dd_err *err);
+int io_output_commit(MPI_Comm comm, dd_output *out, dd_err *err);
+void io_output_abort(MPI_Comm comm, dd_output *out);
+int io_output_check_side(MPI_Comm comm, const char *side, const char *option,
+                         const char *input_path, const char *output_path, dd_err *err);
 
 /* "1.10.8 (parallel)" (io_version.c) */
 const char *io_library_version(void);

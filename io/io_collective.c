@@ -111,6 +111,7 @@ static int coll_create(dd_io *io, MPI_Comm comm, const char *path, int ndsets,
                        dd_err *err)
 {
     hid_t fapl;
+    uint64_t end = 0;
     int rc = coll_begin(io, comm, path, 1, &fapl, err);
     if (rc == DD_OK &&
         (ndsets < 1 || names == NULL || dims == NULL || (type != DD_F64 && type != DD_F32)))
@@ -130,8 +131,15 @@ static int coll_create(dd_io *io, MPI_Comm comm, const char *path, int ndsets,
                          "writable and on a file system every rank sees",
                          path);
         else
-            rc = io_h5_create_dsets(h->file, path, ndsets, names, dims, type, &h->dsets, err);
+            rc = io_h5_create_dsets(h->file, path, ndsets, names, dims, type, &h->dsets, &end, err);
     }
+    /* the space, reserved by one rank before anyone writes; agreed before
+     * the collective writes, so a full disk cannot leave ranks waiting */
+    rc = dd_agree(comm, rc, err);
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rc == DD_OK && rank == 0)
+        rc = io_h5_reserve(path, end, err);
     return coll_end(io, fapl, rc, err);
 }
 

@@ -1,8 +1,10 @@
 /* io_h5.c — HDF5 helpers shared by both I/O paths (io_h5.h): types, the
  * table of open datasets, the matrix checks, block dataspaces, attributes. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* fallocate */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/statvfs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,9 +201,48 @@ int io_h5_open_dset(io_h5_table *t, hid_t file, const char *path, const char *na
     return DD_OK;
 }
 
-int io_h5_create_dsets(hid_t file, const char *path, int ndsets, const char *const *names,
-                       const int64_t (*dims)[2], dd_dtype type, io_h5_table *t, dd_err *err)
+int io_h5_reserve(const char *path, uint64_t bytes, dd_err *err)
 {
+    if (bytes == 0)
+        return DD_OK;
+    int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return dd_fail(err, DD_EIO, "cannot open %s to reserve its space: %s", path,
+                       strerror(errno));
+    int rc = DD_OK;
+    if (fallocate(fd, 0, 0, (off_t)bytes) != 0 && errno != EOPNOTSUPP && errno != ENOSYS) {
+        int e = errno;
+        struct statvfs vs;
+        double avail = fstatvfs(fd, &vs) == 0 ? (double)vs.f_bavail * (double)vs.f_frsize : -1;
+        if (e == ENOSPC || e == EDQUOT)
+            rc = dd_fail(err, DD_EIO,
+                         "not enough space for %s: it needs %.3g GiB and the file system has "
+                         "%.3g GiB free%s; free space or choose another place for the output",
+                         path, (double)bytes / 1073741824.0, avail / 1073741824.0,
+                         e == EDQUOT ? " (or the disk quota is reached)" : "");
+        else
+            rc = dd_fail(err, DD_EIO, "cannot reserve %.3g GiB for %s: %s",
+                         (double)bytes / 1073741824.0, path, strerror(e));
+    }
+    if (close(fd) != 0 && rc == DD_OK)
+        rc = dd_fail(err, DD_EIO, "cannot close %s after reserving its space: %s", path,
+                     strerror(errno));
+    return rc;
+}
+
+/* Where a new contiguous dataset's data ends in the file (0 if unknown). */
+static uint64_t data_end(hid_t d)
+{
+    haddr_t off = H5Dget_offset(d);
+    hsize_t size = H5Dget_storage_size(d);
+    return off == HADDR_UNDEF ? 0 : (uint64_t)off + (uint64_t)size;
+}
+
+int io_h5_create_dsets(hid_t file, const char *path, int ndsets, const char *const *names,
+                       const int64_t (*dims)[2], dd_dtype type, io_h5_table *t, uint64_t *end,
+                       dd_err *err)
+{
+    *end = 0;
     int rc = DD_OK;
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), lcpl = H5Pcreate(H5P_LINK_CREATE);
     /* Contiguous and allocated at creation: parallel HDF5 needs early
@@ -225,6 +266,8 @@ int io_h5_create_dsets(hid_t file, const char *path, int ndsets, const char *con
                 names[i], (long long)dims[i][0], (long long)dims[i][1], dd_dtype_name(type), path);
             break;
         }
+        if (data_end(d) > *end)
+            *end = data_end(d);
         if (t != NULL && io_h5_add(t, names[i], d, dims[i], type) != NULL)
             continue;
         H5Dclose(d);

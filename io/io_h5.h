@@ -57,9 +57,18 @@ int io_h5_open_dset(io_h5_table *t, hid_t file, const char *path, const char *na
                     io_h5_dset **out, dd_err *err);
 
 /* Creates the datasets (contiguous, space allocated at once, never filled);
- * when `t` is not NULL the open handles are kept there, else closed. */
+ * when `t` is not NULL the open handles are kept there, else closed.  *end:
+ * where their data ends in the file, for io_h5_reserve(). */
 int io_h5_create_dsets(hid_t file, const char *path, int ndsets, const char *const *names,
-                       const int64_t (*dims)[2], dd_dtype type, io_h5_table *t, dd_err *err);
+                       const int64_t (*dims)[2], dd_dtype type, io_h5_table *t, uint64_t *end,
+                       dd_err *err);
+
+/* Before any data is written (one rank): allocates the file's first `bytes`
+ * on disk, so that a full disk or quota is found now with a message saying
+ * how much is needed, not by writes that some MPI-IO layers let fail without
+ * a word (and, collectively, hang on).  File systems without fallocate skip
+ * it; the read-back of the output still guards them. */
+int io_h5_reserve(const char *path, uint64_t bytes, dd_err *err);
 
 /* Checks a block request against the dataset before any (collective) I/O. */
 int io_h5_check_block(const char *path, const io_h5_dset *d, dd_dtype type, int64_t row0,

@@ -119,10 +119,13 @@ static int indep_create(dd_io *io, MPI_Comm comm, const char *path, int ndsets,
             rc = dd_fail(&local, DD_EIO,
                          "cannot create HDF5 file %s; check that its directory is writable", path);
         else {
-            rc = io_h5_create_dsets(f, path, ndsets, names, dims, type, NULL, &local);
+            uint64_t end = 0;
+            rc = io_h5_create_dsets(f, path, ndsets, names, dims, type, NULL, &end, &local);
             if (H5Fclose(f) < 0 && rc == DD_OK)
                 rc = dd_fail(&local, DD_EIO, "cannot close %s after creating it; is the disk full?",
                              path);
+            if (rc == DD_OK)
+                rc = io_h5_reserve(path, end, &local);
         }
     }
     /* Everyone needs rank 0's outcome, and must not open the file before it

@@ -1,11 +1,24 @@
-/* io_output.c — the output-file discipline (io.h): refuse what must not be
- * replaced, write under a temporary name beside the output, commit by
- * rename, remove the temporary on failure.  Rank 0 does the file-system
- * work and broadcasts its verdict, so every rank returns the same rc and
- * message and no two ranks race on the file system. */
+/* io_output.c — the output-file discipline (io.h).
+ *
+ * What it guarantees: the output appears under its name only complete and
+ * verified, by one rename (or link) at the end; an existing output is
+ * replaced only with --force and only when it is a regular file; nothing is
+ * ever written through a name an attacker could have planted, because the
+ * HDF5 file is written inside a directory this run created with mkdtemp
+ * (mode 0700, fresh, so nobody else can put a link there); a signal a batch
+ * system sends (TERM, INT, HUP) removes the temporary before the process
+ * dies, and the next run removes temporaries of its own naming whose owner
+ * on this host is gone.
+ *
+ * Rank 0 does the file-system work and broadcasts its verdict, so every rank
+ * returns the same rc and message and no two ranks race on the file system. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* mkdtemp, dirfd under strict C11 */
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +26,10 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include <hdf5.h>
-
 #include "io.h"
 #include "io_h5.h"
+
+#define OWNER_FILE "owner"
 
 /* Every rank returns rank 0's rc and, on failure, rank 0's message. */
 int io_bcast_verdict(MPI_Comm comm, int rc, const dd_err *local, dd_err *err)
@@ -34,6 +47,49 @@ int io_bcast_verdict(MPI_Comm comm, int rc, const dd_err *local, dd_err *err)
         return DD_OK;
     v.e.msg[DD_ERRLEN - 1] = '\0';
     return dd_fail(err, v.rc, "%s", v.e.msg[0] ? v.e.msg : "rank 0's file check failed");
+}
+
+/* ---- the temporary, and what a signal removes ------------------------------------ */
+
+/* Paths the signal handler removes; written before it is armed. */
+static char sig_file[4200], sig_owner[4200], sig_dir[4100];
+static volatile sig_atomic_t sig_armed;
+
+static void remove_temporary(const char *file, const char *owner, const char *dir)
+{
+    unlink(file);
+    unlink(owner);
+    rmdir(dir);
+}
+
+/* Async-signal-safe: unlink, rmdir, signal, raise. */
+static void on_signal(int sig)
+{
+    if (sig_armed)
+        remove_temporary(sig_file, sig_owner, sig_dir);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void arm_signals(const dd_output *out)
+{
+    snprintf(sig_file, sizeof sig_file, "%s", out->tmp);
+    snprintf(sig_owner, sizeof sig_owner, "%s/" OWNER_FILE, out->dir);
+    snprintf(sig_dir, sizeof sig_dir, "%s", out->dir);
+    sig_armed = 1;
+    const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+static void disarm_signals(void)
+{
+    sig_armed = 0;
 }
 
 /* Splits `path` into its directory ("." when there is none) and base name. */
@@ -56,18 +112,128 @@ static int split_path(const char *path, char *dir, size_t dlen, const char **bas
     return 0;
 }
 
+/* Removes stale temporaries of this output's naming in `dir`: directories
+ * of ours whose owner file names this host and a process that is gone.
+ * unlinkat never follows a link, so nothing outside them is touched. */
+static void remove_stale(const char *dir, const char *base)
+{
+    char prefix[512], host[256] = "";
+    if (snprintf(prefix, sizeof prefix, ".%s.tmp.", base) >= (int)sizeof prefix)
+        return;
+    gethostname(host, sizeof host - 1);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        if (strncmp(e->d_name, prefix, strlen(prefix)) ||
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) ||
+            st.st_uid != geteuid())
+            continue;
+        int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        int fd = sub < 0 ? -1 : openat(sub, OWNER_FILE, O_RDONLY | O_NOFOLLOW);
+        char buf[320] = "", who[256] = "";
+        long pid = 0;
+        ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+        if (n > 0 && sscanf(buf, "%255s %ld", who, &pid) == 2 && !strcmp(who, host) && pid > 0 &&
+            kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+            unlinkat(sub, base, 0);
+            unlinkat(sub, OWNER_FILE, 0);
+            unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+        }
+        if (fd >= 0)
+            close(fd);
+        if (sub >= 0)
+            close(sub);
+    }
+    closedir(d);
+}
+
+/* Rank 0: a fresh private directory beside the output, holding an owner
+ * file (host and pid, for the stale sweep) and, later, the HDF5 file. */
+static int make_temporary(dd_output *out, const char *dir, const char *base, dd_err *err)
+{
+    /* the directory's name, then the file inside it: both must fit */
+    if (strlen(dir) + 2 * strlen(base) + 20 >= sizeof out->dir)
+        return dd_fail(err, DD_EUSAGE, "output path %s is too long for a temporary name",
+                       out->path);
+    /* a bare output name keeps a relative temporary, as the user gave it */
+    int bare = strchr(out->path, '/') == NULL;
+    if (snprintf(out->dir, sizeof out->dir, "%s%s.%s.tmp.XXXXXX", bare ? "" : dir,
+                 bare ? "" : "/", base) >= (int)sizeof out->dir ||
+        !mkdtemp(out->dir))
+        return dd_fail(err, DD_EIO, "cannot create a temporary directory beside %s: %s",
+                       out->path, strerror(errno));
+    if (snprintf(out->tmp, sizeof out->tmp, "%s/%s", out->dir, base) >= (int)sizeof out->tmp)
+        return dd_fail(err, DD_EUSAGE, "output path %s is too long", out->path);
+    char owner[4200], line[320], host[256] = "";
+    gethostname(host, sizeof host - 1);
+    snprintf(owner, sizeof owner, "%s/" OWNER_FILE, out->dir);
+    int len = snprintf(line, sizeof line, "%s %ld\n", host, (long)getpid());
+    int fd = open(owner, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int ok = fd >= 0 && write(fd, line, (size_t)len) == len;
+    if (fd >= 0)
+        ok = close(fd) == 0 && ok;
+    if (!ok) {
+        int e = errno;
+        remove_temporary(out->tmp, owner, out->dir);
+        return dd_fail(err, DD_EIO, "cannot write in the temporary directory beside %s: %s",
+                       out->path, strerror(e));
+    }
+    return DD_OK;
+}
+
+/* ---- refusals before anything is computed ------------------------------------------ */
+
 static int same_file(const char *p, const char *q)
 {
     struct stat s1, s2;
-    if (stat(p, &s1) != 0 || stat(q, &s2) != 0)
+    if (!p || !q || stat(p, &s1) != 0 || stat(q, &s2) != 0)
         return 0;
     return s1.st_dev == s2.st_dev && s1.st_ino == s2.st_ino;
 }
 
-static int prepare_local(const char *path, const char *input_path, int force, char *tmp,
-                         size_t tmplen, dd_err *err)
+static const char *kind_of(mode_t m)
 {
-    if (path == NULL || path[0] == '\0')
+    return S_ISLNK(m)    ? "a symbolic link"
+           : S_ISFIFO(m) ? "a FIFO"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISSOCK(m) ? "a socket"
+                         : "not a regular file";
+}
+
+/* The final name: a regular file to replace (with force), or nothing. */
+static int check_existing(const char *path, const char *input_path, int force, dd_err *err)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        if (errno == ENOENT)
+            return DD_OK;
+        return dd_fail(err, DD_EIO, "cannot check output %s: %s", path, strerror(errno));
+    }
+    if (same_file(path, input_path))
+        return dd_fail(err, DD_EUSAGE,
+                       "output %s is the input file; dgemm-dist never overwrites its input, "
+                       "choose another --out",
+                       path);
+    if (S_ISDIR(st.st_mode))
+        return dd_fail(err, DD_EUSAGE, "output %s is a directory; give a file name", path);
+    if (!S_ISREG(st.st_mode))
+        return dd_fail(err, DD_EUSAGE,
+                       "output %s is %s; dgemm-dist replaces only regular files, choose another "
+                       "--out",
+                       path, kind_of(st.st_mode));
+    if (!force)
+        return dd_fail(err, DD_EUSAGE, "output %s exists; pass --force to replace it", path);
+    return DD_OK;
+}
+
+static int prepare_local(dd_output *out, const char *input_path, dd_err *err)
+{
+    const char *path = out->path;
+    if (path[0] == '\0')
         return dd_fail(err, DD_EUSAGE, "no output file given; pass --out FILE");
     char dir[4096];
     const char *base;
@@ -83,76 +249,141 @@ static int prepare_local(const char *path, const char *input_path, int force, ch
     if (access(dir, W_OK | X_OK) != 0)
         return dd_fail(err, DD_EUSAGE,
                        "output directory %s is not writable; choose another place for --out", dir);
-    if (stat(path, &st) == 0) {
-        if (input_path && same_file(path, input_path))
-            return dd_fail(err, DD_EUSAGE,
-                           "output %s is the input file; dgemm-dist never overwrites its input, "
-                           "choose another --out",
-                           path);
-        if (S_ISDIR(st.st_mode))
-            return dd_fail(err, DD_EUSAGE, "output %s is a directory; give a file name", path);
-        if (!force)
-            return dd_fail(err, DD_EUSAGE, "output %s exists; pass --force to replace it", path);
-    } else if (errno != ENOENT) {
-        return dd_fail(err, DD_EIO, "cannot check output %s: %s", path, strerror(errno));
-    }
-    /* Beside the final name, so that rename() is atomic; hidden, so a crashed
-     * run leaves no file that looks like a result. */
-    int n;
-    if (strchr(path, '/') == NULL)
-        n = snprintf(tmp, tmplen, ".%s.tmp.%ld", base, (long)getpid());
-    else
-        n = snprintf(tmp, tmplen, "%s/.%s.tmp.%ld", strcmp(dir, "/") == 0 ? "" : dir, base,
-                     (long)getpid());
-    if (n < 0 || (size_t)n >= tmplen)
-        return dd_fail(err, DD_EUSAGE, "output path %s is too long for a temporary name", path);
-    return DD_OK;
-}
-
-int io_output_prepare(MPI_Comm comm, const char *path, const char *input_path, int force, char *tmp,
-                      size_t tmplen, dd_err *err)
-{
-    int rank = 0;
-    MPI_Comm_rank(comm, &rank);
-    dd_err local;
-    dd_err_clear(&local);
-    char name[4096 + 64];
-    name[0] = '\0';
-    int rc = DD_OK;
-    if (rank == 0)
-        rc = prepare_local(path, input_path, force, name, sizeof name, &local);
-    rc = io_bcast_verdict(comm, rc, &local, err);
-    if (rc != DD_OK) {
-        if (tmp && tmplen)
-            tmp[0] = '\0';
+    int rc = check_existing(path, input_path, out->force, err);
+    if (rc)
         return rc;
-    }
-    if (MPI_Bcast(name, (int)sizeof name, MPI_CHAR, 0, comm) != MPI_SUCCESS)
+    remove_stale(dir, base);
+    return make_temporary(out, dir, base, err);
+}
+
+int io_output_prepare(MPI_Comm comm, const char *path, const char *input_path, int force,
+                      dd_output *out, dd_err *err)
+{
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    memset(out, 0, sizeof *out);
+    out->force = force;
+    dd_err local;
+    dd_err_clear(&local);
+    int rc = DD_OK;
+    if (!path || strlen(path) >= sizeof out->path)
+        rc = dd_fail(&local, DD_EUSAGE, "output path is missing or too long");
+    else
+        snprintf(out->path, sizeof out->path, "%s", path);
+    if (rank == 0 && rc == DD_OK)
+        rc = prepare_local(out, input_path, &local);
+    rc = io_bcast_verdict(comm, rc, &local, err);
+    if (rc != DD_OK)
+        return rc;
+    if (MPI_Bcast(out->dir, (int)sizeof out->dir, MPI_CHAR, 0, comm) != MPI_SUCCESS ||
+        MPI_Bcast(out->tmp, (int)sizeof out->tmp, MPI_CHAR, 0, comm) != MPI_SUCCESS) {
+        if (rank == 0)
+            io_output_abort(comm, out);
         return dd_fail(err, DD_EFAIL, "MPI_Bcast failed while sharing the temporary output name");
-    if (tmp == NULL || strlen(name) >= tmplen)
-        return dd_fail(err, DD_EUSAGE, "output path %s is too long for a temporary name", path);
-    memcpy(tmp, name, strlen(name) + 1);
+    }
+    out->active = 1;
+    arm_signals(out);
     return DD_OK;
 }
 
-int io_output_commit(MPI_Comm comm, const char *tmp, const char *path, dd_err *err)
+int io_output_check_side(MPI_Comm comm, const char *side, const char *option,
+                         const char *input_path, const char *output_path, dd_err *err)
 {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     dd_err local;
     dd_err_clear(&local);
     int rc = DD_OK;
-    if (rank == 0 && rename(tmp, path) != 0)
-        rc = dd_fail(&local, DD_EIO, "cannot rename %s to %s: %s; the result is left in %s", tmp,
-                     path, strerror(errno), tmp);
+    if (rank == 0 && side) {
+        char dir[4096];
+        const char *base;
+        struct stat st;
+        if ((input_path && (same_file(side, input_path) || !strcmp(side, input_path))) ||
+            (output_path && (same_file(side, output_path) || !strcmp(side, output_path))))
+            rc = dd_fail(&local, DD_EUSAGE, "%s %s names the %s file; give it a file of its own",
+                         option, side,
+                         input_path && (same_file(side, input_path) || !strcmp(side, input_path))
+                             ? "input"
+                             : "output");
+        else if (stat(side, &st) == 0 ? access(side, W_OK) != 0
+                 : split_path(side, dir, sizeof dir, &base) != 0 || access(dir, W_OK | X_OK) != 0)
+            rc = dd_fail(&local, DD_EUSAGE, "%s %s cannot be written (%s); choose another file",
+                         option, side, strerror(errno));
+    }
     return io_bcast_verdict(comm, rc, &local, err);
 }
 
-/* No communication: it runs on error paths, where a collective could hang. */
-void io_output_abort(MPI_Comm comm, const char *tmp)
+/* ---- commit and abort ------------------------------------------------------------- */
+
+/* Rank 0: the temporary takes the final name.  Without force it must not
+ * replace a file that appeared during the run: link() fails on an existing
+ * name, atomically; where the file system has no hard links, a last check
+ * and rename. */
+static int commit_local(dd_output *out, dd_err *err)
+{
+    struct stat st;
+    if (!out->force) {
+        if (link(out->tmp, out->path) == 0) {
+            unlink(out->tmp); /* the output keeps the data: one name less */
+            return DD_OK;
+        }
+        if (errno == EEXIST)
+            return dd_fail(err, DD_EIO,
+                           "output %s was created by something else during this run; it was not "
+                           "replaced (pass --force to replace it)",
+                           out->path);
+        if (lstat(out->path, &st) == 0)
+            return dd_fail(err, DD_EIO,
+                           "output %s was created by something else during this run; it was not "
+                           "replaced (pass --force to replace it)",
+                           out->path);
+    } else if (lstat(out->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        return dd_fail(err, DD_EIO,
+                       "output %s became %s during this run; dgemm-dist replaces only regular "
+                       "files",
+                       out->path, kind_of(st.st_mode));
+    }
+    if (rename(out->tmp, out->path) != 0)
+        return dd_fail(err, DD_EIO, "cannot rename %s to %s: %s", out->tmp, out->path,
+                       strerror(errno));
+    return DD_OK;
+}
+
+int io_output_commit(MPI_Comm comm, dd_output *out, dd_err *err)
 {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
-    if (rank == 0 && tmp && tmp[0])
-        unlink(tmp);
+    dd_err local;
+    dd_err_clear(&local);
+    int rc = DD_OK;
+    if (rank == 0)
+        rc = out->active ? commit_local(out, &local)
+                         : dd_fail(&local, DD_EFAIL, "no temporary output to commit");
+    if (rank == 0 && rc == DD_OK) { /* the now empty private directory */
+        char owner[4200];
+        snprintf(owner, sizeof owner, "%s/" OWNER_FILE, out->dir);
+        unlink(owner);
+        rmdir(out->dir);
+    }
+    rc = io_bcast_verdict(comm, rc, &local, err);
+    if (rc == DD_OK) {
+        out->active = 0;
+        disarm_signals();
+    }
+    return rc;
+}
+
+/* No communication: it runs on error paths, where a collective could hang. */
+void io_output_abort(MPI_Comm comm, dd_output *out)
+{
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0 && out && out->dir[0]) {
+        char owner[4200];
+        snprintf(owner, sizeof owner, "%s/" OWNER_FILE, out->dir);
+        remove_temporary(out->tmp, owner, out->dir);
+    }
+    if (out)
+        out->active = 0;
+    disarm_signals();
 }

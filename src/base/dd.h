@@ -12,7 +12,15 @@
 
 #define DD_VERSION "0.1.0"
 
-enum { DD_OK = 0, DD_EFAIL = -1, DD_EUSAGE = -2, DD_ENOMEM = -3, DD_EIO = -4, DD_EUNSUP = -5 };
+enum {
+    DD_OK = 0,
+    DD_EFAIL = -1,
+    DD_EUSAGE = -2,  /* bad input or options: exit status 2 */
+    DD_ENOMEM = -3,
+    DD_EIO = -4,
+    DD_EUNSUP = -5,
+    DD_ECHECK = -6 /* a verification found wrong data: exit status 3, like a FAILED check */
+};
 
 /* The verdict of every check (the run's and the benches'): a scaled
  * residual below this passes, in the manner of HPL. */

@@ -293,8 +293,10 @@ static void take_flag(cli_state *st, int id)
 static int take_option(cli_state *st, int id, const char *v)
 {
     const opt_spec *s = &specs[id];
-    if (!(s->modes & st->mode))
+    if (!(s->modes & st->mode) && st->mode == MODE_GEN)
         return dd_fail(st->err, DD_EUSAGE, "gen does not take %s", s->spelling);
+    if (!(s->modes & st->mode))
+        return dd_fail(st->err, DD_EUSAGE, "%s is a gen option (see --help)", s->spelling);
     if (st->seen[id]++ && s->kind != K_FLAG)
         return dd_fail(st->err, DD_EUSAGE, "%s given twice", s->spelling);
     switch (s->kind) {
@@ -380,7 +382,7 @@ static int stray_word(cli_state *st, const char *w)
 {
     if (!strcmp(w, "gen"))
         return dd_fail(st->err, DD_EUSAGE,
-                       "'%s' must be the first argument (%s gen --out FILE ...)", w, "dgemm-dist");
+                       "'gen' must be the first argument (dgemm-dist gen --out FILE ...)");
     return dd_fail(st->err, DD_EUSAGE, "unknown argument '%s' (see --help)", w);
 }
 
@@ -412,8 +414,8 @@ static int scan(cli_state *st, int argc, char **argv)
     }
     if (optind < argc) /* what follows `--` */
         return dd_fail(st->err, DD_EUSAGE,
-                       "unexpected argument '%s' after '--': %s takes no operands", argv[optind],
-                       "dgemm-dist");
+                       "unexpected argument '%s' after '--': dgemm-dist takes no operands",
+                       argv[optind]);
     return DD_OK;
 }
 
@@ -431,7 +433,10 @@ static int finish_gen(cli_state *st)
         return dd_fail(st->err, DD_EUSAGE, "gen needs -m M -n N -k K (or --size M,N,K)");
     if (!strcmp(r->a, r->b))
         return dd_fail(st->err, DD_EUSAGE,
-                       "--a and --b name the same dataset \"%s\": give two names", r->a);
+                       "--a and --b name the same dataset \"%s\"%s: give two names", r->a,
+                       !st->seen[O_A]   ? " (the default of --a)"
+                       : !st->seen[O_B] ? " (the default of --b)"
+                                        : "");
     st->o->have_size = 1;
     return DD_OK;
 }

@@ -17,8 +17,12 @@ typedef struct {
     char cmdline[2048]; /* the command line, for records (run.cmdline points here) */
 } dd_cli;
 
-/* Parses argv.  Returns DD_OK, or DD_EUSAGE with a message naming the
- * offending argument.  No I/O, no MPI: every rank parses the same argv. */
+/* Parses argv with getopt_long (GNU forms: --opt VALUE, --opt=VALUE, `--`
+ * ends the options; abbreviations refused; a value option at most once;
+ * every number within the range --help states; gen refuses a run's
+ * options).  Returns DD_OK, or DD_EUSAGE with a message naming the
+ * offending argument.  No I/O, no MPI: every rank parses the same argv.
+ * Uses getopt's global state: call it once, from one thread. */
 int cli_parse(int argc, char **argv, dd_cli *o, dd_err *err);
 void cli_usage(const char *prog, int gen);
 

@@ -1,5 +1,6 @@
 /* check.c — the scaled residual (check.h). */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,19 +9,76 @@
 #include "check.h"
 #include "rng.h"
 
+/* One check: the inputs, my blocks' ranges and the work buffers. */
+typedef struct {
+    MPI_Comm world, row;
+    const dd_grid *g;
+    dd_dtype t;
+    int64_t K;
+    const void *A, *B, *C;
+    uint64_t seed;
+    dd_range rm, rn, rkq, rkp;
+    double *x;  /* Nq: my slice of x */
+    double *w;  /* K: B x, everywhere */
+    double *kb; /* 2·Kp: my rows of B x, then of |B| row sums */
+    double *mb; /* 3·Mp: my rows of C x, A (B x), |A| row sums */
+} chk;
+
+/* The scaling exponents never leave this range, so 2^-ea, 2^-eb and each
+ * half of 2^-(ea+eb) are normal doubles. */
+#define CHK_EMAX 1000
+
 static double elem(const void *p, dd_dtype t, int64_t i)
 {
     return t == DD_F64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
 }
 
-/* out[i] = Σ_j M[i,j] v[j] (rows×cols), and absrow[i] = Σ_j |M[i,j]| if asked. */
-static void matvec(const void *M, dd_dtype t, int64_t rows, int64_t cols, const double *v,
-                   double *out, double *absrow)
+/* max |m| over the finite elements of n; *nonfinite = 1 if any is NaN or Inf. */
+static double scan_max(const void *M, dd_dtype t, int64_t n, int *nonfinite)
 {
+    double mx = 0, probe = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double m = elem(M, t, i);
+        probe += m - m; /* 0, or NaN for NaN and ±Inf */
+        if (fabs(m) > mx && isfinite(m))
+            mx = fabs(m);
+    }
+    *nonfinite = isnan(probe);
+    return mx;
+}
+
+/* The binary exponent e of mx (mx = f·2^e, f in [0.5, 1)), kept within
+ * ±CHK_EMAX; 0 for mx = 0. */
+static int scale_exp(double mx)
+{
+    int e = 0;
+    if (mx > 0)
+        frexp(mx, &e);
+    return e < -CHK_EMAX ? -CHK_EMAX : e > CHK_EMAX ? CHK_EMAX : e;
+}
+
+/* 2^-e as two factors that scale the same way, each a normal double, for
+ * |e| <= 2·CHK_EMAX: v·f[0]·f[1] is v·2^-e exactly (no spurious overflow;
+ * only far-below-scale values can underflow). */
+static void pow2_split(int e, double f[2])
+{
+    int h = e / 2;
+    f[0] = ldexp(1.0, -h);
+    f[1] = ldexp(1.0, -(e - h));
+}
+
+/* out[i] = Σ_j M'[i,j] v[j] and, if asked, absrow[i] = Σ_j |M'[i,j]|, with
+ * M' = M·f[0]·f[1] (rows×cols).  Returns 1 when M holds NaN or Inf. */
+static int matvec(const void *M, dd_dtype t, int64_t rows, int64_t cols, const double f[2],
+                  const double *v, double *out, double *absrow)
+{
+    double probe = 0;
     for (int64_t i = 0; i < rows; i++) {
         double s = 0, a = 0;
         for (int64_t j = 0; j < cols; j++) {
             double m = elem(M, t, i * cols + j);
+            probe += m - m;
+            m = m * f[0] * f[1];
             s += m * v[j];
             a += fabs(m);
         }
@@ -28,93 +86,174 @@ static void matvec(const void *M, dd_dtype t, int64_t rows, int64_t cols, const 
         if (absrow)
             absrow[i] = a;
     }
+    return isnan(probe);
+}
+
+int check_allreduce(const void *send, double *recv, int64_t n, MPI_Op op, MPI_Comm comm,
+                    int64_t chunk, dd_err *err)
+{
+    if (chunk <= 0 || chunk > INT_MAX)
+        chunk = INT_MAX;
+    int rc = DD_OK;
+    for (int64_t off = 0; off < n; off += chunk) {
+        int len = (int)(n - off < chunk ? n - off : chunk);
+        const void *s =
+            send == MPI_IN_PLACE ? MPI_IN_PLACE : (const void *)((const double *)send + off);
+        int r = dd_mpi_check(MPI_Allreduce(s, recv + off, len, MPI_DOUBLE, op, comm),
+                             "MPI_Allreduce in the check", err);
+        if (rc == DD_OK)
+            rc = r;
+    }
+    return rc;
+}
+
+/* An in-place reduction over comm, its failure agreed over world. */
+static int reduce(const chk *c, double *buf, int64_t n, MPI_Op op, MPI_Comm comm, dd_err *err)
+{
+    return dd_agree(c->world, check_allreduce(MPI_IN_PLACE, buf, n, op, comm, 0, err), err);
+}
+
+/* The global max|a|, max|b| (finite elements) and whether A, B hold NaN or
+ * Inf: out[0..4). */
+static int input_scan(const chk *c, double out[4], dd_err *err)
+{
+    int nfa, nfb;
+    out[0] = scan_max(c->A, c->t, c->rm.len * c->rkq.len, &nfa);
+    out[1] = scan_max(c->B, c->t, c->rkp.len * c->rn.len, &nfb);
+    out[2] = nfa;
+    out[3] = nfb;
+    return reduce(c, out, 4, MPI_MAX, c->world, err);
+}
+
+/* The scaled products.  glob[0..6): max|y'−z'| over finite differences,
+ * ||A'||_oo, ||B'||_oo, ||x||_oo, C holds NaN or Inf, some y'−z' not
+ * finite. */
+static int products(const chk *c, int ea, int eb, double glob[6], dd_err *err)
+{
+    int64_t Mp = c->rm.len, Nq = c->rn.len, Kp = c->rkp.len;
+    double fa[2], fb[2], fc[2], xmax = 0, bnorm = 0;
+    pow2_split(ea, fa);
+    pow2_split(eb, fb);
+    pow2_split(ea + eb, fc);
+    for (int64_t j = 0; j < Nq; j++) {
+        c->x[j] = rng_value(c->seed, RNG_TAG_X, (uint64_t)(c->rn.start + j));
+        xmax = fmax(xmax, fabs(c->x[j]));
+    }
+    /* B' x and |B'| row sums: my rows of K, summed along my grid row */
+    matvec(c->B, c->t, Kp, Nq, fb, c->x, c->kb, c->kb + Kp);
+    int rc = reduce(c, c->kb, 2 * Kp, MPI_SUM, c->row, err);
+    if (rc)
+        return rc;
+    for (int64_t i = 0; i < Kp; i++)
+        bnorm = fmax(bnorm, c->kb[Kp + i]);
+    if (c->g->q == 0) /* one copy of each grid row's slice, spread to all */
+        for (int64_t i = 0; i < Kp; i++)
+            c->w[c->rkp.start + i] = c->kb[i];
+    if ((rc = reduce(c, c->w, c->K, MPI_SUM, c->world, err)))
+        return rc;
+    /* y' = C' x, z' = A' (B' x), |A'| row sums: summed along my grid row */
+    int nfc = matvec(c->C, c->t, Mp, Nq, fc, c->x, c->mb, NULL);
+    matvec(c->A, c->t, Mp, c->rkq.len, fa, c->w + c->rkq.start, c->mb + Mp, c->mb + 2 * Mp);
+    if ((rc = reduce(c, c->mb, 3 * Mp, MPI_SUM, c->row, err)))
+        return rc;
+    double diff = 0, anorm = 0, ovf = 0;
+    for (int64_t i = 0; i < Mp; i++) {
+        double d = fabs(c->mb[i] - c->mb[Mp + i]);
+        if (isfinite(d))
+            diff = fmax(diff, d);
+        else
+            ovf = 1;
+        anorm = fmax(anorm, c->mb[2 * Mp + i]);
+    }
+    glob[0] = diff;
+    glob[1] = anorm;
+    glob[2] = bnorm;
+    glob[3] = xmax;
+    glob[4] = nfc;
+    glob[5] = ovf;
+    return reduce(c, glob, 6, MPI_MAX, c->world, err);
+}
+
+/* The verdict from products()' figures. */
+static void verdict(const double glob[6], dd_dtype t, int64_t K, dd_check_result *res)
+{
+    double eps = t == DD_F64 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
+    double denom = eps * (double)K * glob[1] * glob[2] * glob[3];
+    res->why_not = NULL;
+    if (glob[4] != 0) {
+        res->why_not = "C holds NaN or Inf";
+        res->residual = NAN;
+    } else if (glob[5] != 0) {
+        res->residual = INFINITY; /* |y - z| beyond the double range, even scaled */
+    } else if (glob[0] == 0) {
+        res->residual = 0;
+    } else if (!isfinite(denom)) {
+        res->why_not = "the norms overflow even scaled"; /* cannot happen: see check.h */
+        res->residual = NAN;
+    } else {
+        res->residual = denom > 0 ? glob[0] / denom : INFINITY; /* A, B or x zero, C not */
+    }
+    res->passed = !res->why_not && isfinite(res->residual) && res->residual < DD_CHECK_THRESHOLD;
+}
+
+static int scaled_residual(const chk *c, dd_check_result *res, dd_err *err)
+{
+    double in[4], glob[6];
+    int rc = input_scan(c, in, err);
+    if (rc)
+        return rc;
+    if (in[2] != 0 || in[3] != 0) { /* the same on every rank: in[] is global */
+        res->why_not = in[2] != 0 && in[3] != 0 ? "A and B hold NaN or Inf"
+                       : in[2] != 0             ? "A holds NaN or Inf"
+                                                : "B holds NaN or Inf";
+        res->residual = NAN;
+        res->passed = 0;
+        return DD_OK;
+    }
+    if ((rc = products(c, scale_exp(in[0]), scale_exp(in[1]), glob, err)))
+        return rc;
+    verdict(glob, c->t, c->K, res);
+    return DD_OK;
 }
 
 int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_dtype t, int64_t M, int64_t N,
                   int64_t K, const void *A, const void *B, const void *C, uint64_t seed,
                   dd_check_result *res, dd_err *err)
 {
-    dd_range rm = grid_block(M, g->P, g->p), rn = grid_block(N, g->Q, g->q);
-    dd_range rkq = grid_block(K, g->Q, g->q), rkp = grid_block(K, g->P, g->p);
-    int64_t Mp = rm.len, Nq = rn.len;
-    double *x = malloc(sizeof(double) * (size_t)(Nq + 1));
-    double *w = calloc((size_t)K, sizeof(double));
-    double *bx = malloc(sizeof(double) * (size_t)(rkp.len + 1));
-    double *babs = malloc(sizeof(double) * (size_t)(rkp.len + 1));
-    double *y = malloc(sizeof(double) * (size_t)(Mp + 1));
-    double *z = malloc(sizeof(double) * (size_t)(Mp + 1));
-    double *aabs = malloc(sizeof(double) * (size_t)(Mp + 1));
-    double *tmp = malloc(sizeof(double) * (size_t)(Mp + rkp.len + 1));
+    chk c = {
+        .world = world, .row = row, .g = g, .t = t, .K = K, .A = A, .B = B, .C = C, .seed = seed};
+    c.rm = grid_block(M, g->P, g->p);
+    c.rn = grid_block(N, g->Q, g->q);
+    c.rkq = grid_block(K, g->Q, g->q);
+    c.rkp = grid_block(K, g->P, g->p);
+    int64_t Mp = c.rm.len, Nq = c.rn.len, Kp = c.rkp.len;
+    c.x = malloc(sizeof(double) * (size_t)(Nq + 1));
+    c.w = calloc((size_t)K + 1, sizeof(double));
+    c.kb = malloc(sizeof(double) * (size_t)(2 * Kp + 1));
+    c.mb = malloc(sizeof(double) * (size_t)(3 * Mp + 1));
     int rc = DD_OK;
-    if (!x || !w || !bx || !babs || !y || !z || !aabs || !tmp) {
+    if (!c.x || !c.w || !c.kb || !c.mb)
         rc = dd_fail(err, DD_ENOMEM, "out of host memory for the check (needs %.1f MiB)",
-                     (double)(K + 4 * Mp + 2 * rkp.len + Nq) * 8 / (1 << 20));
-    }
-    if ((rc = dd_agree(world, rc, err)))
-        goto out;
-    double xmax = 0;
-    for (int64_t j = 0; j < Nq; j++) {
-        x[j] = rng_value(seed, RNG_TAG_X, (uint64_t)(rn.start + j));
-        xmax = fmax(xmax, fabs(x[j]));
-    }
-    /* y = C x, summed along my grid row */
-    matvec(C, t, Mp, Nq, x, tmp, NULL);
-    MPI_Allreduce(tmp, y, (int)Mp, MPI_DOUBLE, MPI_SUM, row);
-    /* B x: my rows of K, summed along the row, then spread to everyone */
-    matvec(B, t, rkp.len, Nq, x, tmp, babs);
-    MPI_Allreduce(tmp, bx, (int)rkp.len, MPI_DOUBLE, MPI_SUM, row);
-    double *babs_row = tmp + Mp; /* reuse: |B| row sums along the grid row */
-    MPI_Allreduce(babs, babs_row, (int)rkp.len, MPI_DOUBLE, MPI_SUM, row);
-    double bnorm = 0;
-    for (int64_t i = 0; i < rkp.len; i++)
-        bnorm = fmax(bnorm, babs_row[i]);
-    if (g->q == 0)
-        for (int64_t i = 0; i < rkp.len; i++)
-            w[rkp.start + i] = bx[i];
-    MPI_Allreduce(MPI_IN_PLACE, w, (int)K, MPI_DOUBLE, MPI_SUM, world);
-    /* z = A (B x) */
-    matvec(A, t, Mp, rkq.len, w + rkq.start, tmp, aabs);
-    MPI_Allreduce(tmp, z, (int)Mp, MPI_DOUBLE, MPI_SUM, row);
-    MPI_Allreduce(aabs, tmp, (int)Mp, MPI_DOUBLE, MPI_SUM, row);
-    double anorm = 0, diff = 0;
-    int bad = 0;
-    for (int64_t i = 0; i < Mp; i++) {
-        anorm = fmax(anorm, tmp[i]);
-        double d = fabs(y[i] - z[i]);
-        if (!isfinite(d) || !isfinite(tmp[i]))
-            bad = 1;
-        diff = fmax(diff, d);
-    }
-    for (int64_t i = 0; i < rkp.len; i++)
-        if (!isfinite(babs_row[i]))
-            bad = 1;
-    double loc[4] = {diff, anorm, bnorm, xmax}, glob[4];
-    MPI_Allreduce(loc, glob, 4, MPI_DOUBLE, MPI_MAX, world);
-    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_LOR, world);
-    double eps = t == DD_F64 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
-    double denom = eps * (double)K * glob[1] * glob[2] * glob[3];
-    if (bad)
-        res->residual = NAN;
-    else if (glob[0] == 0)
-        res->residual = 0;
-    else
-        res->residual = denom > 0 ? glob[0] / denom : INFINITY;
-    res->passed = isfinite(res->residual) && res->residual < DD_CHECK_THRESHOLD;
-out:
-    free(x);
-    free(w);
-    free(bx);
-    free(babs);
-    free(y);
-    free(z);
-    free(aabs);
-    free(tmp);
+                     (double)(K + 3 * Mp + 2 * Kp + Nq) * 8 / (1 << 20));
+    res->residual = NAN;
+    res->passed = 0;
+    res->why_not = NULL;
+    if (!(rc = dd_agree(world, rc, err)))
+        rc = scaled_residual(&c, res, err);
+    if (rc)
+        res->why_not = "the check did not complete";
+    free(c.x);
+    free(c.w);
+    free(c.kb);
+    free(c.mb);
     return rc;
 }
 
 void check_line(const dd_check_result *r, char *buf, size_t n)
 {
-    snprintf(buf, n,
-             "||C x - A(B x)||_oo / (eps * k * ||A||_oo * ||B||_oo * ||x||_oo) = %.1e ...... %s",
-             r->residual, r->passed ? "PASSED" : "FAILED");
+    static const char head[] = "||C x - A(B x)||_oo / (eps * k * ||A||_oo * ||B||_oo * ||x||_oo) =";
+    if (r->why_not)
+        snprintf(buf, n, "%s not meaningful (%s) ...... FAILED", head, r->why_not);
+    else
+        snprintf(buf, n, "%s %.1e ...... %s", head, r->residual, r->passed ? "PASSED" : "FAILED");
 }

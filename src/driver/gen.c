@@ -3,6 +3,7 @@
  * only on (seed, matrix, index), so the file is the same for any rank count. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agree.h"
 #include "grid.h"
@@ -40,8 +41,9 @@ int dd_gen(const dd_run_opts *o)
     int rank;
     MPI_Comm_rank(world, &rank);
     dd_err err = {{0}};
-    char tmp[4096];
-    int have_tmp = 0, rc;
+    dd_output out;
+    memset(&out, 0, sizeof out);
+    int rc;
     io_quiet();
     double t0 = dd_now();
     const dd_io_ops *ops = io_select(o->io);
@@ -53,14 +55,13 @@ int dd_gen(const dd_run_opts *o)
         goto fail;
     }
     io.ops = ops;
-    if ((rc = io_output_prepare(world, o->out, NULL, o->force, tmp, sizeof tmp, &err)))
+    if ((rc = io_output_prepare(world, o->out, NULL, o->force, &out, &err)))
         goto fail;
-    have_tmp = 1;
     const char *names[2] = {o->a, o->b};
     int64_t dims[2][2] = {{M, K}, {K, N}};
     if ((rc = dd_agree(
              world,
-             ops->create(&io, world, tmp, 2, names, (const int64_t(*)[2])dims, o->dtype, &err),
+             ops->create(&io, world, out.tmp, 2, names, (const int64_t(*)[2])dims, o->dtype, &err),
              &err)))
         goto fail;
     rc = write_matrix(&io, world, o, o->a, RNG_TAG_A, M, K, &err);
@@ -83,7 +84,7 @@ int dd_gen(const dd_run_opts *o)
     }
     if (rc)
         goto fail;
-    if ((rc = io_output_commit(world, tmp, o->out, &err)))
+    if ((rc = io_output_commit(world, &out, &err)))
         goto fail;
     if (rank == 0 && !o->quiet)
         printf("gen: wrote %s: A %lldx%lld, B %lldx%lld, %s, seed %llu, in %.2f s\n", o->out,
@@ -92,7 +93,7 @@ int dd_gen(const dd_run_opts *o)
     return DD_EXIT_OK;
 fail:
     dd_report_error(world, &err);
-    if (have_tmp)
-        io_output_abort(world, tmp);
+    if (out.active)
+        io_output_abort(world, &out);
     return rc == DD_EUSAGE ? DD_EXIT_USAGE : DD_EXIT_ERROR;
 }

@@ -156,8 +156,8 @@ static int verify(run_ctx *c, dd_err *err)
 
 static void cleanup(run_ctx *c)
 {
-    if (c->have_tmp)
-        io_output_abort(c->world, c->tmp);
+    if (c->out.active)
+        io_output_abort(c->world, &c->out);
     if (c->comm_open)
         c->comm.ops->close(&c->comm);
     if (c->eng_open) {
@@ -216,11 +216,10 @@ static int data_in(run_ctx *c, dd_err *err)
     int rc;
     if ((rc = open_comm(c, err)))
         return rc;
-    if (o->out) {
-        if ((rc = io_output_prepare(c->world, o->out, o->in, o->force, c->tmp, sizeof c->tmp, err)))
-            return rc;
-        c->have_tmp = 1;
-    }
+    if (o->json && (rc = io_output_check_side(c->world, o->json, "--json", o->in, o->out, err)))
+        return rc;
+    if (o->out && (rc = io_output_prepare(c->world, o->out, o->in, o->force, &c->out, err)))
+        return rc;
     if ((rc = run_alloc_blocks(c, err)))
         return rc;
     c->s.hA = c->hA;
@@ -310,7 +309,9 @@ int dd_run(const dd_run_opts *o)
     }
     if (rc) {
         dd_report_error(c.world, &err);
-        status = rc == DD_EUSAGE ? DD_EXIT_USAGE : DD_EXIT_ERROR;
+        status = rc == DD_EUSAGE   ? DD_EXIT_USAGE
+                 : rc == DD_ECHECK ? DD_EXIT_FAILED
+                                   : DD_EXIT_ERROR;
     } else {
         status = failed_check ? DD_EXIT_FAILED : DD_EXIT_OK;
     }

@@ -28,8 +28,7 @@ typedef struct {
     void *hA, *hB, *hC; /* host blocks */
     dd_summa s;         /* work blocks and panels */
     int work_alloc;     /* s.A/B/C allocated separately from host blocks */
-    char tmp[4096];
-    int have_tmp;
+    dd_output out; /* the output's temporary and final names */
     char why[192], input[512], mpi_version[128];
     dd_record rec;
 } run_ctx;

@@ -549,7 +549,8 @@ static void suite_probe(void)
 
 static void suite_output(void)
 {
-    char in[600], out[600], tmp[700], alt[1024];
+    char in[600], out[600], alt[1024];
+    dd_output o;
     dd_err e;
     path_in_dir(in, sizeof in, "in.h5");
     path_in_dir(out, sizeof out, "out.h5");
@@ -559,16 +560,20 @@ static void suite_output(void)
     }
     MPI_Barrier(MPI_COMM_WORLD);
 
-    /* A fresh output: a hidden temporary beside it, the same on every rank. */
+    /* A fresh output: a hidden private directory beside it holding the
+     * temporary, the same on every rank, with an unpredictable name. */
     dd_err_clear(&e);
-    int rc = io_output_prepare(MPI_COMM_WORLD, out, in, 0, tmp, sizeof tmp, &e);
+    int rc = io_output_prepare(MPI_COMM_WORLD, out, in, 0, &o, &e);
+    const char *tmp = o.tmp;
     char want[700];
     snprintf(want, sizeof want, "%s/.out.h5.tmp.", g_dir);
     CHECK(rc == DD_OK && strncmp(tmp, want, strlen(want)) == 0, "prepare: rc %d %s tmp %s", rc,
           e.msg, tmp);
-    snprintf(alt, sizeof alt, "%s%ld", want, (long)getpid());
-    if (g_rank == 0)
-        CHECK(strcmp(tmp, alt) == 0, "tmp %s is not named after rank 0's pid", tmp);
+    struct stat dst;
+    CHECK(stat(o.dir, &dst) == 0 && S_ISDIR(dst.st_mode) && (dst.st_mode & 077) == 0,
+          "the temporary directory %s is not private", o.dir);
+    snprintf(alt, sizeof alt, "%s%ld/out.h5", want, (long)getpid());
+    CHECK(strcmp(tmp, alt) != 0, "tmp %s is named after a pid, predictable", tmp);
     dd_err as_err;
     memcpy(as_err.msg, tmp, sizeof as_err.msg - 1);
     as_err.msg[sizeof as_err.msg - 1] = '\0';
@@ -590,9 +595,9 @@ static void suite_output(void)
     CHECK(rc == DD_OK, "writing the temporary: %s", e.msg);
     if (g_rank == 0) /* elsewhere rank 0 may already be renaming */
         CHECK(!exists(out), "output visible before commit");
-    rc = io_output_commit(MPI_COMM_WORLD, tmp, out, &e);
-    CHECK(rc == DD_OK && exists(out) && !exists(tmp) && same_everywhere(rc, &e), "commit: %s",
-          e.msg);
+    rc = io_output_commit(MPI_COMM_WORLD, &o, &e);
+    CHECK(rc == DD_OK && exists(out) && !exists(tmp) && !exists(o.dir) && same_everywhere(rc, &e),
+          "commit: %s", e.msg);
     memset(buf, 0, (size_t)(b[1] * b[3]) * 8);
     rc = p->open_read(&io, MPI_COMM_WORLD, out, &e);
     if (rc == DD_OK)
@@ -604,29 +609,33 @@ static void suite_output(void)
 
     /* Existing output: refused without --force, accepted with it. */
     dd_err_clear(&e);
-    strcpy(tmp, "junk");
-    rc = io_output_prepare(MPI_COMM_WORLD, out, in, 0, tmp, sizeof tmp, &e);
+    rc = io_output_prepare(MPI_COMM_WORLD, out, in, 0, &o, &e);
     CHECK(rc != DD_OK && has(&e, "output ") &&
-              has(&e, "out.h5 exists; pass --force to replace it") && tmp[0] == '\0' &&
+              has(&e, "out.h5 exists; pass --force to replace it") && !o.active &&
               same_everywhere(rc, &e),
           "existing output without force: %s", e.msg);
     dd_err_clear(&e);
-    rc = io_output_prepare(MPI_COMM_WORLD, out, in, 1, tmp, sizeof tmp, &e);
-    CHECK(rc == DD_OK && same_everywhere(rc, &e), "existing output with force: %s", e.msg);
+    rc = io_output_prepare(MPI_COMM_WORLD, out, in, 1, &o, &e);
+    CHECK(rc == DD_OK && o.active && same_everywhere(rc, &e), "existing output with force: %s",
+          e.msg);
 
-    /* Abort removes the temporary, and never fails (a missing one included). */
+    /* Abort removes the temporary and its directory, and never fails (a
+     * missing one included). */
     if (g_rank == 0)
-        fclose(fopen(tmp, "w"));
+        fclose(fopen(o.tmp, "w"));
     MPI_Barrier(MPI_COMM_WORLD);
-    io_output_abort(MPI_COMM_WORLD, tmp);
+    dd_output kept = o;
+    io_output_abort(MPI_COMM_WORLD, &o);
     MPI_Barrier(MPI_COMM_WORLD);
-    CHECK(!exists(tmp) && exists(out), "abort left %s or removed the output", tmp);
-    io_output_abort(MPI_COMM_WORLD, tmp);
-    io_output_abort(MPI_COMM_WORLD, "");
+    CHECK(!exists(kept.tmp) && !exists(kept.dir) && exists(out),
+          "abort left %s or removed the output", kept.tmp);
+    io_output_abort(MPI_COMM_WORLD, &o);
+    io_output_abort(MPI_COMM_WORLD, NULL);
 
     /* Commit of a missing temporary fails, the same on every rank. */
     dd_err_clear(&e);
-    rc = io_output_commit(MPI_COMM_WORLD, tmp, out, &e);
+    kept.active = 1;
+    rc = io_output_commit(MPI_COMM_WORLD, &kept, &e);
     CHECK(rc != DD_OK && has(&e, "cannot rename") && same_everywhere(rc, &e),
           "commit of nothing: %s", e.msg);
 
@@ -634,18 +643,18 @@ static void suite_output(void)
     snprintf(alt, sizeof alt, "%s/./in.h5", g_dir);
     for (int force = 0; force < 2; force++) {
         dd_err_clear(&e);
-        rc = io_output_prepare(MPI_COMM_WORLD, in, in, force, tmp, sizeof tmp, &e);
+        rc = io_output_prepare(MPI_COMM_WORLD, in, in, force, &o, &e);
         CHECK(rc != DD_OK && has(&e, "is the input file") && same_everywhere(rc, &e),
               "input as output: %s", e.msg);
         dd_err_clear(&e);
-        rc = io_output_prepare(MPI_COMM_WORLD, alt, in, force, tmp, sizeof tmp, &e);
+        rc = io_output_prepare(MPI_COMM_WORLD, alt, in, force, &o, &e);
         CHECK(rc != DD_OK && has(&e, "is the input file"), "input as output (%s): %s", alt, e.msg);
     }
 
     /* Directories: missing, not writable; and a bare file name. */
     dd_err_clear(&e);
     path_in_dir(alt, sizeof alt, "nodir/c.h5");
-    rc = io_output_prepare(MPI_COMM_WORLD, alt, in, 1, tmp, sizeof tmp, &e);
+    rc = io_output_prepare(MPI_COMM_WORLD, alt, in, 1, &o, &e);
     CHECK(rc != DD_OK && has(&e, "nodir") && has(&e, "does not exist") && same_everywhere(rc, &e),
           "missing directory: %s", e.msg);
     if (geteuid() != 0) {
@@ -655,20 +664,23 @@ static void suite_output(void)
         MPI_Barrier(MPI_COMM_WORLD);
         path_in_dir(alt, sizeof alt, "ro/c.h5");
         dd_err_clear(&e);
-        rc = io_output_prepare(MPI_COMM_WORLD, alt, in, 1, tmp, sizeof tmp, &e);
+        rc = io_output_prepare(MPI_COMM_WORLD, alt, in, 1, &o, &e);
         CHECK(rc != DD_OK && has(&e, "not writable"), "read-only directory: %s", e.msg);
     }
     char bare[128];
     snprintf(bare, sizeof bare, "dd-test-io-%ld.h5", (long)getpid());
     MPI_Bcast(bare, sizeof bare, MPI_CHAR, 0, MPI_COMM_WORLD);
     dd_err_clear(&e);
-    rc = io_output_prepare(MPI_COMM_WORLD, bare, NULL, 0, tmp, sizeof tmp, &e);
+    rc = io_output_prepare(MPI_COMM_WORLD, bare, NULL, 0, &o, &e);
     snprintf(want, sizeof want, ".%s.tmp.", bare);
-    CHECK(rc == DD_OK && strncmp(tmp, want, strlen(want)) == 0, "bare name: %s tmp %s", e.msg, tmp);
-    char small[8];
+    CHECK(rc == DD_OK && strncmp(o.tmp, want, strlen(want)) == 0, "bare name: %s tmp %s", e.msg,
+          o.tmp);
+    io_output_abort(MPI_COMM_WORLD, &o);
+    static char huge[6000];
+    memset(huge, 'x', sizeof huge - 1);
     dd_err_clear(&e);
-    rc = io_output_prepare(MPI_COMM_WORLD, out, in, 1, small, sizeof small, &e);
-    CHECK(rc != DD_OK && has(&e, "too long") && same_everywhere(rc, &e), "small tmp buffer: %s",
+    rc = io_output_prepare(MPI_COMM_WORLD, huge, in, 1, &o, &e);
+    CHECK(rc != DD_OK && has(&e, "too long") && same_everywhere(rc, &e), "a path too long: %s",
           e.msg);
 }
 
