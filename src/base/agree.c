@@ -1,5 +1,6 @@
 /* agree.c — agreeing on failure across ranks (agree.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agree.h"
@@ -45,4 +46,15 @@ int dd_mpi_check(int mpirc, const char *what, dd_err *err)
     int len = 0;
     MPI_Error_string(mpirc, s, &len);
     return dd_fail(err, DD_EFAIL, "%s failed: %s", what, s);
+}
+
+void dd_abort_all(MPI_Comm comm, const dd_err *err)
+{
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    fprintf(stderr, "dgemm-dist: error: %s (on rank %d; ending every rank)\n",
+            err && err->msg[0] ? err->msg : "a failure that the ranks cannot agree on", rank);
+    fflush(stderr);
+    MPI_Abort(comm, 1);
+    abort(); /* MPI_Abort does not return; this satisfies noreturn */
 }

@@ -13,6 +13,10 @@
 int dd_agree(MPI_Comm comm, int rc, dd_err *err);
 /* Rank 0 prints "dgemm-dist: error: <msg>" to stderr. */
 void dd_report_error(MPI_Comm comm, const dd_err *err);
+/* For a failure that leaves peers inside a collective, where agreeing is
+ * impossible (a broadcast failed mid-pipeline): this rank prints the one
+ * message and MPI_Abort ends every rank.  Does not return. */
+void dd_abort_all(MPI_Comm comm, const dd_err *err) __attribute__((noreturn));
 /* Check an MPI return code; on failure write the MPI error string. */
 int dd_mpi_check(int mpirc, const char *what, dd_err *err);
 

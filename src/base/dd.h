@@ -19,7 +19,8 @@ enum {
     DD_ENOMEM = -3,
     DD_EIO = -4,
     DD_EUNSUP = -5,
-    DD_ECHECK = -6 /* a verification found wrong data: exit status 3, like a FAILED check */
+    DD_ECHECK = -6, /* a verification found wrong data: exit status 3, like a FAILED check */
+    DD_ECOMM = -7   /* communication broke mid-collective: peers cannot agree (dd_abort_all) */
 };
 
 /* The verdict of every check (the run's and the benches'): a scaled
@@ -35,6 +36,29 @@ static inline size_t dd_elsize(dd_dtype t)
 static inline const char *dd_dtype_name(dd_dtype t)
 {
     return t == DD_F64 ? "f64" : "f32";
+}
+
+/* a·b·c as a byte count; on overflow of size_t sets *overflow and returns
+ * SIZE_MAX, so every size product is checked before anything is allocated
+ * (a crafted file can declare 2^31 × 2^31 elements). */
+static inline size_t dd_mul3(uint64_t a, uint64_t b, uint64_t c, int *overflow)
+{
+    size_t ab, abc;
+    if (__builtin_mul_overflow(a, b, &ab) || __builtin_mul_overflow(ab, c, &abc)) {
+        *overflow = 1;
+        return SIZE_MAX;
+    }
+    return abc;
+}
+/* a + b as a byte count, saturating with *overflow set. */
+static inline size_t dd_add(size_t a, size_t b, int *overflow)
+{
+    size_t r;
+    if (__builtin_add_overflow(a, b, &r)) {
+        *overflow = 1;
+        return SIZE_MAX;
+    }
+    return r;
 }
 
 /* One error sentence.  Kept in a fixed buffer so it can be broadcast. */

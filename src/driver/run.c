@@ -12,6 +12,8 @@
 
 #include "agree.h"
 #include "check.h"
+#include "dd_fault.h"
+#include "dd_sysmem.h"
 #include "rng.h"
 #include "run_ctx.h"
 #include "timer.h"
@@ -81,6 +83,11 @@ static int open_backends(run_ctx *c, dd_err *err)
     dd_engine_cfg ecfg = {c->world, c->node, c->type, o->kernel, o->threads};
     int rc = engine_select(o->backend, &ecfg, &c->eng, c->why, sizeof c->why, err);
     c->eng_open = rc == DD_OK;
+    if (!rc && o->host_to_host && c->eng.ops->work_is_host && c->rank == 0 && !o->quiet)
+        fprintf(stderr, "dgemm-dist: note: --host-to-host times the GPU's streamed pass from host "
+                        "data; the %s backend keeps its data on the host, so there is no such "
+                        "pass to time\n",
+                c->eng.ops->name);
     return rc;
 }
 
@@ -100,7 +107,47 @@ static int open_comm(run_ctx *c, dd_err *err)
     return rc;
 }
 
-/* Sizes, grid, panels, memory: everything before any data moves. */
+/* GPU memory: blocks and panel buffers must fit in what the device has free. */
+static int gpu_memory_fits(run_ctx *c, size_t work, size_t slots, dd_err *err)
+{
+    size_t margin = (size_t)512 << 20; /* kernels, cuBLAS workspace, NCCL buffers */
+    if (!c->eng.info.mem_free || work + margin <= c->eng.info.mem_free)
+        return DD_OK;
+    return dd_fail(err, DD_EUSAGE,
+                   "rank %d needs %.2f GiB of GPU memory (blocks %.2f GiB + panel buffers "
+                   "%.2f GiB + %.2f GiB reserve) but %s has %.2f GiB free: use more ranks "
+                   "(GPUs), a smaller --panel or --lookahead",
+                   c->rank, (double)(work + margin) / (1 << 30), (double)(work - slots) / (1 << 30),
+                   (double)slots / (1 << 30), (double)margin / (1 << 30), c->eng.info.device,
+                   (double)c->eng.info.mem_free / (1 << 30));
+}
+
+/* Host memory on the CPU backend: what the ranks of this host hold together
+ * must fit in what the host (or its cgroup) allows, or the OOM killer ends
+ * the run without a word.  Collective over the node. */
+static int host_memory_fits(run_ctx *c, size_t work, dd_err *err)
+{
+    double mine = (double)work, node = 0;
+    int ranks = 1;
+    int rc = dd_mpi_check(MPI_Allreduce(&mine, &node, 1, MPI_DOUBLE, MPI_SUM, c->node),
+                          "MPI_Allreduce of host memory", err);
+    if (!rc)
+        rc = dd_mpi_check(MPI_Comm_size(c->node, &ranks), "MPI_Comm_size", err);
+    double have = (double)dd_host_memory_bytes();
+    if (rc || have <= 0 || node <= 0.95 * have)
+        return rc;
+    char host[64] = "";
+    gethostname(host, sizeof host - 1);
+    return dd_fail(err, DD_EUSAGE,
+                   "the %d rank%s on host %s need %.2f GiB of memory (%.2f GiB per rank: blocks "
+                   "and panel buffers) but it allows %.2f GiB: use more hosts, fewer ranks per "
+                   "host, or a smaller problem",
+                   ranks, ranks == 1 ? "" : "s", host, node / (1 << 30), mine / (1 << 30),
+                   have / (1 << 30));
+}
+
+/* Sizes, grid, panels, memory: everything before any data moves.  Every
+ * size product is checked for overflow before it is used. */
 static int plan(run_ctx *c, size_t *work_bytes, size_t *slot_bytes, dd_err *err)
 {
     dd_summa *s = &c->s;
@@ -116,20 +163,23 @@ static int plan(run_ctx *c, size_t *work_bytes, size_t *slot_bytes, dd_err *err)
     s->nb = c->o->panel ? c->o->panel : c->eng.ops->default_panel;
     summa_shape(s);
     s->npanels = summa_panel_count(s);
-    *work_bytes = summa_work_bytes(s, slot_bytes);
-    int rc = DD_OK;
-    if (!c->eng.ops->work_is_host && c->eng.info.mem_free) {
-        size_t margin = (size_t)512 << 20; /* kernels, cuBLAS workspace, NCCL buffers */
-        if (*work_bytes + margin > c->eng.info.mem_free)
-            rc = dd_fail(err, DD_ENOMEM,
-                         "rank %d needs %.2f GiB of GPU memory (blocks %.2f GiB + panel buffers "
-                         "%.2f GiB + %.2f GiB reserve) but %s has %.2f GiB free: use more ranks "
-                         "(GPUs), a smaller --panel or --lookahead",
-                         c->rank, (double)(*work_bytes + margin) / (1 << 30),
-                         (double)(*work_bytes - *slot_bytes) / (1 << 30),
-                         (double)*slot_bytes / (1 << 30), (double)margin / (1 << 30),
-                         c->eng.info.device, (double)c->eng.info.mem_free / (1 << 30));
+    int overflow = 0, rc = DD_OK;
+    *work_bytes = summa_work_bytes(s, slot_bytes, &overflow);
+    if (overflow)
+        rc = dd_fail(err, DD_EUSAGE,
+                     "M=%lld N=%lld K=%lld on a %dx%d grid: rank %d's blocks would need more "
+                     "than 2^64 bytes; use many more ranks or a smaller problem",
+                     (long long)c->M, (long long)c->N, (long long)c->K, c->g.P, c->g.Q, c->rank);
+    else if (s->npanels < 0)
+        rc = dd_fail(err, DD_EUSAGE, "--panel %lld gives no panel list", (long long)s->nb);
+    if (c->eng.ops->work_is_host) {
+        int rc2 = host_memory_fits(c, overflow ? SIZE_MAX : *work_bytes, err);
+        rc = rc ? rc : rc2;
+    } else if (!rc) {
+        rc = gpu_memory_fits(c, *work_bytes, *slot_bytes, err);
     }
+    if (!rc && dd_fault("setup"))
+        rc = dd_fail(err, DD_EFAIL, "injected fault at setup on rank %d", c->rank);
     return dd_agree(c->world, rc, err);
 }
 

@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agree.h"
+#include "dd_fault.h"
 #include "rng.h"
 #include "run_ctx.h"
 #include "timer.h"
@@ -161,7 +163,11 @@ int run_write_output(run_ctx *c, dd_err *err)
         err);
     if (rc)
         return rc;
+    if (dd_fault("slow-write")) /* a window for tests that signal a run mid-write */
+        sleep(30);
     rc = io.ops->write_block(&io, o->c, c->type, rm.start, rm.len, rn.start, rn.len, c->hC, err);
+    if (!rc && dd_fault("write"))
+        rc = dd_fail(err, DD_EIO, "injected fault writing C on rank %d", c->rank);
     rc = dd_agree(c->world, rc, err);
     dd_attr attrs[RUN_NATTRS];
     char grid[32];
@@ -176,9 +182,49 @@ int run_write_output(run_ctx *c, dd_err *err)
     }
     if (!rc)
         rc = verify_written(c, err);
+    if (!rc && c->rank == 0 && dd_fault("race-out")) { /* another run's output appears */
+        FILE *f = fopen(o->out, "wx");
+        if (f)
+            fclose(f);
+    }
     if (!rc)
         rc = io_output_commit(c->world, &c->out, err);
     return rc;
+}
+
+/* One timed multiply, agreed; a broken broadcast ends every rank. */
+static int timed_multiply(run_ctx *c, int stream_upload, double *sec, double *gemm, dd_err *err)
+{
+    int rc = dd_mpi_check(MPI_Barrier(c->world), "MPI_Barrier before a multiply", err);
+    if (!rc)
+        rc = summa_multiply(&c->s, stream_upload, sec, gemm, err);
+    if (rc == DD_ECOMM)
+        dd_abort_all(c->world, err);
+    return dd_agree(c->world, rc, err);
+}
+
+/* Per-rank figures of the median repetition (by the slowest rank): the
+ * slowest one not above the median, which is the median itself for an odd
+ * count and the lower middle one for an even count. */
+static void record_median(run_ctx *c, const double *per_rank, const double *exposed)
+{
+    c->rec.nrep = c->o->repeat;
+    c->rec.M = c->M;
+    c->rec.N = c->N;
+    c->rec.K = c->K;
+    report_finish(&c->rec);
+    const double *t = c->rec.mult_times;
+    int med = -1;
+    for (int j = 0; j < c->o->repeat; j++)
+        if (t[j] <= c->rec.tmed && (med < 0 || t[j] > t[med]))
+            med = j;
+    c->rec.ph[PH_MULTIPLY] = dd_stat_over(c->world, per_rank[med]);
+    c->rec.ph[PH_EXPOSED] = dd_stat_over(c->world, exposed[med]);
+    c->rec.have[PH_MULTIPLY] = c->rec.have[PH_EXPOSED] = 1;
+    c->rec.exposed_fraction = c->rec.ph[PH_MULTIPLY].avg > 0
+                                  ? c->rec.ph[PH_EXPOSED].avg / c->rec.ph[PH_MULTIPLY].avg
+                                  : 0;
+    run_note_phase(c, "multiply", c->rec.tmed);
 }
 
 int run_multiply(run_ctx *c, dd_err *err)
@@ -194,42 +240,24 @@ int run_multiply(run_ctx *c, dd_err *err)
     rc = dd_agree(c->world, rc, err);
     for (int i = 0; i < total && !rc; i++) {
         double sec = 0, gemm = 0;
-        MPI_Barrier(c->world);
-        rc = dd_agree(c->world, summa_multiply(&c->s, 0, &sec, &gemm, err), err);
-        if (rc)
+        if ((rc = timed_multiply(c, 0, &sec, &gemm, err)))
             break;
         if (i >= o->warmup) {
             int j = i - o->warmup;
             per_rank[j] = sec;
             exposed[j] = sec > gemm ? sec - gemm : 0;
-            MPI_Allreduce(&sec, &c->rec.mult_times[j], 1, MPI_DOUBLE, MPI_MAX, c->world);
+            rc = dd_agree(c->world,
+                          dd_mpi_check(MPI_Allreduce(&sec, &c->rec.mult_times[j], 1, MPI_DOUBLE,
+                                                     MPI_MAX, c->world),
+                                       "MPI_Allreduce of the multiply time", err),
+                          err);
         }
         if (c->rank == 0 && c->tty && !o->quiet)
             fprintf(stderr, "\r[dgemm-dist] multiply  %d/%d%s", i + 1, total,
                     i < o->warmup ? " (warm-up)" : "          ");
     }
-    if (!rc) {
-        c->rec.nrep = o->repeat;
-        c->rec.M = c->M;
-        c->rec.N = c->N;
-        c->rec.K = c->K;
-        report_finish(&c->rec);
-        /* per-rank figures of the median repetition (by the slowest rank):
-         * the slowest one not above the median, which is the median itself
-         * for an odd count and the lower middle one for an even count */
-        const double *t = c->rec.mult_times;
-        int med = -1;
-        for (int j = 0; j < o->repeat; j++)
-            if (t[j] <= c->rec.tmed && (med < 0 || t[j] > t[med]))
-                med = j;
-        c->rec.ph[PH_MULTIPLY] = dd_stat_over(c->world, per_rank[med]);
-        c->rec.ph[PH_EXPOSED] = dd_stat_over(c->world, exposed[med]);
-        c->rec.have[PH_MULTIPLY] = c->rec.have[PH_EXPOSED] = 1;
-        c->rec.exposed_fraction = c->rec.ph[PH_MULTIPLY].avg > 0
-                                      ? c->rec.ph[PH_EXPOSED].avg / c->rec.ph[PH_MULTIPLY].avg
-                                      : 0;
-        run_note_phase(c, "multiply", c->rec.tmed);
-    }
+    if (!rc)
+        record_median(c, per_rank, exposed);
     free(per_rank);
     free(exposed);
     return rc;
@@ -253,6 +281,8 @@ int run_host_to_host(run_ctx *c, dd_err *err)
     MPI_Barrier(c->world);
     t0 = dd_now();
     rc = summa_multiply(&c->s, 1, &sec, &gemm, err);
+    if (rc == DD_ECOMM)
+        dd_abort_all(c->world, err);
     if (!rc)
         rc = c->eng.ops->download(&c->eng, c->hC, c->s.C,
                                   (size_t)(c->s.Mp * c->s.Nq) * dd_elsize(c->type), err);

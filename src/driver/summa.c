@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dd_fault.h"
 #include "summa.h"
 
 void summa_shape(dd_summa *s)
@@ -25,19 +26,24 @@ int64_t summa_panel_count(const dd_summa *s)
     return grid_panels(s->K, s->g.P, s->g.Q, s->nb, NULL);
 }
 
-size_t summa_work_bytes(const dd_summa *s, size_t *slot_bytes)
+size_t summa_work_bytes(const dd_summa *s, size_t *slot_bytes, int *overflow)
 {
     size_t es = dd_elsize(s->type);
     int64_t w = max_width(s);
-    size_t slots = 0;
+    size_t slots = 0, nslots = (size_t)s->lookahead + 1;
     if (s->g.Q > 1)
-        slots += (size_t)(s->Mp * w);
+        slots = dd_mul3((uint64_t)s->Mp, (uint64_t)w, es * nslots, overflow);
     if (s->g.P > 1)
-        slots += (size_t)(w * s->Nq);
-    slots *= (size_t)(s->lookahead + 1) * es;
+        slots = dd_add(slots, dd_mul3((uint64_t)w, (uint64_t)s->Nq, es * nslots, overflow),
+                       overflow);
     if (slot_bytes)
         *slot_bytes = slots;
-    return slots + es * (size_t)(s->Mp * s->Kq + s->Kp * s->Nq + s->Mp * s->Nq);
+    size_t blocks = dd_add(dd_mul3((uint64_t)s->Mp, (uint64_t)s->Kq, es, overflow),
+                           dd_add(dd_mul3((uint64_t)s->Kp, (uint64_t)s->Nq, es, overflow),
+                                  dd_mul3((uint64_t)s->Mp, (uint64_t)s->Nq, es, overflow),
+                                  overflow),
+                           overflow);
+    return dd_add(slots, blocks, overflow);
 }
 
 int summa_setup(dd_summa *s, dd_err *err)
@@ -143,34 +149,54 @@ static int comm_progress(void *arg, dd_err *err)
     return c->ops->progress(c, err);
 }
 
+/* A comm failure leaves peers inside a broadcast: no agreement is possible,
+ * so it is marked DD_ECOMM for the caller to end every rank. */
+static int comm_failed(int rc)
+{
+    return rc ? DD_ECOMM : DD_OK;
+}
+
+/* The local multiply of panel t, from the owned block (the root reads in
+ * place; with a group of one every rank is the root) or the slot. */
+static int multiply_panel(dd_summa *s, int64_t t, const dd_panel_xfer *x, dd_err *err)
+{
+    dd_engine *e = s->engine;
+    const void *A = x->a.is_root ? x->a.src : x->a.dst;
+    int64_t lda = x->a.is_root ? s->Kq : x->a.width;
+    const void *B = x->b.is_root ? x->b.src : x->b.dst;
+    if (t == s->npanels / 2 && dd_fault("multiply"))
+        return dd_fail(err, DD_EFAIL, "injected fault in the multiply of panel %lld",
+                       (long long)t);
+    return e->ops->gemm(e, s->type, s->Mp, s->Nq, s->panels[t].w, A, lda, B, s->Nq, t > 0, s->C,
+                        s->Nq, s->g.P * s->g.Q > 1 ? comm_progress : NULL, s->comm, err);
+}
+
 int summa_multiply(dd_summa *s, int stream_upload, double *seconds, double *gemm_seconds,
                    dd_err *err)
 {
     dd_engine *e = s->engine;
     dd_comm *c = s->comm;
-    int L = s->lookahead, rc;
+    int L = s->lookahead, rc, local = DD_OK;
     e->ops->reset_timers(e);
     if ((rc = e->ops->phase_begin(e, err)))
         return rc;
     for (int64_t t = 0; t < L && t < s->npanels; t++)
-        if ((rc = post_panel(s, t, stream_upload, err)))
+        if ((rc = comm_failed(post_panel(s, t, stream_upload, err))))
             return rc;
+    /* After a local failure (a multiply) this rank keeps moving panels to the
+     * end, so its peers finish their broadcasts, and the caller agrees. */
     for (int64_t t = 0; t < s->npanels; t++) {
-        if (t + L < s->npanels && (rc = post_panel(s, t + L, stream_upload, err)))
+        if (t + L < s->npanels && (rc = comm_failed(post_panel(s, t + L, stream_upload, err))))
             return rc;
         dd_panel_xfer x = panel_xfer(s, t);
-        if ((rc = c->ops->wait(c, x.slot, err)))
+        if ((rc = comm_failed(c->ops->wait(c, x.slot, err))))
             return rc;
-        /* The root reads its owned block in place (with a group of one,
-         * every rank is the root). */
-        const void *A = x.a.is_root ? x.a.src : x.a.dst;
-        int64_t lda = x.a.is_root ? s->Kq : x.a.width;
-        const void *B = x.b.is_root ? x.b.src : x.b.dst;
-        if ((rc = e->ops->gemm(e, s->type, s->Mp, s->Nq, s->panels[t].w, A, lda, B, s->Nq, t > 0,
-                               s->C, s->Nq, s->g.P * s->g.Q > 1 ? comm_progress : NULL, c, err)))
-            return rc;
-        if ((rc = c->ops->release(c, x.slot, err)))
+        if (local == DD_OK)
+            local = multiply_panel(s, t, &x, err);
+        if ((rc = comm_failed(c->ops->release(c, x.slot, err))))
             return rc;
     }
-    return e->ops->phase_end(e, seconds, gemm_seconds, err);
+    dd_err later = {{0}}; /* after a local failure, its message is the one kept */
+    rc = e->ops->phase_end(e, seconds, gemm_seconds, local ? &later : err);
+    return local ? local : rc;
 }

@@ -34,8 +34,9 @@ typedef struct {
 void summa_shape(dd_summa *s);
 /* Panels of one multiply (pure: the same on every rank). */
 int64_t summa_panel_count(const dd_summa *s);
-/* Bytes of work memory needed per rank: blocks + slots. */
-size_t summa_work_bytes(const dd_summa *s, size_t *slot_bytes);
+/* Bytes of work memory needed per rank: blocks + slots; *overflow set (and
+ * SIZE_MAX returned) when the figure does not fit in size_t. */
+size_t summa_work_bytes(const dd_summa *s, size_t *slot_bytes, int *overflow);
 /* Allocate slots and the panel list (blocks are the caller's). */
 int summa_setup(dd_summa *s, dd_err *err);
 void summa_teardown(dd_summa *s);

@@ -6,6 +6,7 @@
  * multiply would sit idle until the next wait and nothing would overlap.
  * A chunk of >= 64 rows keeps OpenBLAS near its full rate. */
 #include <cblas.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,9 +132,18 @@ static int cpu_gemm(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, c
                     dd_progress_fn progress, void *parg, dd_err *err)
 {
     cpu_state *s = e->impl;
-    int64_t chunk = m;
+    /* CBLAS takes int: rows are cut in chunks below INT_MAX; the other
+     * dimensions and strides must fit as they are */
+    if (n > INT_MAX || k > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
+        return dd_fail(err, DD_EUSAGE,
+                       "a local multiply of %lld×%lld by %lld×%lld exceeds what 32-bit BLAS "
+                       "takes (2^31 - 1 per dimension): use more ranks",
+                       (long long)m, (long long)k, (long long)k, (long long)n);
+    int64_t chunk = m > INT_MAX ? INT_MAX : m;
     if (progress && m >= 128)
         chunk = m / 8 > 64 ? (m + 7) / 8 : 64;
+    if (chunk > INT_MAX)
+        chunk = INT_MAX;
     size_t es = dd_elsize(t);
     for (int64_t r = 0; r < m || (r == 0 && m == 0); r += chunk) {
         int64_t rows = m - r < chunk ? m - r : chunk;

@@ -1,0 +1,27 @@
+/* fault.c — faults that tests inject on purpose (dd_fault.h). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dd_fault.h"
+
+int dd_fault(const char *point)
+{
+    const char *spec = getenv("DD_FAULT");
+    if (!spec || !*spec)
+        return 0;
+    int rank = 0, init = 0;
+    MPI_Initialized(&init);
+    if (init)
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    size_t n = strlen(point);
+    for (const char *p = spec; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+        if (strncmp(p, point, n) || p[n] != ':')
+            continue;
+        const char *r = p + n + 1;
+        if (*r == '*' || strtol(r, NULL, 10) == rank)
+            return 1;
+    }
+    return 0;
+}
