@@ -19,12 +19,14 @@ static int write_matrix(dd_io *io, MPI_Comm world, const dd_run_opts *o, const c
     MPI_Comm_rank(world, &rank);
     MPI_Comm_size(world, &size);
     dd_range r = grid_block(rows, size, rank);
-    size_t bytes = (size_t)(r.len * cols) * dd_elsize(o->dtype);
-    void *buf = malloc(bytes ? bytes : 1);
+    int overflow = 0;
+    size_t bytes = dd_mul3((uint64_t)r.len, (uint64_t)cols, dd_elsize(o->dtype), &overflow);
+    void *buf = overflow ? NULL : malloc(bytes ? bytes : 1);
     int rc =
         buf ? DD_OK
-            : dd_fail(err, DD_ENOMEM, "cannot allocate %.2f GiB to generate %s: use more ranks",
-                      (double)bytes / (1 << 30), name);
+            : dd_fail(err, overflow ? DD_EUSAGE : DD_ENOMEM,
+                      "cannot allocate %.3g GiB to generate %s: use more ranks",
+                      overflow ? 1.8e10 : (double)bytes / (1 << 30), name);
     if ((rc = dd_agree(world, rc, err))) {
         free(buf);
         return rc;
@@ -32,6 +34,53 @@ static int write_matrix(dd_io *io, MPI_Comm world, const dd_run_opts *o, const c
     rng_fill_block(buf, o->dtype, o->seed, tag, r.start, r.len, 0, cols, cols);
     rc = io->ops->write_block(io, name, o->dtype, r.start, r.len, 0, cols, buf, err);
     free(buf);
+    return dd_agree(world, rc, err);
+}
+
+/* The file, read back before it takes its name: every rank compares the
+ * first and last element of its band of each matrix with the generator. */
+static int verify_matrix(dd_io *io, MPI_Comm world, const dd_run_opts *o, const char *name,
+                         uint64_t tag, int64_t rows, int64_t cols, int *bad, dd_err *err)
+{
+    int rank, size;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_size(world, &size);
+    dd_range r = grid_block(rows, size, rank);
+    int64_t at[2][2] = {{r.start, 0}, {r.start + r.len - 1, cols - 1}};
+    int rc = DD_OK;
+    for (int i = 0; i < 2 && r.len && !rc; i++) {
+        double got = 0, want = 0;
+        rng_fill_block(&want, o->dtype, o->seed, tag, at[i][0], 1, at[i][1], 1, cols);
+        rc = io->ops->read_block(io, name, o->dtype, at[i][0], 1, at[i][1], 1, &got, err);
+        if (!rc && memcmp(&got, &want, dd_elsize(o->dtype)))
+            *bad = 1;
+    }
+    return rc;
+}
+
+static int verify_file(const dd_run_opts *o, MPI_Comm world, const char *path, int64_t M,
+                       int64_t N, int64_t K, dd_err *err)
+{
+    dd_io io = {0};
+    io.ops = &dd_io_independent;
+    int rc = dd_agree(world, io.ops->open_read(&io, world, path, err), err);
+    if (rc)
+        return rc;
+    int bad = 0;
+    rc = verify_matrix(&io, world, o, o->a, RNG_TAG_A, M, K, &bad, err);
+    if (!rc)
+        rc = verify_matrix(&io, world, o, o->b, RNG_TAG_B, K, N, &bad, err);
+    dd_err e2 = {{0}};
+    int rc2 = io.ops->close(&io, &e2);
+    if (!rc && rc2) {
+        rc = rc2;
+        *err = e2;
+    }
+    if (!rc && bad)
+        rc = dd_fail(err, DD_ECHECK,
+                     "%s does not read back as generated: the file system lost data; %s was "
+                     "not written",
+                     path, o->out);
     return dd_agree(world, rc, err);
 }
 
@@ -82,6 +131,8 @@ int dd_gen(const dd_run_opts *o)
         rc = rc2;
         err = e2;
     }
+    if (!rc)
+        rc = verify_file(o, world, out.tmp, M, N, K, &err);
     if (rc)
         goto fail;
     if ((rc = io_output_commit(world, &out, &err)))
@@ -95,5 +146,5 @@ fail:
     dd_report_error(world, &err);
     if (out.active)
         io_output_abort(world, &out);
-    return rc == DD_EUSAGE ? DD_EXIT_USAGE : DD_EXIT_ERROR;
+    return rc == DD_EUSAGE ? DD_EXIT_USAGE : rc == DD_ECHECK ? DD_EXIT_FAILED : DD_EXIT_ERROR;
 }

@@ -198,7 +198,10 @@ static int plan(run_ctx *c, size_t *work_bytes, size_t *slot_bytes, dd_err *err)
 
 static int verify(run_ctx *c, dd_err *err)
 {
-    int rc = check_product(c->world, c->row, &c->g, c->type, c->M, c->N, c->K, c->hA, c->hB, c->hC,
+    int rc = dd_agree(c->world, run_verify_inputs(c, err), err);
+    if (rc)
+        return rc;
+    rc = check_product(c->world, c->row, &c->g, c->type, c->M, c->N, c->K, c->hA, c->hB, c->hC,
                            c->o->seed + 0x5eed, &c->rec.chk, err);
     c->rec.checked = rc == DD_OK;
     return rc;
@@ -287,6 +290,8 @@ static int data_out(run_ctx *c, int *failed_check, dd_err *err)
     const dd_run_opts *o = c->o;
     int rc = DD_OK;
     int on_device = !c->eng.ops->work_is_host;
+    if ((rc = dd_agree(c->world, run_fault_corrupt_c(c, err), err)))
+        return rc;
     if (o->host_to_host && on_device && (rc = run_host_to_host(c, err)))
         return rc;
     if (on_device && (o->out || o->check)) {

@@ -43,6 +43,11 @@ int run_host_to_host(run_ctx *c, dd_err *err);
 int run_download(run_ctx *c, dd_err *err);
 int run_write_output(run_ctx *c, dd_err *err); /* to the temporary name, then commit */
 
+/* run_verify.c: the check guards the files (agreed; DD_ECHECK on a mismatch) */
+int run_verify_inputs(run_ctx *c, dd_err *err);  /* blocks in memory = samples of the input */
+int run_verify_written(run_ctx *c, dd_err *err); /* the temporary output = what was computed */
+int run_fault_corrupt_c(run_ctx *c, dd_err *err); /* tests only (DD_FAULT=corrupt-c:R) */
+
 /* run_record.c */
 /* Rank 0 prints the decomposition and memory per rank (collective). */
 void run_print_dry_run(run_ctx *c, size_t work_bytes, size_t slot_bytes);
