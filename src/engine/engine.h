@@ -75,6 +75,13 @@ typedef struct dd_engine_ops {
      * CPU: a synchronous copy. */
     int (*upload_async)(dd_engine *e, void *work_dst, size_t dpitch, const void *host_src,
                         size_t spitch, size_t width_bytes, int64_t rows, dd_err *err);
+    /* Work to host memory, rows × width_bytes with pitches in bytes, enqueued
+     * after the multiplies (CUDA: on the compute stream); host memory must
+     * be host_alloc'd (pinned) for the copy to overlap.  CPU: synchronous. */
+    int (*download_async)(dd_engine *e, void *host_dst, size_t dpitch, const void *work_src,
+                          size_t spitch, size_t width_bytes, int64_t rows, dd_err *err);
+    /* Wait for every upload_async and download_async enqueued so far. */
+    int (*wait_copies)(dd_engine *e, dd_err *err);
     /* C(m×n, ldc) = A(m×k, lda)·B(k×n, ldb) + beta·C, row-major, beta 0 or 1,
      * t the type given at open,
      * enqueued on the compute stream.  Time spent in the multiply itself is

@@ -120,6 +120,13 @@ static int cpu_copy2d(dd_engine *e, void *dst, size_t dpitch, const void *src, s
     return DD_OK;
 }
 
+static int cpu_wait(dd_engine *e, dd_err *err)
+{
+    (void)e;
+    (void)err;
+    return DD_OK;
+}
+
 static void zero_rows(dd_dtype t, int64_t m, int64_t n, void *C, int64_t ldc)
 {
     size_t es = dd_elsize(t);
@@ -217,6 +224,8 @@ const dd_engine_ops dd_engine_cpu = {
     .upload = cpu_copy,
     .download = cpu_copy,
     .upload_async = cpu_copy2d,
+    .download_async = cpu_copy2d,
+    .wait_copies = cpu_wait,
     .zero = cpu_zero,
     .gemm = cpu_gemm,
     .reset_timers = cpu_reset,

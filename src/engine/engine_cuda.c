@@ -316,6 +316,29 @@ static int cuda_upload_async(dd_engine *e, void *dst, size_t dpitch, const void 
                          "cudaMemcpy2DAsync host to GPU (streamed upload)", err);
 }
 
+/* On the compute stream: ordered after the multiplies that wrote C. */
+static int cuda_download_async(dd_engine *e, void *dst, size_t dpitch, const void *src,
+                               size_t spitch, size_t width, int64_t rows, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    if (rows <= 0 || width == 0)
+        return DD_OK;
+    return dd_cuda_check(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, (size_t)rows,
+                                           cudaMemcpyDeviceToHost, s->compute),
+                         "cudaMemcpy2DAsync GPU to host (streamed download)", err);
+}
+
+static int cuda_wait_copies(dd_engine *e, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    int rc = dd_cuda_check(cudaStreamSynchronize(s->comm),
+                           "cudaStreamSynchronize (communication stream)", err);
+    if (!rc)
+        rc = dd_cuda_check(cudaStreamSynchronize(s->compute),
+                           "cudaStreamSynchronize (compute stream)", err);
+    return rc;
+}
+
 /* Two more timing events, created on first use and reused afterwards. */
 static int event_pair(cuda_state *s, cudaEvent_t **pair, dd_err *err)
 {
@@ -437,6 +460,8 @@ const dd_engine_ops dd_engine_cuda = {
     .upload = cuda_upload,
     .download = cuda_download,
     .upload_async = cuda_upload_async,
+    .download_async = cuda_download_async,
+    .wait_copies = cuda_wait_copies,
     .zero = cuda_zero,
     .gemm = cuda_gemm,
     .reset_timers = cuda_reset,
