@@ -201,7 +201,7 @@ static int verify(run_ctx *c, dd_err *err)
     int rc = dd_agree(c->world, run_verify_inputs(c, err), err);
     if (rc)
         return rc;
-    rc = check_product(c->world, c->row, &c->g, c->type, c->M, c->N, c->K, c->hA, c->hB, c->hC,
+    rc = check_product(c->world, c->row, &c->g, c->type, c->M, c->N, c->K, c->s.A, c->s.B, c->s.C,
                            c->o->seed + 0x5eed, &c->rec.chk, err);
     c->rec.checked = rc == DD_OK;
     return rc;
@@ -217,6 +217,7 @@ static void cleanup(run_ctx *c)
         dd_engine *e = &c->eng;
         if (c->s.panels || c->s.slotA[0] || c->s.slotB[0])
             summa_teardown(&c->s);
+        run_ring_close(c);
         if (c->work_alloc) {
             if (c->s.A)
                 e->ops->free(e, c->s.A);
@@ -278,8 +279,6 @@ static int data_in(run_ctx *c, dd_err *err)
     c->s.hA = c->hA;
     c->s.hB = c->hB;
     TIMED(c, PH_READ, run_load_inputs(c, err));
-    if (!rc && !c->eng.ops->work_is_host)
-        TIMED(c, PH_UPLOAD, run_upload(c, err));
     return rc;
 }
 
@@ -294,11 +293,6 @@ static int data_out(run_ctx *c, int *failed_check, dd_err *err)
         return rc;
     if (o->host_to_host && on_device && (rc = run_host_to_host(c, err)))
         return rc;
-    if (on_device && (o->out || o->check)) {
-        TIMED(c, PH_DOWNLOAD, run_download(c, err));
-        if (rc)
-            return rc;
-    }
     if (o->check) {
         TIMED(c, PH_CHECK, verify(c, err));
         if (rc)

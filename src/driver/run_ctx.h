@@ -13,7 +13,8 @@
 #include "run.h"
 #include "summa.h"
 
-typedef struct {
+typedef struct run_ctx run_ctx;
+struct run_ctx {
     const dd_run_opts *o;
     MPI_Comm world, node, row, col;
     int rank, size, tty;
@@ -25,28 +26,57 @@ typedef struct {
     const dd_io_ops *io;
     dd_dtype type;
     int64_t M, N, K;
-    void *hA, *hB, *hC; /* host blocks */
+    void *hA, *hB, *hC; /* host copies of the blocks: --host-to-host on a GPU only */
+    void *ring[2];      /* pinned ring slots for streaming blocks (GPU engines) */
+    size_t ring_slot;   /* bytes per slot */
     dd_summa s;         /* work blocks and panels */
     int work_alloc;     /* s.A/B/C allocated separately from host blocks */
     dd_output out; /* the output's temporary and final names */
     char why[192], input[512], mpi_version[128];
     dd_record rec;
-} run_ctx;
+};
 
 /* run_data.c: the steps that move or compute data, each agreed */
 void run_note_phase(run_ctx *c, const char *what, double seconds);
 int run_alloc_blocks(run_ctx *c, dd_err *err);
-int run_load_inputs(run_ctx *c, dd_err *err);
-int run_upload(run_ctx *c, dd_err *err);
+int run_load_inputs(run_ctx *c, dd_err *err); /* read (or generate) and upload, streamed */
 int run_multiply(run_ctx *c, dd_err *err); /* --warmup + --repeat timed multiplies */
 int run_host_to_host(run_ctx *c, dd_err *err);
-int run_download(run_ctx *c, dd_err *err);
 int run_write_output(run_ctx *c, dd_err *err); /* to the temporary name, then commit */
 
 /* run_verify.c: the check guards the files (agreed; DD_ECHECK on a mismatch) */
 int run_verify_inputs(run_ctx *c, dd_err *err);  /* blocks in memory = samples of the input */
 int run_verify_written(run_ctx *c, dd_err *err); /* the temporary output = what was computed */
 int run_fault_corrupt_c(run_ctx *c, dd_err *err); /* tests only (DD_FAULT=corrupt-c:R) */
+
+/* run_stream.c: blocks between files and work memory in bands through the
+ * ring.  A source fills rows [r, r+h) of a block (h×cols, row-major) into
+ * buf; a sink takes them from buf. */
+typedef struct run_source run_source;
+struct run_source {
+    int (*fill)(const run_source *s, void *buf, int64_t r, int64_t h, dd_err *err);
+    run_ctx *c;
+    dd_io *io;        /* file sources and sinks */
+    const char *dset; /* their dataset */
+    uint64_t tag;     /* generated sources: RNG_TAG_A or RNG_TAG_B */
+    int64_t row0, col0, cols, gcols; /* the block's place in its matrix */
+};
+typedef struct run_sink run_sink;
+struct run_sink {
+    int (*drain)(const run_sink *s, const void *buf, int64_t r, int64_t h, dd_err *err);
+    run_ctx *c;
+    dd_io *io;
+    const char *dset;
+    int64_t row0, col0, cols;
+};
+size_t run_ring_bytes(const run_ctx *c); /* host memory the ring takes per rank */
+int run_ring_open(run_ctx *c, dd_err *err);
+void run_ring_close(run_ctx *c);
+/* Not agreed (the caller agrees after its last band call). */
+int run_stream_in(run_ctx *c, const run_source *src, int64_t rows, int64_t cols, void *work,
+                  dd_err *err);
+int run_stream_out(run_ctx *c, const run_sink *dst, int64_t rows, int64_t cols, const void *work,
+                   dd_err *err);
 
 /* run_record.c */
 /* Rank 0 prints the decomposition and memory per rank (collective). */

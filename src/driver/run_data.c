@@ -18,6 +18,8 @@ void run_note_phase(run_ctx *c, const char *what, double seconds)
         fprintf(stderr, "%s[dgemm-dist] %-9s %.3f s\n", c->tty ? "\r" : "", what, seconds);
 }
 
+/* Work blocks (device memory on a GPU); host copies only for
+ * --host-to-host on a GPU, whose pass streams A and B up from them. */
 int run_alloc_blocks(run_ctx *c, dd_err *err)
 {
     dd_summa *s = &c->s;
@@ -25,58 +27,105 @@ int run_alloc_blocks(run_ctx *c, dd_err *err)
     size_t es = dd_elsize(c->type);
     size_t a = (size_t)(s->Mp * s->Kq) * es, b = (size_t)(s->Kp * s->Nq) * es,
            cc = (size_t)(s->Mp * s->Nq) * es;
-    int rc = e->ops->host_alloc(e, a, &c->hA, err);
+    c->work_alloc = 1;
+    int rc = e->ops->alloc(e, a, &s->A, err);
     if (!rc)
-        rc = e->ops->host_alloc(e, b, &c->hB, err);
+        rc = e->ops->alloc(e, b, &s->B, err);
     if (!rc)
-        rc = e->ops->host_alloc(e, cc, &c->hC, err);
-    if (!rc && e->ops->work_is_host) {
-        s->A = c->hA;
-        s->B = c->hB;
-        s->C = c->hC;
-    } else if (!rc) {
-        c->work_alloc = 1;
-        rc = e->ops->alloc(e, a, &s->A, err);
+        rc = e->ops->alloc(e, cc, &s->C, err);
+    if (!rc && c->o->host_to_host && !e->ops->work_is_host) {
+        rc = e->ops->host_alloc(e, a, &c->hA, err);
         if (!rc)
-            rc = e->ops->alloc(e, b, &s->B, err);
+            rc = e->ops->host_alloc(e, b, &c->hB, err);
         if (!rc)
-            rc = e->ops->alloc(e, cc, &s->C, err);
+            rc = e->ops->host_alloc(e, cc, &c->hC, err);
     }
     if (!rc)
         rc = summa_setup(s, err);
+    if (!rc)
+        rc = run_ring_open(c, err);
     return dd_agree(c->world, rc, err);
 }
 
-int run_load_inputs(run_ctx *c, dd_err *err)
+static int fill_from_file(const run_source *s, void *buf, int64_t r, int64_t h, dd_err *err)
+{
+    return s->io->ops->read_block(s->io, s->dset, s->c->type, s->row0 + r, h, s->col0, s->cols,
+                                  buf, err);
+}
+
+static int fill_generated(const run_source *s, void *buf, int64_t r, int64_t h, dd_err *err)
+{
+    (void)err;
+    rng_fill_block(buf, s->c->type, s->c->o->seed, s->tag, s->row0 + r, h, s->col0, s->cols,
+                   s->gcols);
+    return DD_OK;
+}
+
+static int drain_to_file(const run_sink *s, const void *buf, int64_t r, int64_t h, dd_err *err)
+{
+    return s->io->ops->write_block(s->io, s->dset, s->c->type, s->row0 + r, h, s->col0, s->cols,
+                                   buf, err);
+}
+
+/* A and B into work memory, from the file or the generator.  B's band
+ * calls are made even if A's failed: the reads may be collective. */
+static int load_blocks(run_ctx *c, dd_io *io, dd_err *err)
 {
     const dd_run_opts *o = c->o;
     dd_summa *s = &c->s;
     dd_range rm = grid_block(c->M, c->g.P, c->g.p), rn = grid_block(c->N, c->g.Q, c->g.q);
     dd_range rkq = grid_block(c->K, c->g.Q, c->g.q), rkp = grid_block(c->K, c->g.P, c->g.p);
-    if (!o->in) {
-        rng_fill_block(c->hA, c->type, o->seed, RNG_TAG_A, rm.start, s->Mp, rkq.start, s->Kq, c->K);
-        rng_fill_block(c->hB, c->type, o->seed, RNG_TAG_B, rkp.start, s->Kp, rn.start, s->Nq, c->N);
+    int64_t b_row0 = dd_fault("misread") ? 0 : rkp.start; /* tests: B read at the wrong offset */
+    run_source a = {io ? fill_from_file : fill_generated, c, io, o->a, RNG_TAG_A,
+                    rm.start, rkq.start, s->Kq, c->K};
+    run_source b = {io ? fill_from_file : fill_generated, c, io, o->b, RNG_TAG_B,
+                    io ? b_row0 : rkp.start, rn.start, s->Nq, c->N};
+    int rc = run_stream_in(c, &a, s->Mp, s->Kq, s->A, err);
+    dd_err e2 = {{0}};
+    int rc2 = run_stream_in(c, &b, s->Kp, s->Nq, s->B, &e2);
+    if (!rc && rc2) {
+        rc = rc2;
+        *err = e2;
+    }
+    return rc;
+}
+
+/* --host-to-host keeps host copies of A and B for its streamed pass. */
+static int keep_host_copies(run_ctx *c, dd_err *err)
+{
+    dd_engine *e = &c->eng;
+    size_t es = dd_elsize(c->type);
+    if (!c->hA)
         return DD_OK;
+    int rc = e->ops->download(e, c->hA, c->s.A, (size_t)(c->s.Mp * c->s.Kq) * es, err);
+    if (!rc)
+        rc = e->ops->download(e, c->hB, c->s.B, (size_t)(c->s.Kp * c->s.Nq) * es, err);
+    return rc;
+}
+
+int run_load_inputs(run_ctx *c, dd_err *err)
+{
+    const dd_run_opts *o = c->o;
+    if (!o->in) {
+        int rc = load_blocks(c, NULL, err);
+        if (!rc)
+            rc = keep_host_copies(c, err);
+        return dd_agree(c->world, rc, err);
     }
     dd_io io = {0};
     io.ops = c->io;
     int rc = dd_agree(c->world, io.ops->open_read(&io, c->world, o->in, err), err);
     if (rc)
         return rc;
-    rc = io.ops->read_block(&io, o->a, c->type, rm.start, s->Mp, rkq.start, s->Kq, c->hA, err);
-    /* both reads are collective: B is read even if A failed, then we agree */
+    rc = load_blocks(c, &io, err);
     dd_err e2 = {{0}};
-    int64_t b_row0 = dd_fault("misread") ? 0 : rkp.start; /* tests: B read at the wrong offset */
-    int rc2 = io.ops->read_block(&io, o->b, c->type, b_row0, s->Kp, rn.start, s->Nq, c->hB, &e2);
+    int rc2 = io.ops->close(&io, &e2);
     if (!rc && rc2) {
         rc = rc2;
         *err = e2;
     }
-    rc2 = io.ops->close(&io, &e2);
-    if (!rc && rc2) {
-        rc = rc2;
-        *err = e2;
-    }
+    if (!rc)
+        rc = keep_host_copies(c, err);
     return dd_agree(c->world, rc, err);
 }
 
@@ -97,7 +146,8 @@ int run_write_output(run_ctx *c, dd_err *err)
     if (dd_fault("slow-write")) /* a window for tests that signal a run mid-write */
         sleep(30);
     int64_t c_col0 = dd_fault("miswrite") ? 0 : rn.start; /* tests: C written at the wrong place */
-    rc = io.ops->write_block(&io, o->c, c->type, rm.start, rm.len, c_col0, rn.len, c->hC, err);
+    run_sink sink = {drain_to_file, c, &io, o->c, rm.start, c_col0, rn.len};
+    rc = run_stream_out(c, &sink, rm.len, rn.len, c->s.C, err);
     if (!rc && dd_fault("write"))
         rc = dd_fail(err, DD_EIO, "injected fault writing C on rank %d", c->rank);
     rc = dd_agree(c->world, rc, err);
@@ -227,21 +277,4 @@ int run_host_to_host(run_ctx *c, dd_err *err)
     return rc;
 }
 
-int run_upload(run_ctx *c, dd_err *err)
-{
-    dd_engine *e = &c->eng;
-    size_t es = dd_elsize(c->type);
-    int rc = e->ops->upload(e, c->s.A, c->hA, (size_t)(c->s.Mp * c->s.Kq) * es, err);
-    if (!rc)
-        rc = e->ops->upload(e, c->s.B, c->hB, (size_t)(c->s.Kp * c->s.Nq) * es, err);
-    return dd_agree(c->world, rc, err);
-}
-
-int run_download(run_ctx *c, dd_err *err)
-{
-    dd_engine *e = &c->eng;
-    int rc =
-        e->ops->download(e, c->hC, c->s.C, (size_t)(c->s.Mp * c->s.Nq) * dd_elsize(c->type), err);
-    return dd_agree(c->world, rc, err);
-}
 

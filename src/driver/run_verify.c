@@ -104,30 +104,27 @@ int run_fault_corrupt_c(run_ctx *c, dd_err *err)
 
 /* ---- the output ------------------------------------------------------------------ */
 
-/* Compares `n` elements read back (stride 1) with the computed ones
- * (stride `ld`), bit for bit. */
-static int same_bits(const char *got, const char *want, int64_t n, int64_t ld, size_t es)
-{
-    for (int64_t i = 0; i < n; i++)
-        if (memcmp(got + (size_t)i * es, want + (size_t)(i * ld) * es, es))
-            return 0;
-    return 1;
-}
-
 /* One row (col < 0) or one column (row < 0) of my block, read back from the
- * file and compared with hC.  *bad set on a mismatch. */
-static int read_back(run_ctx *c, dd_io *io, void *buf, int64_t row, int64_t col, int *bad,
-                     dd_err *err)
+ * file into got[] and fetched from C in work memory into want[] (a strided
+ * copy for a column), compared bit for bit.  *bad set on a mismatch. */
+static int read_back(run_ctx *c, dd_io *io, void *got, void *want, int64_t row, int64_t col,
+                     int *bad, dd_err *err)
 {
     dd_range rm = grid_block(c->M, c->g.P, c->g.p), rn = grid_block(c->N, c->g.Q, c->g.q);
-    size_t es = dd_elsize(c->type);
+    size_t es = dd_elsize(c->type), pitch = (size_t)rn.len * es;
     int is_row = col < 0;
     int64_t r0 = is_row ? row : rm.start, nr = is_row ? 1 : rm.len;
     int64_t c0 = is_row ? rn.start : col, nc = is_row ? rn.len : 1;
-    int rc = io->ops->read_block(io, c->o->c, c->type, r0, nr, c0, nc, buf, err);
-    const char *want = (const char *)c->hC +
-                       (size_t)(is_row ? (row - rm.start) * rn.len : col - rn.start) * es;
-    if (!rc && !same_bits(buf, want, is_row ? nc : nr, is_row ? 1 : rn.len, es))
+    int rc = io->ops->read_block(io, c->o->c, c->type, r0, nr, c0, nc, got, err);
+    const char *src = (const char *)c->s.C + (is_row ? (size_t)(row - rm.start) * pitch
+                                                     : (size_t)(col - rn.start) * es);
+    dd_engine *e = &c->eng;
+    if (!rc)
+        rc = e->ops->download_async(e, want, (size_t)nc * es, src, pitch, (size_t)nc * es, nr,
+                                    err);
+    if (!rc)
+        rc = e->ops->wait_copies(e, err);
+    if (!rc && memcmp(got, want, (size_t)(nr * nc) * es))
         *bad = 1;
     return rc;
 }
@@ -142,7 +139,8 @@ int run_verify_written(run_ctx *c, dd_err *err)
 {
     dd_range rm = grid_block(c->M, c->g.P, c->g.p), rn = grid_block(c->N, c->g.Q, c->g.q);
     int64_t longest = rm.len > rn.len ? rm.len : rn.len;
-    void *buf = malloc((size_t)(longest ? longest : 1) * dd_elsize(c->type));
+    size_t len = (size_t)(longest ? longest : 1) * dd_elsize(c->type);
+    char *buf = malloc(2 * len);
     dd_io io = {0};
     io.ops = &dd_io_independent;
     int rc = buf ? DD_OK : dd_fail(err, DD_ENOMEM, "out of host memory verifying the output");
@@ -155,9 +153,9 @@ int run_verify_written(run_ctx *c, dd_err *err)
     for (int i = 0; i < 3 && !rc && rm.len && rn.len; i++) {
         int64_t r = rm.start + (i == 0 ? 0 : i == 1 ? rm.len - 1 : rm.len / 2);
         int64_t k = rn.start + (i == 0 ? 0 : i == 1 ? rn.len - 1 : rn.len / 2);
-        rc = read_back(c, &io, buf, r, -1, &bad, err);
+        rc = read_back(c, &io, buf, buf + len, r, -1, &bad, err);
         if (!rc)
-            rc = read_back(c, &io, buf, -1, k, &bad, err);
+            rc = read_back(c, &io, buf, buf + len, -1, k, &bad, err);
     }
     dd_err e2 = {{0}};
     int rc2 = io.ops->close(&io, &e2);
