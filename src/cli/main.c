@@ -5,9 +5,11 @@
 #include "agree.h"
 #include "cli.h"
 #include "run.h"
+#include "timer.h"
 
 int main(int argc, char **argv)
 {
+    double t_start = dd_now(); /* the wall account starts before MPI does */
     int provided;
     if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "dgemm-dist: error: MPI_Init_thread failed\n");
@@ -31,6 +33,7 @@ int main(int argc, char **argv)
             printf("dgemm-dist %s\n", DD_VERSION);
         status = DD_EXIT_OK;
     } else {
+        o.run.t_start = t_start;
         status = o.cmd == DD_CMD_GEN ? dd_gen(&o.run) : dd_run(&o.run);
     }
     MPI_Finalize();

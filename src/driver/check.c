@@ -7,15 +7,17 @@
 
 #include "agree.h"
 #include "check.h"
+#include "engine.h"
 #include "rng.h"
 
 /* One check: the inputs, my blocks' ranges and the work buffers. */
 typedef struct {
     MPI_Comm world, row;
     const dd_grid *g;
+    dd_engine *e; /* where A, B, C live: the scans and products run there */
     dd_dtype t;
     int64_t K;
-    const void *A, *B, *C;
+    const void *A, *B, *C; /* work memory */
     uint64_t seed;
     dd_range rm, rn, rkq, rkp;
     double *x;  /* Nq: my slice of x */
@@ -27,25 +29,6 @@ typedef struct {
 /* The scaling exponents never leave this range, so 2^-ea, 2^-eb and each
  * half of 2^-(ea+eb) are normal doubles. */
 #define CHK_EMAX 1000
-
-static double elem(const void *p, dd_dtype t, int64_t i)
-{
-    return t == DD_F64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
-}
-
-/* max |m| over the finite elements of n; *nonfinite = 1 if any is NaN or Inf. */
-static double scan_max(const void *M, dd_dtype t, int64_t n, int *nonfinite)
-{
-    double mx = 0, probe = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double m = elem(M, t, i);
-        probe += m - m; /* 0, or NaN for NaN and ±Inf */
-        if (fabs(m) > mx && isfinite(m))
-            mx = fabs(m);
-    }
-    *nonfinite = isnan(probe);
-    return mx;
-}
 
 /* The binary exponent e of mx (mx = f·2^e, f in [0.5, 1)), kept within
  * ±CHK_EMAX; 0 for mx = 0. */
@@ -68,25 +51,12 @@ static void pow2_split(int e, double f[2])
 }
 
 /* out[i] = Σ_j M'[i,j] v[j] and, if asked, absrow[i] = Σ_j |M'[i,j]|, with
- * M' = M·f[0]·f[1] (rows×cols).  Returns 1 when M holds NaN or Inf. */
-static int matvec(const void *M, dd_dtype t, int64_t rows, int64_t cols, const double f[2],
-                  const double *v, double *out, double *absrow)
+ * M' = M·f[0]·f[1] (rows×cols, work memory), on the engine; *nonfinite = 1
+ * when M holds NaN or Inf.  Local: the caller agrees. */
+static int matvec(const chk *c, const void *M, int64_t rows, int64_t cols, const double f[2],
+                  const double *v, double *out, double *absrow, int *nonfinite, dd_err *err)
 {
-    double probe = 0;
-    for (int64_t i = 0; i < rows; i++) {
-        double s = 0, a = 0;
-        for (int64_t j = 0; j < cols; j++) {
-            double m = elem(M, t, i * cols + j);
-            probe += m - m;
-            m = m * f[0] * f[1];
-            s += m * v[j];
-            a += fabs(m);
-        }
-        out[i] = s;
-        if (absrow)
-            absrow[i] = a;
-    }
-    return isnan(probe);
+    return c->e->ops->matvec(c->e, c->t, M, rows, cols, f, v, out, absrow, nonfinite, err);
 }
 
 int check_allreduce(const void *send, double *recv, int64_t n, MPI_Op op, MPI_Comm comm,
@@ -117,9 +87,14 @@ static int reduce(const chk *c, double *buf, int64_t n, MPI_Op op, MPI_Comm comm
  * Inf: out[0..4). */
 static int input_scan(const chk *c, double out[4], dd_err *err)
 {
-    int nfa, nfb;
-    out[0] = scan_max(c->A, c->t, c->rm.len * c->rkq.len, &nfa);
-    out[1] = scan_max(c->B, c->t, c->rkp.len * c->rn.len, &nfb);
+    int nfa = 0, nfb = 0;
+    const dd_engine_ops *o = c->e->ops;
+    out[0] = out[1] = 0;
+    int rc = o->absmax(c->e, c->t, c->A, c->rm.len * c->rkq.len, &out[0], &nfa, err);
+    if (!rc)
+        rc = o->absmax(c->e, c->t, c->B, c->rkp.len * c->rn.len, &out[1], &nfb, err);
+    if ((rc = dd_agree(c->world, rc, err)))
+        return rc;
     out[2] = nfa;
     out[3] = nfb;
     return reduce(c, out, 4, MPI_MAX, c->world, err);
@@ -140,9 +115,9 @@ static int products(const chk *c, int ea, int eb, double glob[6], dd_err *err)
         xmax = fmax(xmax, fabs(c->x[j]));
     }
     /* B' x and |B'| row sums: my rows of K, summed along my grid row */
-    matvec(c->B, c->t, Kp, Nq, fb, c->x, c->kb, c->kb + Kp);
-    int rc = reduce(c, c->kb, 2 * Kp, MPI_SUM, c->row, err);
-    if (rc)
+    int nfc = 0, nfab = 0; /* A and B are finite here (input_scan): nfab is moot */
+    int rc = matvec(c, c->B, Kp, Nq, fb, c->x, c->kb, c->kb + Kp, &nfab, err);
+    if ((rc = dd_agree(c->world, rc, err)) || (rc = reduce(c, c->kb, 2 * Kp, MPI_SUM, c->row, err)))
         return rc;
     for (int64_t i = 0; i < Kp; i++)
         bnorm = fmax(bnorm, c->kb[Kp + i]);
@@ -152,9 +127,11 @@ static int products(const chk *c, int ea, int eb, double glob[6], dd_err *err)
     if ((rc = reduce(c, c->w, c->K, MPI_SUM, c->world, err)))
         return rc;
     /* y' = C' x, z' = A' (B' x), |A'| row sums: summed along my grid row */
-    int nfc = matvec(c->C, c->t, Mp, Nq, fc, c->x, c->mb, NULL);
-    matvec(c->A, c->t, Mp, c->rkq.len, fa, c->w + c->rkq.start, c->mb + Mp, c->mb + 2 * Mp);
-    if ((rc = reduce(c, c->mb, 3 * Mp, MPI_SUM, c->row, err)))
+    rc = matvec(c, c->C, Mp, Nq, fc, c->x, c->mb, NULL, &nfc, err);
+    if (!rc)
+        rc = matvec(c, c->A, Mp, c->rkq.len, fa, c->w + c->rkq.start, c->mb + Mp, c->mb + 2 * Mp,
+                    &nfab, err);
+    if ((rc = dd_agree(c->world, rc, err)) || (rc = reduce(c, c->mb, 3 * Mp, MPI_SUM, c->row, err)))
         return rc;
     double diff = 0, anorm = 0, ovf = 0;
     for (int64_t i = 0; i < Mp; i++) {
@@ -216,12 +193,20 @@ static int scaled_residual(const chk *c, dd_check_result *res, dd_err *err)
     return DD_OK;
 }
 
-int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_dtype t, int64_t M, int64_t N,
-                  int64_t K, const void *A, const void *B, const void *C, uint64_t seed,
-                  dd_check_result *res, dd_err *err)
+int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_engine *e, dd_dtype t,
+                  int64_t M, int64_t N, int64_t K, const void *A, const void *B, const void *C,
+                  uint64_t seed, dd_check_result *res, dd_err *err)
 {
-    chk c = {
-        .world = world, .row = row, .g = g, .t = t, .K = K, .A = A, .B = B, .C = C, .seed = seed};
+    chk c = {.world = world,
+             .row = row,
+             .g = g,
+             .e = e,
+             .t = t,
+             .K = K,
+             .A = A,
+             .B = B,
+             .C = C,
+             .seed = seed};
     c.rm = grid_block(M, g->P, g->p);
     c.rn = grid_block(N, g->Q, g->q);
     c.rkq = grid_block(K, g->Q, g->q);

@@ -20,13 +20,16 @@
  *
  * Every MPI call is checked and failures agreed over world; counts above
  * INT_MAX are reduced in chunks.  Cost O(MN + MK + KN) over all ranks (A and
- * B are read twice: once for their maxima); needs O(K) memory per rank. */
+ * B are read twice: once for their maxima), on the engine that holds the
+ * blocks (a few memory-bound passes on the GPU); needs O(K) host memory per
+ * rank, and as much engine scratch on CUDA. */
 #ifndef DD_CHECK_H
 #define DD_CHECK_H
 
 #include <mpi.h>
 
 #include "dd.h"
+#include "engine.h"
 #include "grid.h"
 
 typedef struct {
@@ -35,12 +38,16 @@ typedef struct {
     const char *why_not; /* NULL when the residual is meaningful, else why not (static) */
 } dd_check_result;
 
-/* Host blocks: A Mp×Kq, B Kp×Nq, C Mp×Nq (row-major).  Collective over
- * world; row is my grid row's communicator.  Returns DD_OK with *res set
- * (PASSED or FAILED alike), or an agreed error (memory, MPI). */
-int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_dtype t, int64_t M, int64_t N,
-                  int64_t K, const void *A, const void *B, const void *C, uint64_t seed,
-                  dd_check_result *res, dd_err *err);
+/* Blocks in e's work memory (device memory on CUDA): A Mp×Kq, B Kp×Nq,
+ * C Mp×Nq (row-major).  The scans and matrix-vector products run on the
+ * engine (absmax, matvec: where the data is; only vectors of length K, Mp,
+ * Kp and Nq cross to the host); the reductions and the verdict on the host.
+ * Collective over world; row is my grid row's communicator.  Returns DD_OK
+ * with *res set (PASSED or FAILED alike), or an agreed error (memory, MPI,
+ * the engine). */
+int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_engine *e, dd_dtype t,
+                  int64_t M, int64_t N, int64_t K, const void *A, const void *B, const void *C,
+                  uint64_t seed, dd_check_result *res, dd_err *err);
 
 /* "||C x - A(B x)||_oo / (...) = 2.1e-02 ...... PASSED"; when not meaningful
  * "||C x - A(B x)||_oo / (...) = not meaningful (<why_not>) ...... FAILED". */

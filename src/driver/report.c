@@ -8,8 +8,17 @@
 #include "dd_json.h"
 #include "report.h"
 
-const char *const dd_phase_names[PH_COUNT] = {"read",     "upload", "multiply", "exposed_comm",
-                                              "download", "write",  "check"};
+const char *const dd_phase_names[PH_COUNT] = {
+    "setup", "read", "upload", "multiply", "exposed_comm", "download", "check", "write", "teardown"};
+
+double report_unaccounted(const dd_record *r)
+{
+    double sum = r->multiply_all + r->host_to_host;
+    for (int i = 0; i < PH_COUNT; i++)
+        if (r->have[i] && i != PH_MULTIPLY && i != PH_EXPOSED)
+            sum += r->ph[i].max;
+    return r->wall - sum;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -98,6 +107,12 @@ void report_print(FILE *f, const dd_record *r)
             r->tflops / r->ranks, r->gpus ? "GPU" : "rank");
     fprintf(f, "exposed   %.1f%% of the multiply phase spent waiting for panels\n",
             100.0 * r->exposed_fraction);
+    if (r->wall > 0)
+        fprintf(f, "wall      %s from process start; %s in all %d multiplies; %s (%.1f%%) in no "
+                   "phase\n",
+                human_time(r->wall, a, sizeof a), human_time(r->multiply_all, b, sizeof b),
+                r->nrep + r->warmup, human_time(report_unaccounted(r), c, sizeof c),
+                100.0 * report_unaccounted(r) / r->wall);
     if (r->host_to_host > 0)
         fprintf(f,
                 "host-to-host %s = %.4g TFLOP/s (A, B streamed up behind the multiply, C down)\n",
@@ -188,12 +203,18 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
     dd_json_kv_num(f, "tflops_per_gpu", r->tflops / r->ranks);
     dd_json_kv_num(f, "exposed_comm_fraction", r->exposed_fraction);
     dd_json_kv_num(f, "host_to_host", r->host_to_host > 0 ? r->host_to_host : NAN); /* NaN: null */
+    dd_json_kv_num(f, "multiply_all_seconds", r->multiply_all);
+    dd_json_kv_num(f, "wall_seconds", r->wall);
+    dd_json_kv_num(f, "unaccounted_seconds", report_unaccounted(r));
+    dd_json_kv_str(f, "output", r->output);
     fputs(",\"check\":", f);
     if (r->checked) {
         fputs("{\"residual\":", f);
         dd_json_num(f, r->chk.residual);
-        fprintf(f, ",\"threshold\":%g,\"passed\":%s}", DD_CHECK_THRESHOLD,
+        fprintf(f, ",\"threshold\":%g,\"passed\":%s", DD_CHECK_THRESHOLD,
                 r->chk.passed ? "true" : "false");
+        dd_json_kv_str(f, "not_meaningful", r->chk.why_not);
+        fputc('}', f);
     } else {
         fputs("null", f);
     }
@@ -205,7 +226,7 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
         dd_json_kv_str(f, "cuda", r->v_engine);
     if (r->comm_detail && *r->comm_detail)
         dd_json_kv_str(f, "comm", r->comm_detail);
-    fputs("},\"status\":\"ok\"}\n", f);
+    fprintf(f, "},\"status\":\"%s\"}\n", r->checked && !r->chk.passed ? "failed" : "ok");
     if (fclose(f))
         return dd_fail(err, DD_EIO, "writing the JSON record to %s failed: %s", path,
                        strerror(errno));

@@ -7,7 +7,22 @@
 #include "check.h"
 #include "timer.h"
 
-enum { PH_READ, PH_UPLOAD, PH_MULTIPLY, PH_EXPOSED, PH_DOWNLOAD, PH_WRITE, PH_CHECK, PH_COUNT };
+/* The phases of a run, in order.  setup: process start to the first read
+ * (MPI, devices, communicators warmed, allocation); multiply is the median
+ * repetition (rates are based on it), the wall account below uses all of
+ * them; teardown: releasing devices, communicators and memory. */
+enum {
+    PH_SETUP,
+    PH_READ,
+    PH_UPLOAD,
+    PH_MULTIPLY,
+    PH_EXPOSED,
+    PH_DOWNLOAD,
+    PH_CHECK,
+    PH_WRITE,
+    PH_TEARDOWN,
+    PH_COUNT
+};
 extern const char *const dd_phase_names[PH_COUNT];
 
 typedef struct {
@@ -28,6 +43,9 @@ typedef struct {
     int nrep;
     double tmin, tmed, tflops, exposed_fraction;
     double host_to_host; /* seconds of the streamed host-to-host pass, slowest rank; 0: not run */
+    double multiply_all; /* seconds of every repetition, warm-ups included (slowest rank) */
+    double wall;         /* process start to the report (slowest rank) */
+    const char *output;  /* the output file, or NULL */
     int checked;
     dd_check_result chk;
     /* rank 0 only: gathered */
@@ -36,6 +54,8 @@ typedef struct {
     const char *v_mpi, *v_hdf5, *v_blas, *v_engine;
 } dd_record;
 
+/* Seconds of the wall clock that no phase accounts for. */
+double report_unaccounted(const dd_record *r);
 /* Fill tmin/tmed/tflops from mult_times. */
 void report_finish(dd_record *r);
 void report_print(FILE *f, const dd_record *r);

@@ -201,39 +201,44 @@ static int verify(run_ctx *c, dd_err *err)
     int rc = dd_agree(c->world, run_verify_inputs(c, err), err);
     if (rc)
         return rc;
-    rc = check_product(c->world, c->row, &c->g, c->type, c->M, c->N, c->K, c->s.A, c->s.B, c->s.C,
-                           c->o->seed + 0x5eed, &c->rec.chk, err);
+    rc = check_product(c->world, c->row, &c->g, &c->eng, c->type, c->M, c->N, c->K, c->s.A,
+                       c->s.B, c->s.C, c->o->seed + 0x5eed, &c->rec.chk, err);
     c->rec.checked = rc == DD_OK;
     return rc;
+}
+
+/* Devices, communicators and memory back; timed as the teardown phase on
+ * success, and again harmlessly from cleanup() (everything released is
+ * marked so). */
+static void release(run_ctx *c)
+{
+    if (c->comm_open)
+        c->comm.ops->close(&c->comm);
+    c->comm_open = 0;
+    if (!c->eng_open)
+        return;
+    dd_engine *e = &c->eng;
+    if (c->s.panels || c->s.slotA[0] || c->s.slotB[0])
+        summa_teardown(&c->s);
+    run_ring_close(c);
+    void **blocks[] = {&c->s.A, &c->s.B, &c->s.C};
+    for (int i = 0; i < 3; i++)
+        if (*blocks[i])
+            e->ops->free(e, *blocks[i]);
+    void **host[] = {&c->hA, &c->hB, &c->hC};
+    for (int i = 0; i < 3; i++)
+        if (*host[i])
+            e->ops->host_free(e, *host[i]);
+    c->s.A = c->s.B = c->s.C = c->hA = c->hB = c->hC = NULL;
+    e->ops->close(e);
+    c->eng_open = 0;
 }
 
 static void cleanup(run_ctx *c)
 {
     if (c->out.active)
         io_output_abort(c->world, &c->out);
-    if (c->comm_open)
-        c->comm.ops->close(&c->comm);
-    if (c->eng_open) {
-        dd_engine *e = &c->eng;
-        if (c->s.panels || c->s.slotA[0] || c->s.slotB[0])
-            summa_teardown(&c->s);
-        run_ring_close(c);
-        if (c->work_alloc) {
-            if (c->s.A)
-                e->ops->free(e, c->s.A);
-            if (c->s.B)
-                e->ops->free(e, c->s.B);
-            if (c->s.C)
-                e->ops->free(e, c->s.C);
-        }
-        if (c->hA)
-            e->ops->host_free(e, c->hA);
-        if (c->hB)
-            e->ops->host_free(e, c->hB);
-        if (c->hC)
-            e->ops->host_free(e, c->hC);
-        e->ops->close(e);
-    }
+    release(c);
     free(c->rec.mult_times);
     free(c->rec.hosts);
     free(c->rec.devices);
@@ -278,6 +283,14 @@ static int data_in(run_ctx *c, dd_err *err)
         return rc;
     c->s.hA = c->hA;
     c->s.hB = c->hB;
+    rc = summa_warm(&c->s, err);
+    if (rc == DD_ECOMM)
+        dd_abort_all(c->world, err);
+    if ((rc = dd_agree(c->world, rc, err)))
+        return rc;
+    c->rec.ph[PH_SETUP] = dd_stat_over(c->world, dd_now() - c->t_start);
+    c->rec.have[PH_SETUP] = 1;
+    run_note_phase(c, "setup", c->rec.ph[PH_SETUP].max);
     TIMED(c, PH_READ, run_load_inputs(c, err));
     return rc;
 }
@@ -304,12 +317,28 @@ static int data_out(run_ctx *c, int *failed_check, dd_err *err)
     return rc;
 }
 
-/* Rank 0: the report (or the check line alone with --quiet), the record. */
+/* All repetitions, warm-ups included, for the wall account. */
+static int multiply_all(run_ctx *c, dd_err *err)
+{
+    double t0 = dd_now();
+    int rc = run_multiply(c, err);
+    if (!rc)
+        c->rec.multiply_all = dd_stat_over(c->world, dd_now() - t0).max;
+    return rc;
+}
+
+/* Rank 0: the report (or the check line alone with --quiet), the record;
+ * devices and memory are released first, so the teardown is in them. */
 static int finish(run_ctx *c, int failed_check, dd_err *err)
 {
     const dd_run_opts *o = c->o;
     int rc = DD_OK;
     run_fill_record(c);
+    double t0 = dd_now();
+    release(c);
+    c->rec.ph[PH_TEARDOWN] = dd_stat_over(c->world, dd_now() - t0);
+    c->rec.have[PH_TEARDOWN] = 1;
+    c->rec.wall = dd_stat_over(c->world, dd_now() - c->t_start).max;
     if (c->rank == 0) {
         if (c->tty && !o->quiet)
             fputc('\n', stderr);
@@ -343,6 +372,7 @@ int dd_run(const dd_run_opts *o)
     c.row = c.col = c.node = MPI_COMM_NULL;
     MPI_Comm_rank(c.world, &c.rank);
     MPI_Comm_size(c.world, &c.size);
+    c.t_start = o->t_start > 0 ? o->t_start : dd_now();
     c.tty = isatty(2);
     io_quiet();
     dd_err err = {{0}};
@@ -352,7 +382,7 @@ int dd_run(const dd_run_opts *o)
     if (!rc && o->dry_run) {
         run_print_dry_run(&c, work, slots);
     } else if (!rc) {
-        if (!(rc = data_in(&c, &err)) && !(rc = run_multiply(&c, &err)) &&
+        if (!(rc = data_in(&c, &err)) && !(rc = multiply_all(&c, &err)) &&
             !(rc = data_out(&c, &failed_check, &err)))
             rc = finish(&c, failed_check, &err);
     }

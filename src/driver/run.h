@@ -37,6 +37,7 @@ typedef struct {
     int check, dry_run, quiet;
     int host_to_host; /* also time one streamed host-to-host pass */
     const char *cmdline; /* for records */
+    double t_start;      /* dd_now() at process start (0: at dd_run's start), for the wall account */
 } dd_run_opts;
 
 /* Both are collective over MPI_COMM_WORLD and return an exit status that is

@@ -18,6 +18,7 @@ struct run_ctx {
     const dd_run_opts *o;
     MPI_Comm world, node, row, col;
     int rank, size, tty;
+    double t_start; /* process start, for the setup phase and the wall */
     dd_grid g;
     dd_engine eng;
     int eng_open;
@@ -30,7 +31,6 @@ struct run_ctx {
     void *ring[2];      /* pinned ring slots for streaming blocks (GPU engines) */
     size_t ring_slot;   /* bytes per slot */
     dd_summa s;         /* work blocks and panels */
-    int work_alloc;     /* s.A/B/C allocated separately from host blocks */
     dd_output out; /* the output's temporary and final names */
     char why[192], input[512], mpi_version[128];
     dd_record rec;

@@ -27,7 +27,6 @@ int run_alloc_blocks(run_ctx *c, dd_err *err)
     size_t es = dd_elsize(c->type);
     size_t a = (size_t)(s->Mp * s->Kq) * es, b = (size_t)(s->Kp * s->Nq) * es,
            cc = (size_t)(s->Mp * s->Nq) * es;
-    c->work_alloc = 1;
     int rc = e->ops->alloc(e, a, &s->A, err);
     if (!rc)
         rc = e->ops->alloc(e, b, &s->B, err);

@@ -50,9 +50,14 @@ void run_print_dry_run(run_ctx *c, size_t work, size_t slots)
 {
     struct {
         long long rows, cols, ak, bk;
-        double work, slots;
-    } mine = {(long long)c->s.Mp, (long long)c->s.Nq, (long long)c->s.Kq,
-              (long long)c->s.Kp, (double)work,       (double)slots},
+        double work, slots, host;
+    } mine = {(long long)c->s.Mp,
+              (long long)c->s.Nq,
+              (long long)c->s.Kq,
+              (long long)c->s.Kp,
+              (double)work,
+              (double)slots,
+              c->eng.ops->work_is_host ? (double)work : (double)run_ring_bytes(c)},
       *all = NULL;
     if (c->rank == 0)
         all = calloc((size_t)c->size, sizeof *all);
@@ -64,15 +69,16 @@ void run_print_dry_run(run_ctx *c, size_t work, size_t slots)
            dd_dtype_name(c->type), (long long)c->M, (long long)c->N, (long long)c->K, c->g.P,
            c->g.Q, (long long)c->s.nb, c->s.lookahead, (long long)c->s.npanels);
     printf("backend %s (%s)\n", c->eng.ops->name, c->why);
-    printf("%5s %7s %21s %21s %21s %12s %12s\n", "rank", "(p,q)", "C block", "A block", "B block",
-           "panels MiB", "total MiB");
+    printf("%5s %7s %21s %21s %21s %12s %12s %12s\n", "rank", "(p,q)", "C block", "A block",
+           "B block", "panels MiB", "total MiB", "host MiB");
     for (int r = 0; r < c->size; r++) {
         char cb[32], ab[32], bb[32];
         snprintf(cb, sizeof cb, "%lldx%lld", all[r].rows, all[r].cols);
         snprintf(ab, sizeof ab, "%lldx%lld", all[r].rows, all[r].ak);
         snprintf(bb, sizeof bb, "%lldx%lld", all[r].bk, all[r].cols);
-        printf("%5d   (%d,%d) %21s %21s %21s %12.1f %12.1f\n", r, r / c->g.Q, r % c->g.Q, cb, ab,
-               bb, all[r].slots / 1048576.0, all[r].work / 1048576.0);
+        printf("%5d   (%d,%d) %21s %21s %21s %12.1f %12.1f %12.1f\n", r, r / c->g.Q, r % c->g.Q, cb,
+               ab, bb, all[r].slots / 1048576.0, all[r].work / 1048576.0,
+               all[r].host / 1048576.0);
     }
     free(all);
 }
@@ -82,6 +88,7 @@ void run_fill_record(run_ctx *c)
     const dd_run_opts *o = c->o;
     dd_record *r = &c->rec;
     r->cmdline = o->cmdline;
+    r->output = o->out;
     r->ranks = c->size;
     r->P = c->g.P;
     r->Q = c->g.Q;

@@ -200,3 +200,21 @@ int summa_multiply(dd_summa *s, int stream_upload, double *seconds, double *gemm
     rc = e->ops->phase_end(e, seconds, gemm_seconds, local ? &later : err);
     return local ? local : rc;
 }
+
+int summa_warm(dd_summa *s, dd_err *err)
+{
+    dd_comm *c = s->comm;
+    int64_t n = s->npanels < 2 ? s->npanels : 2;
+    int rc = DD_OK;
+    for (int64_t t = 0; t < n && t < s->lookahead + 1 && !rc; t++)
+        rc = post_panel(s, t, 0, err);
+    for (int64_t t = 0; t < n && t < s->lookahead + 1 && !rc; t++) {
+        int slot = (int)(t % (s->lookahead + 1));
+        rc = c->ops->wait(c, slot, err);
+        if (!rc)
+            rc = c->ops->release(c, slot, err);
+    }
+    if (!rc)
+        rc = s->engine->ops->wait_copies(s->engine, err);
+    return comm_failed(rc);
+}
