@@ -7,6 +7,11 @@
  *   "independent" (io_independent.c): every rank opens the file itself with
  *                 the default driver and reads its hyperslab; writes are
  *                 taken in turn, rank by rank.  Works with serial HDF5.
+ *   "direct"      (io_direct.c): HDF5 for the file's structure only; the
+ *                 bytes of contiguous little-endian datasets move with
+ *                 pread/pwrite at their file offset, several threads per
+ *                 rank, every rank at once (DD_IO_THREADS sets the threads);
+ *                 other layouts are read through HDF5.  Works with serial HDF5.
  * Matrices are 2-D datasets, row-major, IEEE float of 8 or 4 bytes.  Blocks
  * are read with the file's own type (no conversion), so collective I/O stays
  * collective.
@@ -57,6 +62,7 @@ struct dd_io {
 };
 
 extern const dd_io_ops dd_io_independent;
+extern const dd_io_ops dd_io_direct;
 #ifdef DD_HAVE_PHDF5
 extern const dd_io_ops dd_io_collective;
 #endif

@@ -61,7 +61,7 @@ static int probe_local(const char *path, const char *a, const char *b, probe_mat
         return dd_fail(err, DD_EUSAGE, "no input file given; pass --in FILE");
     if (stat(path, &st) != 0) {
         if (errno == ENOENT || errno == ENOTDIR)
-            return dd_fail(err, DD_EIO, "cannot open input file %s: no such file", path);
+            return dd_fail(err, DD_EUSAGE, "cannot open input file %s: no such file", path);
         return dd_fail(err, DD_EIO, "cannot open input file %s: %s", path, strerror(errno));
     }
     if (S_ISDIR(st.st_mode))

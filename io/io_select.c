@@ -31,6 +31,8 @@ const dd_io_ops *io_select(const char *name)
     }
     if (strcmp(name, "independent") == 0)
         return &dd_io_independent;
+    if (strcmp(name, "direct") == 0)
+        return &dd_io_direct;
 #ifdef DD_HAVE_PHDF5
     if (strcmp(name, "collective") == 0)
         return &dd_io_collective;

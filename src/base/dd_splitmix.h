@@ -1,7 +1,10 @@
 /* dd_splitmix.h — the one splitmix64 finaliser of the project, for host C
- * (the generator, the check's x) and CUDA device code (gemm-bench's data).
+ * (the generator, the check's x) and CUDA device code (gemm-bench's data,
+ * the CUDA engine's fill_random through rng.h's rng_value).
  * A counter through it gives independent-looking 64-bit values; the
- * generator's values depend on this exact function, so it never changes. */
+ * generator's values depend on this exact function, so it never changes.
+ * DD_HOSTDEV marks a function shared by host and device: a static inline
+ * in C, __host__ __device__ inline under nvcc. */
 #ifndef DD_SPLITMIX_H
 #define DD_SPLITMIX_H
 

@@ -7,7 +7,7 @@
  *    would expand (`--thr`) is refused, so that a new option can never
  *    change what an old command line means;
  *  - an option that takes a value may be given once ("--in given twice");
- *    the flags (--check, --force, --quiet, --dry-run, --host-to-host,
+ *    the flags (--check, --no-check, --force, --quiet, --dry-run, --host-to-host,
  *    --help, --version) may repeat, since repeating them changes nothing;
  *  - every number is plain decimal digits within a stated range;
  *  - gen refuses the options that mean nothing to it, --json included
@@ -55,6 +55,7 @@ enum {
     O_REPEAT,
     O_WARMUP,
     O_CHECK,
+    O_NOCHECK,
     O_H2H,
     O_DRY,
     O_QUIET,
@@ -97,6 +98,7 @@ static const opt_spec specs[O_COUNT] = {
     [O_REPEAT] = {"--repeat", 0, K_NUMBER, MODE_RUN, 1, REPEAT_MAX, NULL},
     [O_WARMUP] = {"--warmup", 0, K_NUMBER, MODE_RUN, 0, REPEAT_MAX, NULL},
     [O_CHECK] = {"--check", 0, K_FLAG, MODE_RUN, 0, 0, NULL},
+    [O_NOCHECK] = {"--no-check", 0, K_FLAG, MODE_RUN, 0, 0, NULL},
     [O_H2H] = {"--host-to-host", 0, K_FLAG, MODE_RUN, 0, 0, NULL},
     [O_DRY] = {"--dry-run", 0, K_FLAG, MODE_RUN, 0, 0, NULL},
     [O_QUIET] = {"--quiet", 'q', K_FLAG, MODE_BOTH, 0, 0, NULL},
@@ -282,7 +284,8 @@ static void take_flag(cli_state *st, int id)
     int *flag = id == O_HELP      ? &st->o->help
                 : id == O_VERSION ? &st->o->version
                 : id == O_FORCE   ? &r->force
-                : id == O_CHECK   ? &r->check
+                : id == O_CHECK   ? &st->o->check_given
+                : id == O_NOCHECK ? &st->o->no_check
                 : id == O_H2H     ? &r->host_to_host
                 : id == O_DRY     ? &r->dry_run
                                   : &r->quiet;
@@ -443,7 +446,10 @@ static int finish_gen(cli_state *st)
 
 static int finish_run(cli_state *st)
 {
-    const dd_run_opts *r = &st->o->run;
+    dd_run_opts *r = &st->o->run;
+    if (st->o->check_given && st->o->no_check)
+        return dd_fail(st->err, DD_EUSAGE, "--check and --no-check contradict each other: give one");
+    r->check = !st->o->no_check; /* on by default: every run is verified */
     if (!r->in && !st->o->have_size)
         return dd_fail(st->err, DD_EUSAGE, "give an input: --in FILE or --size M,N,K (see --help)");
     if (r->in && st->o->have_size)
@@ -496,7 +502,7 @@ static void usage_syntax(void)
     printf("\n"
            "Syntax: --opt VALUE or --opt=VALUE; `--` ends the options.  Long options are\n"
            "spelled in full (abbreviations are refused).  An option that takes a value may\n"
-           "be given once; the flags (--check, --force, --quiet, --dry-run, --host-to-host,\n"
+           "be given once; the flags (--check, --no-check, --force, --quiet, --dry-run, --host-to-host,\n"
            "--help, --version) may repeat.  Numbers are decimal digits within the ranges\n"
            "shown; 2^62 = %llu.\n",
            (unsigned long long)DIM_MAX);
@@ -566,8 +572,9 @@ static void usage_run_rest(void)
            "Measurement:\n"
            "  --repeat N         timed multiplies, 1..%llu (default 1)\n"
            "  --warmup N         untimed multiplies first, 0..%llu (default 0)\n"
-           "  --check            verify C with a random vector: HPL-style scaled residual, "
-           "PASSED/FAILED\n"
+           "  --check            verify C (the default): HPL-style scaled residual with a random\n"
+           "                     vector, PASSED/FAILED, and samples of the files read back\n"
+           "  --no-check         skip the verification\n"
            "  --host-to-host     GPU: also time one pass from host data to host result, A and B\n"
            "                     streamed up panel by panel behind the multiply, C down after it\n"
            "  --json FILE        append one JSON record per run (JSON Lines)\n"

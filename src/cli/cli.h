@@ -12,6 +12,7 @@ typedef enum { DD_CMD_RUN, DD_CMD_GEN } dd_cmd;
 typedef struct {
     dd_cmd cmd;
     int help, version;
+    int check_given, no_check; /* --check (the default) and --no-check */
     int have_size;     /* --size, or gen's -m -n -k */
     dd_run_opts run;   /* what the driver gets */
     char cmdline[2048]; /* the command line, for records (run.cmdline points here) */

@@ -11,6 +11,12 @@
 const char *const dd_phase_names[PH_COUNT] = {
     "setup", "read", "upload", "multiply", "exposed_comm", "download", "check", "write", "teardown"};
 
+/* Generated inputs are made, not read: their phase says so. */
+static const char *phase_name(const dd_record *r, int i)
+{
+    return i == PH_READ && r->generated ? "generate" : dd_phase_names[i];
+}
+
 double report_unaccounted(const dd_record *r)
 {
     double sum = r->multiply_all + r->host_to_host;
@@ -59,8 +65,10 @@ void report_print(FILE *f, const dd_record *r)
     fprintf(f, "dgemm-dist %s\n", DD_VERSION);
     fprintf(f, "problem   C = A·B  %s  M=%lld N=%lld K=%lld  (%s)\n", dd_dtype_name(r->type),
             (long long)r->M, (long long)r->N, (long long)r->K, r->input);
-    fprintf(f, "grid      %dx%d on %d ranks   panel %lld   lookahead %d\n", r->P, r->Q, r->ranks,
-            (long long)r->nb, r->lookahead);
+    fprintf(f, "grid      %dx%d on %d rank%s   panel %lld   lookahead %d\n", r->P, r->Q, r->ranks,
+            r->ranks == 1 ? "" : "s", (long long)r->nb, r->lookahead);
+    if (r->output)
+        fprintf(f, "output    %s\n", r->output);
     fprintf(f, "backend   %s (%s)\n", r->backend, r->backend_why);
     fprintf(f, "kernel    %s\n", r->kernel);
     fprintf(f, "comm      %s: %s\n", r->comm, r->comm_detail);
@@ -97,14 +105,20 @@ void report_print(FILE *f, const dd_record *r)
     for (int i = 0; i < PH_COUNT; i++) {
         if (!r->have[i])
             continue;
-        fprintf(f, "%-14s %11s %11s %11s\n", i == PH_EXPOSED ? "  exposed comm" : dd_phase_names[i],
+        fprintf(f, "%-14s %11s %11s %11s\n", i == PH_EXPOSED ? "  exposed comm" : phase_name(r, i),
                 human_time(r->ph[i].min, a, sizeof a), human_time(r->ph[i].avg, b, sizeof b),
                 human_time(r->ph[i].max, c, sizeof c));
     }
-    fprintf(f, "\nmultiply  %d timed (+%d warm-up): min %s  median %s\n", r->nrep, r->warmup,
-            human_time(r->tmin, a, sizeof a), human_time(r->tmed, b, sizeof b));
-    fprintf(f, "rate      %.4g TFLOP/s total, %.4g TFLOP/s per %s\n", r->tflops,
-            r->tflops / r->ranks, r->gpus ? "GPU" : "rank");
+    fprintf(f, "\nmultiply  %d timed (+%d warm-up): min %s  median %s%s\n", r->nrep, r->warmup,
+            human_time(r->tmin, a, sizeof a), human_time(r->tmed, b, sizeof b),
+            r->nrep > 1 ? "  (the slowest rank's; the table shows each rank's in the median "
+                          "repetition)"
+                        : "");
+    /* GFLOP/s where TFLOP/s would read 0.00355 (the record keeps TFLOP/s) */
+    double scale = r->tflops < 1 ? 1e3 : 1;
+    const char *unit = r->tflops < 1 ? "GFLOP/s" : "TFLOP/s";
+    fprintf(f, "rate      %.4g %s total, %.4g %s per %s\n", r->tflops * scale, unit,
+            r->tflops * scale / r->ranks, unit, r->gpus ? "GPU" : "rank");
     fprintf(f, "exposed   %.1f%% of the multiply phase spent waiting for panels\n",
             100.0 * r->exposed_fraction);
     if (r->wall > 0)
@@ -183,7 +197,7 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
     for (int i = 0, first = 1; i < PH_COUNT; i++) {
         if (!r->have[i])
             continue;
-        fprintf(f, "%s\"%s\":{\"min\":", first ? "" : ",", dd_phase_names[i]);
+        fprintf(f, "%s\"%s\":{\"min\":", first ? "" : ",", phase_name(r, i));
         dd_json_num(f, r->ph[i].min);
         dd_json_kv_num(f, "avg", r->ph[i].avg);
         dd_json_kv_num(f, "max", r->ph[i].max);

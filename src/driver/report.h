@@ -46,6 +46,7 @@ typedef struct {
     double multiply_all; /* seconds of every repetition, warm-ups included (slowest rank) */
     double wall;         /* process start to the report (slowest rank) */
     const char *output;  /* the output file, or NULL */
+    int generated;       /* inputs made by the generator (the read phase is "generate") */
     int checked;
     dd_check_result chk;
     /* rank 0 only: gathered */

@@ -192,7 +192,8 @@ static int plan(run_ctx *c, size_t *work_bytes, size_t *slot_bytes, dd_err *err)
         if (!rc) {                                                                                 \
             (c)->rec.ph[phase] = dd_stat_over((c)->world, dt_);                                    \
             (c)->rec.have[phase] = 1;                                                              \
-            run_note_phase((c), dd_phase_names[phase], (c)->rec.ph[phase].max);                        \
+            run_note_phase((c), phase == PH_READ && !(c)->o->in ? "generate" : dd_phase_names[phase],  \
+                           (c)->rec.ph[phase].max);                                                \
         }                                                                                          \
     } while (0)
 

@@ -58,7 +58,6 @@ struct run_source {
     run_ctx *c;
     dd_io *io;        /* file sources and sinks */
     const char *dset; /* their dataset */
-    uint64_t tag;     /* generated sources: RNG_TAG_A or RNG_TAG_B */
     int64_t row0, col0, cols, gcols; /* the block's place in its matrix */
 };
 typedef struct run_sink run_sink;

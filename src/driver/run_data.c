@@ -52,22 +52,30 @@ static int fill_from_file(const run_source *s, void *buf, int64_t r, int64_t h, 
                                   buf, err);
 }
 
-static int fill_generated(const run_source *s, void *buf, int64_t r, int64_t h, dd_err *err)
-{
-    (void)err;
-    rng_fill_block(buf, s->c->type, s->c->o->seed, s->tag, s->row0 + r, h, s->col0, s->cols,
-                   s->gcols);
-    return DD_OK;
-}
-
 static int drain_to_file(const run_sink *s, const void *buf, int64_t r, int64_t h, dd_err *err)
 {
     return s->io->ops->write_block(s->io, s->dset, s->c->type, s->row0 + r, h, s->col0, s->cols,
                                    buf, err);
 }
 
-/* A and B into work memory, from the file or the generator.  B's band
- * calls are made even if A's failed: the reads may be collective. */
+/* Generated inputs are made where they are used (on the GPU for CUDA), the
+ * same values as the host generator's bit for bit. */
+static int generate_blocks(run_ctx *c, dd_err *err)
+{
+    dd_summa *s = &c->s;
+    dd_engine *e = &c->eng;
+    dd_range rm = grid_block(c->M, c->g.P, c->g.p), rn = grid_block(c->N, c->g.Q, c->g.q);
+    dd_range rkq = grid_block(c->K, c->g.Q, c->g.q), rkp = grid_block(c->K, c->g.P, c->g.p);
+    int rc = e->ops->fill_random(e, c->type, s->A, c->o->seed, RNG_TAG_A, rm.start, s->Mp,
+                                 rkq.start, s->Kq, c->K, err);
+    if (!rc)
+        rc = e->ops->fill_random(e, c->type, s->B, c->o->seed, RNG_TAG_B, rkp.start, s->Kp,
+                                 rn.start, s->Nq, c->N, err);
+    return rc;
+}
+
+/* A and B into work memory from the file.  B's band calls are made even if
+ * A's failed: the reads may be collective. */
 static int load_blocks(run_ctx *c, dd_io *io, dd_err *err)
 {
     const dd_run_opts *o = c->o;
@@ -75,10 +83,8 @@ static int load_blocks(run_ctx *c, dd_io *io, dd_err *err)
     dd_range rm = grid_block(c->M, c->g.P, c->g.p), rn = grid_block(c->N, c->g.Q, c->g.q);
     dd_range rkq = grid_block(c->K, c->g.Q, c->g.q), rkp = grid_block(c->K, c->g.P, c->g.p);
     int64_t b_row0 = dd_fault("misread") ? 0 : rkp.start; /* tests: B read at the wrong offset */
-    run_source a = {io ? fill_from_file : fill_generated, c, io, o->a, RNG_TAG_A,
-                    rm.start, rkq.start, s->Kq, c->K};
-    run_source b = {io ? fill_from_file : fill_generated, c, io, o->b, RNG_TAG_B,
-                    io ? b_row0 : rkp.start, rn.start, s->Nq, c->N};
+    run_source a = {fill_from_file, c, io, o->a, rm.start, rkq.start, s->Kq, c->K};
+    run_source b = {fill_from_file, c, io, o->b, b_row0, rn.start, s->Nq, c->N};
     int rc = run_stream_in(c, &a, s->Mp, s->Kq, s->A, err);
     dd_err e2 = {{0}};
     int rc2 = run_stream_in(c, &b, s->Kp, s->Nq, s->B, &e2);
@@ -106,7 +112,7 @@ int run_load_inputs(run_ctx *c, dd_err *err)
 {
     const dd_run_opts *o = c->o;
     if (!o->in) {
-        int rc = load_blocks(c, NULL, err);
+        int rc = generate_blocks(c, err);
         if (!rc)
             rc = keep_host_copies(c, err);
         return dd_agree(c->world, rc, err);

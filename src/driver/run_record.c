@@ -89,6 +89,7 @@ void run_fill_record(run_ctx *c)
     dd_record *r = &c->rec;
     r->cmdline = o->cmdline;
     r->output = o->out;
+    r->generated = o->in == NULL;
     r->ranks = c->size;
     r->P = c->g.P;
     r->Q = c->g.Q;

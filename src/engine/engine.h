@@ -101,6 +101,31 @@ typedef struct dd_engine_ops {
      * cudaStream_t of the communication and compute streams), NULL on CPU. */
     void *(*comm_stream)(dd_engine *e);
     void *(*compute_stream)(dd_engine *e);
+    /* The check and generated inputs where the data is (src/driver/check.c,
+     * --size): synchronous, on work memory, t the element type (any type,
+     * not only the one given at open).  CUDA: on the compute stream, so
+     * ordered after the multiplies; a small device scratch kept by the
+     * engine (grown as needed, freed at close).  Each returns DD_OK or an
+     * error (local: the caller agrees). */
+    /* *max = max |m| over the finite elements of M[0..n); *nonfinite = 1 if
+     * any element is NaN or ±Inf, else 0.  n = 0: *max = 0, *nonfinite = 0. */
+    int (*absmax)(dd_engine *e, dd_dtype t, const void *M, int64_t n, double *max, int *nonfinite,
+                  dd_err *err);
+    /* M is rows×cols, row-major (ld = cols), in work memory; v (cols), out
+     * and absrow (rows) are HOST double arrays.  In double, with
+     * m' = (m·f[0])·f[1]: out[i] = Σ_j m'[i,j]·v[j] and, when absrow is not
+     * NULL, absrow[i] = Σ_j |m'[i,j]|; *nonfinite = 1 if any element of M is
+     * NaN or ±Inf.  The order of the sums is the engine's (CPU: j ascending;
+     * CUDA: a tree), so engines agree to rounding, not bit for bit. */
+    int (*matvec)(dd_engine *e, dd_dtype t, const void *M, int64_t rows, int64_t cols,
+                  const double f[2], const double *v, double *out, double *absrow, int *nonfinite,
+                  dd_err *err);
+    /* rng_fill_block's values (rng.h), bit for bit, into work memory:
+     * rows×cols, row-major, ld = cols, of a matrix of gcols columns whose
+     * top-left element is (row0, col0). */
+    int (*fill_random)(dd_engine *e, dd_dtype t, void *work, uint64_t seed, uint64_t tag,
+                       int64_t row0, int64_t rows, int64_t col0, int64_t cols, int64_t gcols,
+                       dd_err *err);
 } dd_engine_ops;
 
 struct dd_engine {

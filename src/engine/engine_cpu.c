@@ -7,12 +7,14 @@
  * A chunk of >= 64 rows keeps OpenBLAS near its full rate. */
 #include <cblas.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "engine.h"
+#include "rng.h"
 #include "timer.h"
 
 typedef struct {
@@ -210,6 +212,64 @@ static void *cpu_no_stream(dd_engine *e)
     return NULL;
 }
 
+static double cpu_elem(const void *p, dd_dtype t, int64_t i)
+{
+    return t == DD_F64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
+}
+
+/* max |m| over the finite elements; the probe sums m − m: 0, or NaN as soon
+ * as one element is NaN or ±Inf. */
+static int cpu_absmax(dd_engine *e, dd_dtype t, const void *M, int64_t n, double *max,
+                      int *nonfinite, dd_err *err)
+{
+    (void)e;
+    (void)err;
+    double mx = 0, probe = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double m = cpu_elem(M, t, i);
+        probe += m - m;
+        if (fabs(m) > mx && isfinite(m))
+            mx = fabs(m);
+    }
+    *max = mx;
+    *nonfinite = isnan(probe);
+    return DD_OK;
+}
+
+static int cpu_matvec(dd_engine *e, dd_dtype t, const void *M, int64_t rows, int64_t cols,
+                      const double f[2], const double *v, double *out, double *absrow,
+                      int *nonfinite, dd_err *err)
+{
+    (void)e;
+    (void)err;
+    double probe = 0;
+    for (int64_t i = 0; i < rows; i++) {
+        double s = 0, a = 0;
+        for (int64_t j = 0; j < cols; j++) {
+            double m = cpu_elem(M, t, i * cols + j);
+            probe += m - m;
+            m = m * f[0] * f[1];
+            s += m * v[j];
+            a += fabs(m);
+        }
+        out[i] = s;
+        if (absrow)
+            absrow[i] = a;
+    }
+    *nonfinite = isnan(probe);
+    return DD_OK;
+}
+
+static int cpu_fill_random(dd_engine *e, dd_dtype t, void *work, uint64_t seed, uint64_t tag,
+                           int64_t row0, int64_t rows, int64_t col0, int64_t cols, int64_t gcols,
+                           dd_err *err)
+{
+    (void)e;
+    (void)err;
+    rng_fill_block(work, t, seed, tag, row0, rows, col0, cols, gcols);
+    return DD_OK;
+}
+
 const dd_engine_ops dd_engine_cpu = {
     .name = "cpu",
     .work_is_host = 1,
@@ -233,4 +293,7 @@ const dd_engine_ops dd_engine_cpu = {
     .phase_end = cpu_end,
     .comm_stream = cpu_no_stream,
     .compute_stream = cpu_no_stream,
+    .absmax = cpu_absmax,
+    .matvec = cpu_matvec,
+    .fill_random = cpu_fill_random,
 };

@@ -26,6 +26,7 @@
 #include "agree.h"
 #include "dd_cuda.h"
 #include "engine.h"
+#include "engine_aux.h"
 #include "kernel.h"
 
 typedef struct {
@@ -35,6 +36,8 @@ typedef struct {
     cudaEvent_t phase0, phase1;
     cudaEvent_t *ev; /* gemm timing pairs: ev[2i] start, ev[2i+1] stop */
     int nev, cap;    /* in use since reset_timers, created */
+    void *aux;       /* device scratch of absmax/matvec (aux_scratch), NULL until used */
+    size_t aux_cap;  /* its bytes */
 } cuda_state;
 
 static void cuda_close(dd_engine *e);
@@ -74,9 +77,14 @@ static int pick_device(const dd_engine_cfg *cfg, int *device, struct cudaDeviceP
     if ((rc = dd_mpi_check(MPI_Comm_rank(cfg->node, &lrank), "MPI_Comm_rank(node)", err)))
         return rc;
     cudaError_t cr = cudaGetDeviceCount(&count);
-    if (cr != cudaSuccess || count == 0)
-        return dd_fail(err, DD_EUNSUP, "no CUDA GPU visible on host %s (cudaGetDeviceCount: %s)",
-                       host_name(), cr != cudaSuccess ? cudaGetErrorString(cr) : "0 devices");
+    /* Without a GPU the runtime often says the driver is too old (there is
+     * none); that would send a user to upgrade a driver they do not need. */
+    if (cr == cudaErrorInsufficientDriver || cr == cudaErrorNoDevice ||
+        (cr == cudaSuccess && count == 0))
+        return dd_fail(err, DD_EUNSUP, "no GPU on host %s", host_name());
+    if (cr != cudaSuccess)
+        return dd_fail(err, DD_EUNSUP, "no usable CUDA GPU on host %s (cudaGetDeviceCount: %s)",
+                       host_name(), cudaGetErrorString(cr));
     *device = lrank % count;
     if ((cr = cudaSetDevice(*device)) != cudaSuccess)
         return dd_fail(err, DD_EFAIL, "cudaSetDevice(%d) on host %s failed: %s", *device,
@@ -217,6 +225,8 @@ static void cuda_close(dd_engine *e)
         cudaStreamDestroy(s->compute);
     if (s->comm)
         cudaStreamDestroy(s->comm);
+    if (s->aux)
+        cudaFree(s->aux);
     free(s);
     e->impl = NULL;
 }
@@ -445,6 +455,124 @@ static void *cuda_compute_stream(dd_engine *e)
     return (void *)((cuda_state *)e->impl)->compute;
 }
 
+/* ---- the check and the generator on the device (engine_aux.h) ---- */
+
+/* The scratch holds at least `bytes`: grown (never shrunk) by a fresh
+ * cudaMalloc; every op that uses it has synchronised before returning, so
+ * nothing in flight reads the old one. */
+static int aux_scratch(cuda_state *s, size_t bytes, dd_err *err)
+{
+    if (bytes <= s->aux_cap)
+        return DD_OK;
+    if (s->aux) {
+        void *old = s->aux;
+        s->aux = NULL;
+        s->aux_cap = 0;
+        int rc = dd_cuda_check(cudaFree(old), "cudaFree of the check's scratch", err);
+        if (rc)
+            return rc;
+    }
+    size_t cap = bytes < ((size_t)1 << 16) ? (size_t)1 << 16 : bytes;
+    cudaError_t cr = cudaMalloc(&s->aux, cap);
+    if (cr != cudaSuccess) {
+        s->aux = NULL;
+        cudaGetLastError(); /* clear the recorded allocation error */
+        return dd_fail(err, cr == cudaErrorMemoryAllocation ? DD_ENOMEM : DD_EFAIL,
+                       "cudaMalloc of %zu bytes of scratch for the check on GPU %d of host %s "
+                       "failed: %s",
+                       cap, s->device, host_name(), cudaGetErrorString(cr));
+    }
+    s->aux_cap = cap;
+    return DD_OK;
+}
+
+static int aux_launched(int kr, const char *what, int64_t rows, int64_t cols, dd_err *err)
+{
+    if (kr == cudaSuccess)
+        return DD_OK;
+    return dd_fail(err, DD_EFAIL, "the %s kernel (%lld×%lld) failed to launch: %s", what,
+                   (long long)rows, (long long)cols, cudaGetErrorString((cudaError_t)kr));
+}
+
+static int cuda_absmax(dd_engine *e, dd_dtype t, const void *M, int64_t n, double *max,
+                       int *nonfinite, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    dd_aux_flags f = {0, 0, 0};
+    *max = 0;
+    *nonfinite = 0;
+    if (n <= 0)
+        return DD_OK;
+    int rc = aux_scratch(s, sizeof f, err);
+    if (rc ||
+        (rc = aux_launched(dd_aux_absmax(t == DD_F64, M, n, s->aux, (void *)s->compute),
+                           "check's absmax", n, 1, err)) ||
+        (rc = copy_sync(s, &f, s->aux, sizeof f, cudaMemcpyDeviceToHost,
+                        "cudaMemcpyAsync of the check's maximum to the host", err)))
+        return rc;
+    memcpy(max, &f.max_bits, sizeof *max);
+    *nonfinite = f.nonfinite != 0;
+    return DD_OK;
+}
+
+/* Scratch layout of matvec: the flags, v (cols), out (rows), absrow (rows),
+ * each at a multiple of 256 bytes. */
+static size_t aux_round(size_t bytes)
+{
+    return (bytes + 255) / 256 * 256;
+}
+
+static int cuda_matvec(dd_engine *e, dd_dtype t, const void *M, int64_t rows, int64_t cols,
+                       const double f[2], const double *v, double *out, double *absrow,
+                       int *nonfinite, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    dd_aux_flags fl = {0, 0, 0};
+    *nonfinite = 0;
+    if (rows <= 0)
+        return DD_OK;
+    size_t vb = (size_t)(cols > 0 ? cols : 0) * sizeof(double), rb = (size_t)rows * sizeof(double);
+    size_t ov = aux_round(sizeof fl), oo = ov + aux_round(vb), oa = oo + aux_round(rb);
+    int rc = aux_scratch(s, oa + (absrow ? rb : 0), err);
+    if (rc)
+        return rc;
+    char *d = s->aux;
+    double *dabs = absrow ? (double *)(d + oa) : NULL;
+    const char *up = "cudaMemcpyAsync of the check's vector to the GPU";
+    const char *down = "cudaMemcpyAsync of the check's products to the host";
+    if ((vb &&
+         (rc = dd_cuda_check(cudaMemcpyAsync(d + ov, v, vb, cudaMemcpyHostToDevice, s->compute), up,
+                             err))) ||
+        (rc = aux_launched(dd_aux_matvec(t == DD_F64, M, rows, cols, f[0], f[1],
+                                         (const double *)(d + ov), (double *)(d + oo), dabs,
+                                         (dd_aux_flags *)d, (void *)s->compute),
+                           "check's matrix-vector", rows, cols, err)) ||
+        (rc = dd_cuda_check(cudaMemcpyAsync(out, d + oo, rb, cudaMemcpyDeviceToHost, s->compute),
+                            down, err)) ||
+        (absrow &&
+         (rc = dd_cuda_check(cudaMemcpyAsync(absrow, dabs, rb, cudaMemcpyDeviceToHost, s->compute),
+                             down, err))) ||
+        (rc = copy_sync(s, &fl, d, sizeof fl, cudaMemcpyDeviceToHost, down, err)))
+        return rc;
+    *nonfinite = fl.nonfinite != 0;
+    return DD_OK;
+}
+
+static int cuda_fill_random(dd_engine *e, dd_dtype t, void *work, uint64_t seed, uint64_t tag,
+                            int64_t row0, int64_t rows, int64_t col0, int64_t cols, int64_t gcols,
+                            dd_err *err)
+{
+    cuda_state *s = e->impl;
+    if (rows <= 0 || cols <= 0)
+        return DD_OK;
+    int rc = aux_launched(dd_aux_fill_random(t == DD_F64, work, seed, tag, row0, rows, col0, cols,
+                                             gcols, (void *)s->compute),
+                          "generator's", rows, cols, err);
+    return rc ? rc
+              : dd_cuda_check(cudaStreamSynchronize(s->compute),
+                              "cudaStreamSynchronize after generating inputs on the GPU", err);
+}
+
 const dd_engine_ops dd_engine_cuda = {
     .name = "cuda",
     .work_is_host = 0,
@@ -469,4 +597,7 @@ const dd_engine_ops dd_engine_cuda = {
     .phase_end = cuda_end,
     .comm_stream = cuda_comm_stream,
     .compute_stream = cuda_compute_stream,
+    .absmax = cuda_absmax,
+    .matvec = cuda_matvec,
+    .fill_random = cuda_fill_random,
 };

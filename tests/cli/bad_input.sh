@@ -45,7 +45,7 @@ expect() {
 o="--out $work/out.h5"
 # shellcheck disable=SC2086
 {
-expect missing_file        1 "no such file"                    2 -- --in "$work/nope.h5" $o
+expect missing_file        2 "no such file"                    2 -- --in "$work/nope.h5" $o
 expect not_hdf5            2 "not an HDF5 file"                2 -- --in "$work/notes.txt" $o
 expect missing_dataset     2 'no dataset "X"'                  2 -- --in "$work/good.h5" --a X $o
 expect missing_B           2 'no dataset "B"'                  3 -- --in "$work/noB.h5" $o

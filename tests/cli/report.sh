@@ -23,7 +23,7 @@ grep -Eq '^ +3 +\(1,1\) +5x3 +5x2 +2x3' "$work/dry" || { cat "$work/dry"; fail "
     --backend cpu --json "$work/r.jsonl" >"$work/rep" 2>"$work/err"
 for pat in "^problem +C = A·B  f32  M=40 N=30 K=20" "^grid +1x3 on 3 ranks" \
     "^backend +cpu \(--backend cpu\)" "^kernel +openblas" "^comm +mpi-host" \
-    "^read " "^multiply " "exposed comm" "3 timed \(\+1 warm-up\)" "TFLOP/s total" \
+    "^generate " "^multiply " "exposed comm" "3 timed \(\+1 warm-up\)" "FLOP/s total" \
     "PASSED$"; do
     grep -Eq "$pat" "$work/rep" || { cat "$work/rep"; fail "report lacks /$pat/"; }
 done
@@ -49,7 +49,9 @@ assert a["check"]["passed"] and a["check"]["threshold"] == 16
 assert a["backend"] == "cpu" and a["gpus"] == 0 and a["comm"] == "mpi-host"
 assert len(a["devices"]) == 3 and a["hosts"]
 assert set(a["versions"]) >= {"mpi", "hdf5", "blas"}
-assert "read" in a["phases"] and "write" not in a["phases"]
+assert "generate" in a["phases"] and "read" not in a["phases"] and "write" not in a["phases"]
+assert {"setup", "teardown"} <= set(a["phases"]) and a["wall_seconds"] > 0
+assert a["status"] == "ok" and a["output"] is None
 assert b["ranks"] == 2 and b["m"] == b["n"] == b["k"] == 9
 print("report and records ok")
 PY

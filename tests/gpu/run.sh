@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything a GPU host runs in one go: build, GPU tests, kernel bench,
 # dgemm-dist benchmarks (1 and 2 GPUs), cuBLASXt, and a summary table.
-#   tests/gpu/run.sh [stages...]    stages: build test kbench dbench scale
+#   tests/gpu/run.sh [stages...]    stages: build test kbench dbench whole scale
 #                                   (default: build test kbench dbench; scale
 #                                   is for machines of 4 or 8 GPUs)
 # Writes to $OUT (default ./out): build.log tests.log gemm-bench.{txt,jsonl}
@@ -88,6 +88,10 @@ if has dbench; then
             --json "$OUT/gemm-bench.jsonl" 2>&1 | tee -a "$OUT/gemm-bench.txt"
     fi
     python3 tests/gpu/summarize.py "$OUT" | tee "$OUT/summary.md"
+fi
+if has whole; then
+    # the whole run file to file against dd and an h5py + PyTorch script
+    bash tests/gpu/wholerun.sh "$B" "${DD_WHOLE_N:-32768}"
 fi
 if has scale; then
     # Issue 7's runs, on machines of 4 or 8 GPUs (each skipped where fewer

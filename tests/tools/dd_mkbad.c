@@ -3,7 +3,18 @@
  *   dd-mkbad DIR
  * makes DIR/rank3.h5 (A is 3-D), int.h5 (A is int32), mismatch.h5 (A 3×4,
  * B 5×2), mixed.h5 (A f64, B f32), nan.h5 (A holds a NaN), inf.h5 (B holds
- * an Inf), empty.h5 (A is 0×4), noB.h5 (only A), notes.txt (not HDF5). */
+ * an Inf), empty.h5 (A is 0×4), noB.h5 (only A), notes.txt (not HDF5).
+ *   dd-mkbad DIR faults
+ * makes instead the crafted files of the fault tests (tests/faults/):
+ *   huge.h5     A (2^31-1)×(2^31+1) and B (2^31+1)×2, f64, chunked and never
+ *               written, so the file is a few KiB: its shape alone asks for
+ *               more memory than exists (and more than 2^64 bytes for A);
+ *   big.h5      A 10^6×10^6 and B 10^6×10^6, f64, chunked, unwritten: 8 TB
+ *               each, no size overflow, only too little memory;
+ *   extreme.h5  A 24×16 with |entries| in [1e300, 4e300], B 16×20 with
+ *               |entries| in [1e-300, 4e-300]: every product and sum is finite;
+ *   extreme307.h5  the same with A at 2e306·[1, 4] and B at 1e-307·[1, 4]
+ *               (A's row sums of |a| reach about 1e308, just below DBL_MAX). */
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +42,46 @@ static int put(hid_t f, const char *name, hid_t type, int nd, const hsize_t *dim
     return rc < 0 ? -1 : 0;
 }
 
+/* A chunked dataset of any shape, never written: the file stays tiny. */
+static int put_chunked(hid_t f, const char *name, const hsize_t *dims)
+{
+    hsize_t chunk[2] = {dims[0] < 64 ? dims[0] : 64, dims[1] < 64 ? dims[1] : 64};
+    hid_t s = H5Screate_simple(2, dims, NULL);
+    hid_t p = H5Pcreate(H5P_DATASET_CREATE);
+    int rc = s < 0 || p < 0 || H5Pset_chunk(p, 2, chunk) < 0 ? -1 : 0;
+    hid_t d = rc ? -1 : H5Dcreate2(f, name, H5T_IEEE_F64LE, s, H5P_DEFAULT, p, H5P_DEFAULT);
+    if (d < 0)
+        rc = -1;
+    else
+        H5Dclose(d);
+    if (p >= 0)
+        H5Pclose(p);
+    if (s >= 0)
+        H5Sclose(s);
+    return rc;
+}
+
+/* f64 entries of magnitude scale·[1, 4], signs and sizes varying. */
+static int put_scaled(hid_t f, const char *name, hsize_t rows, hsize_t cols, double scale)
+{
+    hsize_t dims[2] = {rows, cols};
+    size_t n = (size_t)(rows * cols);
+    double *v = malloc(sizeof(double) * n);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (i % 2 ? -1.0 : 1.0) * (1.0 + (double)(i * 7 % 13) / 4.0) * scale;
+    hid_t s = H5Screate_simple(2, dims, NULL);
+    hid_t d = s < 0 ? -1 : H5Dcreate2(f, name, H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = d < 0 ? -1 : H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+    free(v);
+    if (d >= 0)
+        H5Dclose(d);
+    if (s >= 0)
+        H5Sclose(s);
+    return rc < 0 ? -1 : 0;
+}
+
 static hid_t make(const char *dir, const char *name)
 {
     char path[4096];
@@ -38,10 +89,34 @@ static hid_t make(const char *dir, const char *name)
     return H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
 }
 
+static int make_faults(const char *dir)
+{
+    const hsize_t huge_a[2] = {2147483647ULL, 2147483649ULL}, huge_b[2] = {2147483649ULL, 2};
+    const hsize_t big[2] = {1000000, 1000000};
+    int rc = 0;
+    hid_t f = make(dir, "huge.h5");
+    rc |= f < 0 || put_chunked(f, "A", huge_a) || put_chunked(f, "B", huge_b);
+    H5Fclose(f);
+    f = make(dir, "big.h5");
+    rc |= f < 0 || put_chunked(f, "A", big) || put_chunked(f, "B", big);
+    H5Fclose(f);
+    f = make(dir, "extreme.h5");
+    rc |= f < 0 || put_scaled(f, "A", 24, 16, 1e300) || put_scaled(f, "B", 16, 20, 1e-300);
+    H5Fclose(f);
+    f = make(dir, "extreme307.h5");
+    rc |= f < 0 || put_scaled(f, "A", 24, 16, 2e306) || put_scaled(f, "B", 16, 20, 1e-307);
+    H5Fclose(f);
+    if (rc)
+        fprintf(stderr, "dd-mkbad: could not write every fault file in %s\n", dir);
+    return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[2], "faults"))
+        return make_faults(argv[1]);
     if (argc != 2) {
-        fprintf(stderr, "usage: dd-mkbad DIR\n");
+        fprintf(stderr, "usage: dd-mkbad DIR [faults]\n");
         return 2;
     }
     const char *dir = argv[1];

@@ -25,10 +25,12 @@
 #include <string.h>
 
 #include "check.h"
+#include "engine.h"
 #include "grid.h"
 #include "rng.h"
 
 static int g_rank, g_size, g_fail;
+static dd_engine g_eng; /* the CPU engine: work memory is host memory */
 
 #define CHECK(cond, ...)                                                                           \
     do {                                                                                           \
@@ -147,8 +149,8 @@ static dd_check_result run_check(const prob *p, const char *what)
     dd_check_result r;
     memset(&r, 0, sizeof r);
     dd_err err = {{0}};
-    int rc = check_product(MPI_COMM_WORLD, p->row, &p->g, p->t, TM, TN, TK, p->A, p->B, p->C, XSEED,
-                           &r, &err);
+    int rc = check_product(MPI_COMM_WORLD, p->row, &p->g, &g_eng, p->t, TM, TN, TK, p->A, p->B,
+                           p->C, XSEED, &r, &err);
     CHECK(rc == DD_OK, "%s: check_product rc %d: %s", what, rc, err.msg);
     char line[256];
     check_line(&r, line, sizeof line);
@@ -357,6 +359,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "MPI_Comm_split failed\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    g_eng.ops = &dd_engine_cpu;
+    dd_engine_cfg cfg = {MPI_COMM_WORLD, MPI_COMM_SELF, DD_F64, NULL, 1};
+    dd_err oerr = {{0}};
+    if (g_eng.ops->open(&g_eng, &cfg, &oerr) != DD_OK) {
+        fprintf(stderr, "CPU engine open failed: %s\n", oerr.msg);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     size_t big = sizeof(double) * (size_t)(TM * TK + TK * TN + TM * TN);
     p.A = malloc(big);
     p.B = malloc(big);
@@ -384,6 +393,7 @@ int main(int argc, char **argv)
     free(p.B);
     free(p.C);
     MPI_Comm_free(&p.row);
+    g_eng.ops->close(&g_eng);
     MPI_Finalize();
     return all ? 1 : 0;
 }

@@ -1,0 +1,496 @@
+/* io_direct.c — the "direct" path: blocks read and written at the speed of
+ * the machine, every rank at once, with a serial HDF5.
+ *
+ * HDF5 keeps the structure: the file, its datasets and the attributes are
+ * made by rank 0 through the independent path; readers open the file
+ * read-only to look datasets up.  The bytes move with pread/pwrite at the
+ * dataset's offset (H5Dget_offset) wherever bytes on disk are bytes in
+ * memory: contiguous, unfiltered, allocated, not external, the IEEE
+ * little-endian float of its size on a little-endian host, in a sec2 file;
+ * anything else (chunked, compressed, big-endian) is read as an HDF5
+ * hyperslab.  Row i of a block is ncols·es bytes at offset + ((row0 + i)·gcols
+ * + col0)·es.  Up to min(8, cores per rank on the node) threads, or
+ * DD_IO_THREADS, each move a contiguous share (1 MiB or more) of the block.
+ * Reads and writes never communicate: a failure is the failing rank's and
+ * its caller agrees.  Ranks write disjoint bytes, so without turn-taking. */
+#define _GNU_SOURCE /* pread, pwrite, sched_getaffinity, CPU_COUNT */
+#define _FILE_OFFSET_BITS 64
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "agree.h"
+#include "io.h"
+#include "io_h5.h"
+
+_Static_assert(sizeof(off_t) == 8, "the direct path needs 64-bit file offsets");
+
+enum { MAX_THREADS = 256, DEFAULT_THREADS = 8 };
+#define MIN_SHARE ((size_t)1 << 20)   /* bytes per thread, at least */
+#define MAX_SYSCALL ((size_t)1 << 30) /* Linux moves at most ~2 GiB per call */
+#define NOWHERE UINT64_MAX            /* a dataset that is not read or written directly */
+
+typedef struct {
+    int writing; /* opened by create() */
+    char *path;
+    hid_t file;        /* reading: HDF5, read-only, for lookups and the fallback */
+    int fd;            /* the POSIX file, for pread/pwrite */
+    int sec2;          /* reading: HDF5 offsets are offsets in `path` */
+    int rank, threads; /* threads per transfer, at most */
+    io_h5_table dsets; /* reading: opened on first use; writing: names and shapes */
+    uint64_t *off;     /* off[i]: where dsets.d[i]'s data lies in the file, or NOWHERE */
+    int noff;
+    dd_io inner; /* writing: the independent path's handle, for the structure */
+} direct;
+
+static int thread_count(MPI_Comm comm, int *out, dd_err *err)
+{
+    /* Collective on every rank (the node split), before any check can fail. */
+    int nlocal = 1;
+    MPI_Comm node;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        if (MPI_Comm_size(node, &nlocal) != MPI_SUCCESS || nlocal < 1)
+            nlocal = 1;
+        MPI_Comm_free(&node);
+    }
+    long online = sysconf(_SC_NPROCESSORS_ONLN), per;
+    cpu_set_t set;
+    long mine = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : online;
+    per = mine > 0 && mine < online ? mine : online / nlocal; /* bound: its own cores */
+    *out = per < 1 ? 1 : per > DEFAULT_THREADS ? DEFAULT_THREADS : (int)per;
+    const char *env = getenv("DD_IO_THREADS");
+    char *end = NULL;
+    long v = env && env[0] ? strtol(env, &end, 10) : *out;
+    if (end != NULL && (*end != '\0' || v < 1 || v > MAX_THREADS))
+        return dd_fail(err, DD_EUSAGE,
+                       "DD_IO_THREADS=\"%s\" is not a thread count; give a whole number from 1 "
+                       "to %d, or unset it",
+                       env, MAX_THREADS);
+    *out = (int)v;
+    return DD_OK;
+}
+
+static direct *dir_new(dd_io *io, MPI_Comm comm, const char *path, int writing, dd_err *err)
+{
+    direct *h = calloc(1, sizeof *h);
+    size_t len = strlen(path) + 1;
+    if (h == NULL || (h->path = malloc(len)) == NULL) {
+        free(h);
+        dd_fail(err, DD_ENOMEM, "out of memory opening %s", path);
+        return NULL;
+    }
+    memcpy(h->path, path, len);
+    h->writing = writing;
+    h->file = H5I_INVALID_HID;
+    h->fd = -1;
+    MPI_Comm_rank(comm, &h->rank);
+    io->ops = &dd_io_direct;
+    io->comm = comm;
+    io->impl = h;
+    return h;
+}
+
+static int dir_release(dd_io *io, dd_err *err)
+{
+    direct *h = io->impl;
+    if (h == NULL)
+        return DD_OK;
+    int rc = DD_OK;
+    /* A write error that the page cache held back can surface at close. */
+    if (h->fd >= 0 && close(h->fd) != 0)
+        rc = dd_fail(err, DD_EIO, "cannot close %s: %s%s", h->path, strerror(errno),
+                     h->writing ? "; is the disk full?" : "");
+    int rc2 = io_h5_table_free(&h->dsets, h->path, err);
+    if (rc == DD_OK)
+        rc = rc2;
+    if (h->file >= 0 && H5Fclose(h->file) < 0 && rc == DD_OK)
+        rc = dd_fail(err, DD_EIO, "cannot close %s", h->path);
+    if (h->inner.impl != NULL) { /* collective: dir_release runs on every rank */
+        rc2 = dd_io_independent.close(&h->inner, err);
+        if (rc == DD_OK)
+            rc = rc2;
+    }
+    free(h->off);
+    free(h->path);
+    free(h);
+    io->impl = NULL;
+    return rc;
+}
+
+/* All ranks hold the file or none does: agree, and release on failure. */
+static int dir_settle(dd_io *io, MPI_Comm comm, int rc, dd_err *local, dd_err *err)
+{
+    rc = dd_agree(comm, rc, local);
+    if (rc != DD_OK) {
+        dd_fail(err, rc, "%s", local->msg);
+        dd_err ignored;
+        dd_err_clear(&ignored);
+        dir_release(io, &ignored);
+    }
+    return rc;
+}
+
+/* Grows off[] to match the dataset table; NULL when out of memory. */
+static uint64_t *off_slot(direct *h, int i)
+{
+    if (i >= h->noff) {
+        int n = h->dsets.cap > i ? h->dsets.cap : i + 1;
+        uint64_t *p = realloc(h->off, (size_t)n * sizeof *p);
+        if (p == NULL)
+            return NULL;
+        h->off = p;
+        h->noff = n;
+    }
+    h->off[i] = NOWHERE;
+    return &h->off[i];
+}
+
+static int dir_open_read(dd_io *io, MPI_Comm comm, const char *path, dd_err *err)
+{
+    io_quiet();
+    io->impl = NULL;
+    if (path == NULL || path[0] == '\0')
+        return dd_fail(err, DD_EUSAGE, "no HDF5 file named to read");
+    dd_err local;
+    dd_err_clear(&local);
+    int threads = 1;
+    int rc = thread_count(comm, &threads, &local);
+    direct *h = rc == DD_OK ? dir_new(io, comm, path, 0, &local) : NULL;
+    if (h == NULL && rc == DD_OK)
+        rc = DD_ENOMEM;
+    if (h != NULL) {
+        h->threads = threads;
+        h->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        hid_t fapl = h->file < 0 ? H5I_INVALID_HID : H5Fget_access_plist(h->file);
+        h->sec2 = fapl >= 0 && H5Pget_driver(fapl) == H5FD_SEC2;
+        if (fapl >= 0)
+            H5Pclose(fapl);
+        if (h->file < 0)
+            rc = dd_fail(&local, DD_EIO,
+                         "cannot open %s for reading with HDF5; check that it exists and that "
+                         "no program is writing it",
+                         path);
+        else if ((h->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+            rc = dd_fail(&local, DD_EIO, "cannot open %s for reading: %s", path, strerror(errno));
+    }
+    return dir_settle(io, comm, rc, &local, err);
+}
+
+/* Where dataset d's bytes lie if they are the memory's bytes, else NOWHERE. */
+static int classify(direct *h, const io_h5_dset *d, uint64_t *where, dd_err *err)
+{
+    *where = NOWHERE;
+    hid_t dcpl = H5Dget_create_plist(d->id), ft = H5Dget_type(d->id);
+    hid_t want = io_h5_filetype(d->type);
+    int rc = DD_OK, over = 0;
+    size_t need = dd_mul3((uint64_t)d->dims[0], (uint64_t)d->dims[1], dd_elsize(d->type), &over);
+    if (dcpl < 0 || ft < 0)
+        rc = dd_fail(err, DD_EIO, "cannot read the storage layout of dataset \"%s\" in %s", d->name,
+                     h->path);
+    else if (h->sec2 && H5Pget_layout(dcpl) == H5D_CONTIGUOUS && H5Pget_nfilters(dcpl) == 0 &&
+             H5Pget_external_count(dcpl) == 0 && H5Tequal(ft, want) > 0 &&
+             H5Tequal(io_h5_memtype(d->type), want) > 0 && !over && need > 0 &&
+             H5Dget_storage_size(d->id) == need) { /* unallocated: HDF5 gives the fill value */
+        haddr_t off = H5Dget_offset(d->id);
+        if (off != HADDR_UNDEF && (uint64_t)off <= (uint64_t)INT64_MAX - need)
+            *where = (uint64_t)off;
+    }
+    if (ft >= 0)
+        H5Tclose(ft);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    return rc;
+}
+
+static int find_dset(direct *h, const char *name, io_h5_dset **d, uint64_t **off, dd_err *err)
+{
+    if (name == NULL)
+        return dd_fail(err, DD_EUSAGE, "no dataset named for %s", h->path);
+    if ((*d = io_h5_find(&h->dsets, name)) != NULL) {
+        *off = &h->off[*d - h->dsets.d];
+        return DD_OK;
+    }
+    if (h->writing)
+        return dd_fail(err, DD_EUSAGE, "dataset \"%s\" was not created in %s", name, h->path);
+    int rc = io_h5_open_dset(&h->dsets, h->file, h->path, name, d, err);
+    if (rc != DD_OK)
+        return rc;
+    if ((*off = off_slot(h, (int)(*d - h->dsets.d))) == NULL)
+        rc = dd_fail(err, DD_ENOMEM, "out of memory opening dataset \"%s\" in %s", name, h->path);
+    if (rc == DD_OK)
+        rc = classify(h, *d, *off, err);
+    if (rc != DD_OK) { /* forget it (the last entry), so that a retry starts afresh */
+        H5Dclose((*d)->id);
+        free((*d)->name);
+        h->dsets.n--;
+    }
+    return rc;
+}
+
+typedef struct {
+    int fd, writing, whole; /* whole: whole rows, so any share is one run in the file */
+    char *buf;              /* the block in memory, row-major */
+    uint64_t at, stride;    /* the block's first element in the file; bytes from row to row */
+    int64_t ncols;
+    size_t es;
+} job;
+
+typedef struct {
+    const job *j;
+    int64_t e0, e1;  /* this share: elements [e0, e1) of the block */
+    int err;         /* errno of the first failure; -1: the file ended, or nothing was written */
+    uint64_t err_at; /* its byte offset in the file */
+} share;
+
+static int move_all(share *s, char *p, size_t n, uint64_t off)
+{
+    while (n > 0) {
+        size_t len = n < MAX_SYSCALL ? n : MAX_SYSCALL;
+        int fd = s->j->fd;
+        ssize_t k = s->j->writing ? pwrite(fd, p, len, (off_t)off) : pread(fd, p, len, (off_t)off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            s->err = k < 0 ? errno : -1;
+            s->err_at = off;
+            return -1;
+        }
+        p += k;
+        n -= (size_t)k;
+        off += (uint64_t)k;
+    }
+    return 0;
+}
+
+static void *share_run(void *arg)
+{
+    share *s = arg;
+    const job *j = s->j;
+    for (int64_t e = s->e0; e < s->e1;) {
+        int64_t r = e / j->ncols, c = e % j->ncols;
+        int64_t n = j->whole || j->ncols - c > s->e1 - e ? s->e1 - e : j->ncols - c;
+        uint64_t at = j->at + (uint64_t)r * j->stride + (uint64_t)c * j->es;
+        if (move_all(s, j->buf + (size_t)e * j->es, (size_t)n * j->es, at) < 0)
+            break;
+        e += n;
+    }
+    return NULL;
+}
+
+/* Moves a block (checked, non-empty) between `buf` and the file, its data
+ * at `off`, with up to h->threads threads; a share whose thread cannot
+ * start is moved here. */
+static int transfer(direct *h, const io_h5_dset *d, uint64_t off, int64_t row0, int64_t nrows,
+                    int64_t col0, int64_t ncols, char *buf, dd_err *err)
+{
+    size_t es = dd_elsize(d->type);
+    uint64_t stride = (uint64_t)d->dims[1] * es,
+             at = off + (uint64_t)row0 * stride + (uint64_t)col0 * es;
+    job j = {h->fd, h->writing, ncols == d->dims[1], buf, at, stride, ncols, es};
+    int64_t elems = nrows * ncols, t = (int64_t)((size_t)elems * es / MIN_SHARE);
+    t = t < 1 ? 1 : t > h->threads ? h->threads : t;
+    share s[MAX_THREADS];
+    pthread_t tid[MAX_THREADS];
+    int started[MAX_THREADS];
+    for (int64_t k = 0; k < t; k++) {
+        s[k] = (share){.j = &j, .e0 = elems * k / t, .e1 = elems * (k + 1) / t};
+        started[k] = k > 0 && pthread_create(&tid[k], NULL, share_run, &s[k]) == 0;
+    }
+    for (int64_t k = 0; k < t; k++)
+        if (!started[k])
+            share_run(&s[k]);
+    int rc = DD_OK;
+    for (int64_t k = 0; k < t; k++) {
+        int jr = started[k] ? pthread_join(tid[k], NULL) : 0;
+        if (rc != DD_OK || (s[k].err == 0 && jr == 0))
+            continue;
+        const char *why = jr != 0        ? strerror(jr)
+                          : s[k].err > 0 ? strerror(s[k].err)
+                          : h->writing   ? "nothing was written; is the disk full?"
+                                         : "the file ends there; is it truncated?";
+        rc = dd_fail(err, DD_EIO,
+                     "cannot %s rows %lld+%lld, columns %lld+%lld of dataset \"%s\" in %s at "
+                     "byte %llu: %s",
+                     h->writing ? "write" : "read", (long long)row0, (long long)nrows,
+                     (long long)col0, (long long)ncols, d->name, h->path,
+                     (unsigned long long)s[k].err_at, why);
+    }
+    return rc;
+}
+
+/* The fallback for datasets whose bytes are not the memory's: an HDF5 hyperslab. */
+static int h5_read(direct *h, const io_h5_dset *d, int64_t row0, int64_t nrows, int64_t col0,
+                   int64_t ncols, void *buf, dd_err *err)
+{
+    hid_t fs, ms;
+    if (io_h5_block_spaces(d->id, row0, nrows, col0, ncols, &fs, &ms) < 0)
+        return dd_fail(err, DD_EIO, "cannot select a block of dataset \"%s\" in %s", d->name,
+                       h->path);
+    int rc = DD_OK;
+    if (H5Dread(d->id, io_h5_memtype(d->type), ms, fs, H5P_DEFAULT, buf) < 0)
+        rc = dd_fail(err, DD_EIO,
+                     "cannot read rows %lld+%lld, columns %lld+%lld of dataset \"%s\" in %s; "
+                     "is the file truncated?",
+                     (long long)row0, (long long)nrows, (long long)col0, (long long)ncols, d->name,
+                     h->path);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    return rc;
+}
+
+static int dir_read_block(dd_io *io, const char *dset, dd_dtype type, int64_t row0, int64_t nrows,
+                          int64_t col0, int64_t ncols, void *buf, dd_err *err)
+{
+    direct *h = io->impl;
+    if (h == NULL)
+        return dd_fail(err, DD_EUSAGE, "read from an HDF5 file that is not open");
+    if (h->writing)
+        return dd_fail(err, DD_EUSAGE, "%s was created for writing, not opened for reading",
+                       h->path);
+    io_h5_dset *d = NULL;
+    uint64_t *off = NULL;
+    int rc = find_dset(h, dset, &d, &off, err);
+    if (rc == DD_OK)
+        rc = io_h5_check_block(h->path, d, type, row0, nrows, col0, ncols, buf, err);
+    if (rc != DD_OK || nrows == 0 || ncols == 0)
+        return rc;
+    if (*off == NOWHERE)
+        return h5_read(h, d, row0, nrows, col0, ncols, buf, err);
+    return transfer(h, d, *off, row0, nrows, col0, ncols, buf, err);
+}
+
+/* Rank 0: where each new dataset's data lies (NOWHERE when it is empty). */
+static int dset_offsets(const char *path, int ndsets, const char *const *names,
+                        const int64_t (*dims)[2], uint64_t *offs, dd_err *err)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0)
+        return dd_fail(err, DD_EIO, "cannot reopen %s after creating it", path);
+    int rc = DD_OK;
+    for (int i = 0; rc == DD_OK && i < ndsets; i++) {
+        hid_t d = H5Dopen2(f, names[i], H5P_DEFAULT);
+        haddr_t off = d < 0 ? HADDR_UNDEF : H5Dget_offset(d);
+        offs[i] = off == HADDR_UNDEF ? NOWHERE : (uint64_t)off;
+        if (d < 0 || (off == HADDR_UNDEF && dims[i][0] > 0 && dims[i][1] > 0))
+            rc =
+                dd_fail(err, DD_EIO, "cannot find where dataset \"%s\" lies in %s", names[i], path);
+        if (d >= 0 && H5Dclose(d) < 0 && rc == DD_OK)
+            rc = dd_fail(err, DD_EIO, "cannot close dataset \"%s\" of %s", names[i], path);
+    }
+    if (H5Fclose(f) < 0 && rc == DD_OK)
+        rc = dd_fail(err, DD_EIO, "cannot close %s", path);
+    return rc;
+}
+
+/* The independent path creates the file (rank 0: datasets contiguous and
+ * allocated, space reserved; agreed); rank 0 finds the datasets' offsets and
+ * every rank opens the file for pwrite. */
+static int dir_create(dd_io *io, MPI_Comm comm, const char *path, int ndsets,
+                      const char *const *names, const int64_t (*dims)[2], dd_dtype type,
+                      dd_err *err)
+{
+    io->impl = NULL;
+    dd_io inner = {0};
+    int threads = 1;
+    int rc = dd_agree(comm, thread_count(comm, &threads, err), err);
+    if (rc == DD_OK)
+        rc = dd_io_independent.create(&inner, comm, path, ndsets, names, dims, type, err);
+    if (rc != DD_OK)
+        return rc;
+    dd_err local;
+    dd_err_clear(&local);
+    direct *h = dir_new(io, comm, path, 1, &local);
+    uint64_t *offs = calloc((size_t)ndsets, sizeof *offs);
+    if (h != NULL)
+        h->inner = inner, h->threads = threads;
+    if (h == NULL || offs == NULL)
+        rc = dd_fail(&local, DD_ENOMEM, "out of memory creating %s", path);
+    for (int i = 0; rc == DD_OK && i < ndsets; i++)
+        if (io_h5_add(&h->dsets, names[i], H5I_INVALID_HID, dims[i], type) == NULL ||
+            off_slot(h, i) == NULL)
+            rc = dd_fail(&local, DD_ENOMEM, "out of memory creating %s", path);
+    if (rc == DD_OK && h->rank == 0)
+        rc = dset_offsets(path, ndsets, names, dims, offs, &local);
+    rc = dd_agree(comm, rc, &local);
+    if (rc == DD_OK && MPI_Bcast(offs, ndsets, MPI_UINT64_T, 0, comm) != MPI_SUCCESS)
+        rc = dd_fail(&local, DD_EFAIL, "MPI_Bcast failed while creating %s", path);
+    if (rc == DD_OK)
+        memcpy(h->off, offs, (size_t)ndsets * sizeof *offs);
+    if (rc == DD_OK && (h->fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+        rc = dd_fail(&local, DD_EIO, "cannot open %s for writing on rank %d: %s", path, h->rank,
+                     strerror(errno));
+    free(offs);
+    if (h == NULL) { /* agree, and close the file with the others */
+        rc = dd_agree(comm, rc, &local);
+        dd_io_independent.close(&inner, &local);
+        return dd_fail(err, rc, "%s", local.msg);
+    }
+    return dir_settle(io, comm, rc, &local, err);
+}
+
+static int dir_write_block(dd_io *io, const char *dset, dd_dtype type, int64_t row0, int64_t nrows,
+                           int64_t col0, int64_t ncols, const void *buf, dd_err *err)
+{
+    direct *h = io->impl;
+    if (h == NULL)
+        return dd_fail(err, DD_EUSAGE, "write to an HDF5 file that is not open");
+    if (!h->writing)
+        return dd_fail(err, DD_EUSAGE, "%s was opened for reading, not writing", h->path);
+    io_h5_dset *d = NULL;
+    uint64_t *off = NULL;
+    int rc = find_dset(h, dset, &d, &off, err);
+    if (rc == DD_OK)
+        rc = io_h5_check_block(h->path, d, type, row0, nrows, col0, ncols, buf, err);
+    if (rc != DD_OK || nrows == 0 || ncols == 0)
+        return rc;
+    if (*off == NOWHERE) /* cannot happen: create() found every non-empty dataset */
+        return dd_fail(err, DD_EIO, "dataset \"%s\" in %s has no place in the file", d->name,
+                       h->path);
+    /* pwrite only reads the buffer; the job is shared with reads */
+    return transfer(h, d, *off, row0, nrows, col0, ncols, (char *)(uintptr_t)buf, err);
+}
+
+/* Once every rank has written (a barrier), the independent path's: rank 0
+ * alone writes its own values with HDF5; agreed. */
+static int dir_set_attrs(dd_io *io, const char *dset, const dd_attr *attrs, int nattrs, dd_err *err)
+{
+    direct *h = io->impl;
+    if (h == NULL)
+        return dd_fail(err, DD_EUSAGE, "attributes set on an HDF5 file that is not open");
+    if (!h->writing) /* the same on every rank */
+        return dd_fail(err, DD_EUSAGE, "%s was opened for reading, not writing", h->path);
+    int brc = MPI_Barrier(io->comm);
+    int rc = dd_io_independent.set_attrs(&h->inner, dset, attrs, nattrs, err);
+    if (brc != MPI_SUCCESS && rc == DD_OK)
+        rc = dd_fail(err, DD_EFAIL, "MPI_Barrier failed while writing %s", h->path);
+    return rc;
+}
+static int dir_close(dd_io *io, dd_err *err)
+{
+    if (io->impl == NULL)
+        return DD_OK; /* on every rank: open and create fail on all ranks or none */
+    MPI_Comm comm = io->comm;
+    dd_err local;
+    dd_err_clear(&local);
+    /* Agreed: a write lost on one rank fails the file everywhere; and once
+     * close returns anywhere, no rank holds the file any more. */
+    return dir_settle(io, comm, dir_release(io, &local), &local, err);
+}
+
+const dd_io_ops dd_io_direct = {
+    .name = "direct",
+    .open_read = dir_open_read,
+    .create = dir_create,
+    .read_block = dir_read_block,
+    .write_block = dir_write_block,
+    .set_attrs = dir_set_attrs,
+    .close = dir_close,
+};

@@ -1,0 +1,210 @@
+/* engine_aux.cu — the CUDA engine's kernels besides the multiply
+ * (engine_aux.h): the check's absmax and matrix-vector products, and the
+ * generator of --size inputs, run where the data is.
+ *
+ * All three are memory-bound streams over a block: grid-stride loops, reads
+ * and writes coalesced along rows, sums in double.  The generator calls
+ * rng.h's rng_value(), the same inline function the host's rng_fill_block
+ * calls, so the device makes the host's bits (rng.h says why no compiler
+ * choice can change them). */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "engine_aux.h"
+#include "rng.h" /* rng_value, rng_index: the one definition of an element */
+
+namespace
+{
+
+constexpr int THREADS = 256; /* per block, every kernel */
+constexpr int WARPS = THREADS / 32;
+constexpr unsigned FULL = 0xffffffffu;
+
+template <typename T> __device__ __forceinline__ T from_double(double x);
+template <> __device__ __forceinline__ double from_double<double>(double x)
+{
+    return x;
+}
+/* round to nearest even, as the host's (float) conversion in rng_fill_block */
+template <> __device__ __forceinline__ float from_double<float>(double x)
+{
+    return __double2float_rn(x);
+}
+
+__device__ __forceinline__ double warp_sum(double x)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        x += __shfl_down_sync(FULL, x, o);
+    return x;
+}
+
+__device__ __forceinline__ double warp_max(double x)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        x = fmax(x, __shfl_down_sync(FULL, x, o));
+    return x;
+}
+
+/* Each thread's max over its strided elements, then the warp's, then one
+ * atomicMax per warp on the bits (non-negative doubles order as integers). */
+template <typename T>
+__global__ void __launch_bounds__(THREADS) absmax_kernel(const T *M, int64_t n, dd_aux_flags *flags)
+{
+    double mx = 0;
+    int bad = 0;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        double m = (double)M[i];
+        if (isfinite(m))
+            mx = fmax(mx, fabs(m));
+        else
+            bad = 1;
+    }
+    mx = warp_max(mx);
+    bad = __any_sync(FULL, bad);
+    if ((threadIdx.x & 31) == 0) {
+        if (mx > 0)
+            atomicMax(&flags->max_bits, (unsigned long long)__double_as_longlong(mx));
+        if (bad)
+            atomicOr(&flags->nonfinite, 1);
+    }
+}
+
+/* wpr warps per row (1, 2, 4 or 8): a block takes WARPS/wpr consecutive
+ * rows; the warps of a row stride along it together (coalesced), each
+ * thread summing in double; shuffles within a warp, then the row's first
+ * warp adds its warps' sums in order.  The row loop is the same for every
+ * thread of a block, so the barriers are reached by all. */
+template <typename T>
+__global__ void __launch_bounds__(THREADS)
+    matvec_kernel(const T *M, int64_t rows, int64_t cols, double f0, double f1, const double *v,
+                  double *out, double *absrow, dd_aux_flags *flags, int wpr)
+{
+    __shared__ double ss[WARPS], sa[WARPS];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int rpb = WARPS / wpr, lr = warp / wpr, sub = warp % wpr, tpr = 32 * wpr;
+    int bad = 0;
+    for (int64_t i0 = (int64_t)blockIdx.x * rpb; i0 < rows; i0 += (int64_t)gridDim.x * rpb) {
+        const int64_t i = i0 + lr;
+        double s = 0, a = 0;
+        if (i < rows) {
+            const T *row = M + i * cols;
+            for (int64_t j = sub * 32 + lane; j < cols; j += tpr) {
+                double m = (double)row[j];
+                bad |= !isfinite(m);
+                m = m * f0; /* (m·f0)·f1, as the CPU engine: no spurious overflow */
+                m = m * f1;
+                s += m * v[j];
+                a += fabs(m);
+            }
+        }
+        s = warp_sum(s);
+        a = warp_sum(a);
+        if (lane == 0) {
+            ss[warp] = s;
+            sa[warp] = a;
+        }
+        __syncthreads();
+        if (sub == 0 && lane == 0 && i < rows) {
+            double ts = 0, ta = 0;
+            for (int w = 0; w < wpr; w++) {
+                ts += ss[warp + w];
+                ta += sa[warp + w];
+            }
+            out[i] = ts;
+            if (absrow)
+                absrow[i] = ta;
+        }
+        __syncthreads();
+    }
+    if (__any_sync(FULL, bad) && lane == 0)
+        atomicOr(&flags->nonfinite, 1);
+}
+
+/* blockDim (tx, ty): tx threads along a row, ty rows per block. */
+template <typename T>
+__global__ void __launch_bounds__(THREADS)
+    fill_kernel(T *out, uint64_t seed, uint64_t tag, int64_t row0, int64_t rows, int64_t col0,
+                int64_t cols, int64_t gcols)
+{
+    for (int64_t i = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; i < rows;
+         i += (int64_t)gridDim.y * blockDim.y) {
+        const uint64_t base = rng_index(row0, i, col0, 0, gcols);
+        T *row = out + i * cols;
+        for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < cols;
+             j += (int64_t)gridDim.x * blockDim.x)
+            row[j] = from_double<T>(rng_value(seed, tag, base + (uint64_t)j));
+    }
+}
+
+/* ceil(work / per), at least 1 and at most cap (the loops stride beyond). */
+unsigned blocks(int64_t work, int64_t per, int64_t cap)
+{
+    int64_t b = (work + per - 1) / per;
+    return (unsigned)(b < 1 ? 1 : b > cap ? cap : b);
+}
+
+/* The smallest power of two >= n, within [32, THREADS]. */
+int lanes_for(int64_t n)
+{
+    int w = 32;
+    while (w < THREADS && w < n)
+        w *= 2;
+    return w;
+}
+
+} // namespace
+
+extern "C" int dd_aux_absmax(int is_f64, const void *M, int64_t n, dd_aux_flags *flags,
+                             void *stream)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    cudaError_t rc = cudaMemsetAsync(flags, 0, sizeof *flags, st);
+    if (rc != cudaSuccess || n <= 0)
+        return rc;
+    unsigned grid = blocks(n, THREADS, 4096);
+    if (is_f64)
+        absmax_kernel<double><<<grid, THREADS, 0, st>>>((const double *)M, n, flags);
+    else
+        absmax_kernel<float><<<grid, THREADS, 0, st>>>((const float *)M, n, flags);
+    return cudaGetLastError();
+}
+
+extern "C" int dd_aux_matvec(int is_f64, const void *M, int64_t rows, int64_t cols, double f0,
+                             double f1, const double *v, double *out, double *absrow,
+                             dd_aux_flags *flags, void *stream)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    cudaError_t rc = cudaMemsetAsync(flags, 0, sizeof *flags, st);
+    if (rc != cudaSuccess || rows <= 0)
+        return rc;
+    int wpr = lanes_for(cols) / 32;
+    unsigned grid = blocks(rows, WARPS / wpr, 1 << 16);
+    if (is_f64)
+        matvec_kernel<double><<<grid, THREADS, 0, st>>>((const double *)M, rows, cols, f0, f1, v,
+                                                        out, absrow, flags, wpr);
+    else
+        matvec_kernel<float><<<grid, THREADS, 0, st>>>((const float *)M, rows, cols, f0, f1, v, out,
+                                                       absrow, flags, wpr);
+    return cudaGetLastError();
+}
+
+extern "C" int dd_aux_fill_random(int is_f64, void *work, uint64_t seed, uint64_t tag, int64_t row0,
+                                  int64_t rows, int64_t col0, int64_t cols, int64_t gcols,
+                                  void *stream)
+{
+    if (rows <= 0 || cols <= 0)
+        return cudaSuccess;
+    cudaStream_t st = (cudaStream_t)stream;
+    int tx = lanes_for(cols), ty = THREADS / tx;
+    dim3 block((unsigned)tx, (unsigned)ty);
+    dim3 grid(blocks(cols, tx, 4096), blocks(rows, ty, 65535));
+    if (is_f64)
+        fill_kernel<double>
+            <<<grid, block, 0, st>>>((double *)work, seed, tag, row0, rows, col0, cols, gcols);
+    else
+        fill_kernel<float>
+            <<<grid, block, 0, st>>>((float *)work, seed, tag, row0, rows, col0, cols, gcols);
+    return cudaGetLastError();
+}

@@ -1,0 +1,49 @@
+/* engine_aux.h — the CUDA engine's kernels besides the multiply
+ * (kernels/engine_aux.cu): the check's scans and matrix-vector products and
+ * the generator, where the data is.  Not ladder kernels: not in kernels.def.
+ *
+ * Launchers take device pointers and a cudaStream_t as void *, only enqueue
+ * (never synchronise) and return cudaError_t as int (0 = cudaSuccess), like
+ * kernel.h's.  The engine (src/engine/engine_cuda.c) owns the scratch, the
+ * copies and the synchronisation. */
+#ifndef DD_ENGINE_AUX_H
+#define DD_ENGINE_AUX_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the scans report, in device memory; the launchers zero it first. */
+typedef struct {
+    /* the bits of max |m| over finite elements: non-negative doubles order
+     * as their bit patterns do, so an integer atomicMax finds the maximum */
+    unsigned long long max_bits;
+    int nonfinite; /* 1 when some element is NaN or ±Inf */
+    int pad;
+} dd_aux_flags;
+
+/* flags = max |M[i]| over the finite elements of M[0..n) and whether any is
+ * NaN or Inf. */
+int dd_aux_absmax(int is_f64, const void *M, int64_t n, dd_aux_flags *flags, void *stream);
+
+/* M rows×cols (row-major, ld = cols); v (cols), out and absrow (rows) device
+ * doubles, absrow may be NULL.  With m' = (m·f0)·f1, in double:
+ * out[i] = Σ_j m'[i,j]·v[j], absrow[i] = Σ_j |m'[i,j]|; flags->nonfinite = 1
+ * when some m is NaN or Inf (flags->max_bits is left 0).  Sums in a fixed
+ * tree order: the same launch gives the same bits. */
+int dd_aux_matvec(int is_f64, const void *M, int64_t rows, int64_t cols, double f0, double f1,
+                  const double *v, double *out, double *absrow, dd_aux_flags *flags, void *stream);
+
+/* rng_fill_block (src/base/rng.h) into device memory, bit for bit: a
+ * rows×cols block (ld = cols) of a matrix of gcols columns whose top-left
+ * element is (row0, col0). */
+int dd_aux_fill_random(int is_f64, void *work, uint64_t seed, uint64_t tag, int64_t row0,
+                       int64_t rows, int64_t col0, int64_t cols, int64_t gcols, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

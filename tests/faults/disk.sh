@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# A full disk (docs/design.md §1 "Output"): the output is written in a
+# private temporary directory beside --out, its space is reserved before any
+# data is written, and a write that cannot complete fails on every rank
+# with one message about space: exit 1, no hang, the old output intact, no
+# temporary left, no space leaked.  A 2 MiB tmpfs stands in for the disk;
+# it is mounted in a private mount namespace where unshare(1) allows, so it
+# disappears with the test even if the test is killed.
+dir=$(cd "$(dirname "$0")" && pwd)
+if [ -z "${DD_FAULTS_IN_NS:-}" ] && command -v unshare >/dev/null 2>&1 &&
+    unshare --mount --propagation private true 2>/dev/null; then
+    DD_FAULTS_IN_NS=1 exec unshare --mount --propagation private bash "$0" "$@"
+fi
+. "$dir/common.sh"
+
+fs="$work/fs"
+mkdir -p "$fs"
+if ! err=$(mount -t tmpfs -o size=2m tmpfs "$fs" 2>&1); then
+    skip "cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN): $err"
+fi
+dd_cleanup_hooks+=("umount '$fs' 2>/dev/null")
+
+paths=(independent)
+have_collective && paths=(collective independent)
+free_kib() { df -k --output=avail "$fs" | tail -1 | tr -d ' '; }
+
+# the old output, which every failed run must leave as it was
+run 1 30 --size 50 --out "$fs/c.h5" --quiet
+[ "$rc" -eq 0 ] || { echo "FAIL setup: could not write the first output (status $rc)"; cat "$work/stderr"; exit 1; }
+old=$(sum "$fs/c.h5")
+free0=$(free_kib)
+
+# after a failed run: the old output as it was, no temporary, the space back
+kept_clean() {
+    [ "$(sum "$fs/c.h5")" = "$old" ] || problem "the old output changed"
+    no_temporaries "$fs"
+    [ "$(free_kib)" = "$1" ] || problem "free space $(free_kib) KiB afterwards, $1 KiB before"
+}
+
+# C of 1000×1000 f64 is 7.6 MiB: it does not fit (K is small to keep it quick)
+for n in 1 4; do
+    for io in "${paths[@]}"; do
+        begin "c_does_not_fit_${n}rank_${io}"
+        run "$n" 60 --size 1000,1000,16 --out "$fs/c.h5" --force --io "$io" --quiet
+        expect_rc 1 'space'
+        kept_clean "$free0"
+        end
+    done
+done
+
+begin "gen_does_not_fit_4ranks"
+run 4 60 gen --out "$fs/g.h5" -m 1000 -n 1000 -k 1000 --quiet
+expect_rc 1 'space'
+[ -e "$fs/g.h5" ] && problem "gen left $fs/g.h5"
+kept_clean "$free0"
+end
+
+# nearly full: a few KiB left, enough for the temporary directory, not for C
+dd if=/dev/zero of="$fs/fill1" bs=4k count=$(($(free_kib) / 4 - 4)) status=none
+free1=$(free_kib)
+for io in "${paths[@]}"; do
+    begin "nearly_full_${free1}KiB_left_4ranks_${io}"
+    run 4 60 --size 100 --out "$fs/c.h5" --force --io "$io" --quiet
+    expect_rc 1 'space'
+    kept_clean "$free1"
+    end
+done
+
+# already full: not a byte left
+dd if=/dev/zero of="$fs/fill2" bs=4k status=none 2>/dev/null
+free2=$(free_kib)
+[ "$free2" -eq 0 ] || echo "note: the tmpfs still has $free2 KiB free after filling it"
+for n in 1 4; do
+    for io in "${paths[@]}"; do
+        begin "already_full_${n}rank_${io}"
+        run "$n" 60 --size 100 --out "$fs/c.h5" --force --io "$io" --quiet
+        expect_rc 1 'space'
+        kept_clean "$free2"
+        end
+    done
+done
+
+begin "gen_into_full_disk_4ranks"
+run 4 60 gen --out "$fs/g.h5" -m 10 -n 10 -k 10 --quiet
+expect_rc '[1-9]' 'space'
+[ -e "$fs/g.h5" ] && problem "gen left $fs/g.h5"
+kept_clean "$free2"
+end
+
+finish

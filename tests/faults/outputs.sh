@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The output's name at commit, and the side file --json, checked before
+# anything is computed (docs/design.md §1, io/io_output.c).
+#  - A file that appears at --out during the run (DD_FAULT=race-out:0: rank
+#    0 creates it just before the commit) is never replaced without --force:
+#    exit 1, "was created by something else", the file untouched, no
+#    temporary.  With --force the run replaces it.
+#  - --json that names the input or the output, or that cannot be written
+#    (missing directory, a directory, a FIFO), is refused with exit 2 before
+#    the multiply: every case also sets DD_FAULT=multiply:*, so a run that
+#    got as far as computing fails with the injected fault's message instead
+#    of the --json one.  No output file appears, the input is unchanged.
+dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/common.sh"
+cd "$work" || exit 1
+
+"${mpirun[@]}" -n 1 "$DD_BIN" gen --out in.h5 -m 20 -n 18 -k 22 --quiet || exit 1
+in_sum=$(sum in.h5)
+
+# ---- a file appears at --out just before the commit -------------------------------
+begin race_out_without_force_not_replaced
+DD_FAULT=race-out:0 run 2 30 --in in.h5 --out r.h5 --quiet
+expect_rc 1 'was created by something else'
+[ -f r.h5 ] && [ ! -s r.h5 ] || problem "r.h5 is not the empty file that appeared"
+no_temporaries .
+end
+
+begin race_out_with_force_replaced
+rm -f r.h5
+DD_FAULT=race-out:0 run 2 30 --in in.h5 --out r.h5 --force --quiet
+expect_rc 0 ''
+"$DD_COMPARE" product in.h5 r.h5 >/dev/null 2>&1 || problem "r.h5 is not the product"
+no_temporaries .
+end
+
+# ---- --json checked before computing ----------------------------------------------
+mkdir jdir
+mkfifo jfifo
+# json_case NAME JSON PATTERN [SECS]
+json_case() {
+    begin "$1"
+    rm -f o.h5
+    DD_FAULT='multiply:*' run 2 "${4:-30}" --in in.h5 --out o.h5 --json "$2" --quiet
+    expect_rc 2 "$3"
+    [ -e o.h5 ] && problem "the output o.h5 was written"
+    [ "$(sum in.h5)" = "$in_sum" ] || problem "the input changed"
+    no_temporaries .
+    end
+}
+json_case json_names_input in.h5 'json.*input'
+json_case json_names_input_by_another_path "$work/./in.h5" 'json.*input'
+json_case json_names_output o.h5 'json.*output'
+json_case json_in_missing_directory "$work/no/such/dir/run.jsonl" 'json'
+json_case json_is_a_directory jdir 'json'
+json_case json_is_a_fifo jfifo 'json'
+
+# the same FIFO without the injected fault: refused, never a run that
+# blocks for ever opening the FIFO after the work is done
+begin json_is_a_fifo_no_hang
+rm -f o.h5
+run 2 10 --in in.h5 --out o.h5 --json jfifo --quiet
+expect_rc 2 'json'
+[ -e o.h5 ] && problem "the output o.h5 was written"
+[ -p jfifo ] || problem "jfifo is no longer a FIFO"
+[ -d jdir ] && [ -z "$(ls -A jdir)" ] || problem "jdir changed"
+no_temporaries .
+end
+
+finish

@@ -1,0 +1,244 @@
+/* test_engine_aux_gpu.c — the CUDA engine's absmax, matvec and fill_random
+ * (engine.h, kernels/engine_aux.cu) against the CPU engine's, on the GPU:
+ *   fill_random  bit for bit equal to rng_fill_block, f64 and f32, on odd
+ *                shapes and offsets (row0, col0, gcols; indices past 2^32);
+ *   absmax       equal to the CPU engine's (a maximum is exact), and the
+ *                same NaN/Inf flag, with NaN, +Inf, -Inf planted;
+ *   matvec       out within 1e-12 of the CPU engine's, relative to
+ *                Σ_j |m'·v| (the sums' order differs), absrow within 1e-12
+ *                relative, non-finite rows alike (NaN / same-signed Inf),
+ *                the same flag; one row, one column, few rows of many
+ *                columns, many rows of few, inputs near the range's ends.
+ * The engine's scratch grows from case to case.  Exit 77 (skipped) where no
+ * GPU is visible. */
+#include <float.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "rng.h"
+
+static int failures;
+#define EXPECT(cond, ...)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
+    } while (0)
+
+static dd_engine gpu, cpu;
+
+static double get(const void *p, dd_dtype t, int64_t i)
+{
+    return t == DD_F64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
+}
+static void put(void *p, dd_dtype t, int64_t i, double v)
+{
+    if (t == DD_F64)
+        ((double *)p)[i] = v;
+    else
+        ((float *)p)[i] = (float)v;
+}
+
+/* A host copy in GPU memory (NULL for 0 bytes); ends the test on failure. */
+static void *to_gpu(const void *host, size_t bytes)
+{
+    void *d = NULL;
+    dd_err err = {{0}};
+    if (gpu.ops->alloc(&gpu, bytes, &d, &err) || gpu.ops->upload(&gpu, d, host, bytes, &err)) {
+        fprintf(stderr, "FAIL: GPU alloc/upload of %zu bytes: %s\n", bytes, err.msg);
+        exit(1);
+    }
+    return d;
+}
+
+/* rows×cols uniform [-1, 1) times 2^scale, with `plant` (0: none) at the
+ * first, middle (negated) and last element. */
+static void *make(dd_dtype t, int64_t rows, int64_t cols, int scale, double plant, uint64_t seed)
+{
+    size_t n = (size_t)(rows * cols);
+    void *m = malloc((n ? n : 1) * dd_elsize(t));
+    rng_fill_block(m, t, seed, RNG_TAG_A, 0, rows, 0, cols, cols);
+    for (size_t i = 0; i < n; i++)
+        put(m, t, (int64_t)i, ldexp(get(m, t, (int64_t)i), scale));
+    if (plant != 0 && n > 0) {
+        put(m, t, 0, plant);
+        put(m, t, (int64_t)n - 1, plant);
+        put(m, t, (int64_t)n / 2, -plant);
+    }
+    return m;
+}
+
+static void fill_case(dd_dtype t, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                      int64_t gcols, uint64_t seed)
+{
+    size_t bytes = (size_t)(rows * cols) * dd_elsize(t);
+    void *want = malloc(bytes + 1), *got = malloc(bytes + 1), *d = NULL;
+    memset(got, 0x5a, bytes + 1);
+    rng_fill_block(want, t, seed, RNG_TAG_A, row0, rows, col0, cols, gcols);
+    dd_err err = {{0}};
+    int rc = gpu.ops->alloc(&gpu, bytes, &d, &err);
+    if (!rc)
+        rc = gpu.ops->fill_random(&gpu, t, d, seed, RNG_TAG_A, row0, rows, col0, cols, gcols, &err);
+    if (!rc)
+        rc = gpu.ops->download(&gpu, got, d, bytes, &err);
+    EXPECT(rc == DD_OK, "fill_random: %s", err.msg);
+    int64_t bad = -1, n = rows * cols;
+    for (int64_t i = 0; i < n && bad < 0; i++)
+        if (memcmp((char *)got + (size_t)i * dd_elsize(t), (char *)want + (size_t)i * dd_elsize(t),
+                   dd_elsize(t)))
+            bad = i;
+    EXPECT(!rc && bad < 0,
+           "fill_random %s %lldx%lld at (%lld,%lld) of %lld cols: element %lld = %.17g, host %.17g",
+           dd_dtype_name(t), (long long)rows, (long long)cols, (long long)row0, (long long)col0,
+           (long long)gcols, (long long)bad, bad < 0 ? 0 : get(got, t, bad),
+           bad < 0 ? 0 : get(want, t, bad));
+    gpu.ops->free(&gpu, d);
+    free(want);
+    free(got);
+}
+
+static void absmax_case(dd_dtype t, int64_t n, int scale, double plant)
+{
+    void *h = make(t, 1, n, scale, plant, 21);
+    void *d = to_gpu(h, (size_t)n * dd_elsize(t));
+    double gm = -1, cm = -2;
+    int gnf = -1, cnf = -2;
+    dd_err err = {{0}};
+    int rc = gpu.ops->absmax(&gpu, t, d, n, &gm, &gnf, &err);
+    EXPECT(rc == DD_OK, "GPU absmax: %s", err.msg);
+    rc = cpu.ops->absmax(&cpu, t, h, n, &cm, &cnf, &err);
+    EXPECT(rc == DD_OK, "CPU absmax: %s", err.msg);
+    EXPECT(gm == cm && gnf == cnf, "absmax %s n %lld scale %d plant %g: GPU %.17g/%d, CPU %.17g/%d",
+           dd_dtype_name(t), (long long)n, scale, plant, gm, gnf, cm, cnf);
+    gpu.ops->free(&gpu, d);
+    free(h);
+}
+
+/* Same non-finite class, or |a − b| <= rel·scale. */
+static int agree(double a, double b, double rel, double scale)
+{
+    if (!isfinite(a) || !isfinite(b))
+        return (isnan(a) && isnan(b)) || a == b;
+    return fabs(a - b) <= rel * scale;
+}
+
+/* Compare the GPU's out/absrow with the CPU's, row by row. */
+static void matvec_compare(dd_dtype t, const void *h, int64_t rows, int64_t cols, const double f[2],
+                           const double *v, const double *out[2], const double *abs[2],
+                           const char *what)
+{
+    for (int64_t i = 0; i < rows; i++) {
+        double mag = 0; /* Σ_j |m'·v|: the scale of the sums' rounding */
+        for (int64_t j = 0; j < cols; j++)
+            mag += fabs(get(h, t, i * cols + j) * f[0] * f[1] * v[j]);
+        EXPECT(agree(out[0][i], out[1][i], 1e-12, mag),
+               "%s: out[%lld] GPU %.17g CPU %.17g (scale %g)", what, (long long)i, out[0][i],
+               out[1][i], mag);
+        if (abs[0])
+            EXPECT(agree(abs[0][i], abs[1][i], 1e-12, abs[1][i]),
+                   "%s: absrow[%lld] GPU %.17g CPU %.17g", what, (long long)i, abs[0][i],
+                   abs[1][i]);
+    }
+}
+
+static void matvec_case(dd_dtype t, int64_t rows, int64_t cols, int scale, double plant,
+                        int with_abs)
+{
+    void *h = make(t, rows, cols, scale, plant, 22);
+    void *d = to_gpu(h, (size_t)(rows * cols) * dd_elsize(t));
+    double f[2] = {ldexp(1.0, -scale / 2), ldexp(1.0, -(scale - scale / 2))};
+    size_t vb = sizeof(double) * (size_t)(cols + 1), rb = sizeof(double) * (size_t)(rows + 1);
+    double *v = malloc(vb), *o[2] = {malloc(rb), malloc(rb)}, *a[2] = {NULL, NULL};
+    if (with_abs) {
+        a[0] = malloc(rb);
+        a[1] = malloc(rb);
+    }
+    rng_fill_block(v, DD_F64, 23, RNG_TAG_X, 0, 1, 0, cols, cols);
+    int nf[2] = {-1, -2};
+    dd_err err = {{0}};
+    char what[160];
+    snprintf(what, sizeof what, "matvec %s %lldx%lld scale %d plant %g", dd_dtype_name(t),
+             (long long)rows, (long long)cols, scale, plant);
+    EXPECT(gpu.ops->matvec(&gpu, t, d, rows, cols, f, v, o[0], a[0], &nf[0], &err) == DD_OK,
+           "%s: GPU: %s", what, err.msg);
+    EXPECT(cpu.ops->matvec(&cpu, t, h, rows, cols, f, v, o[1], a[1], &nf[1], &err) == DD_OK,
+           "%s: CPU: %s", what, err.msg);
+    EXPECT(nf[0] == nf[1], "%s: nonfinite GPU %d CPU %d", what, nf[0], nf[1]);
+    matvec_compare(t, h, rows, cols, f, v, (const double **)o, (const double **)a, what);
+    gpu.ops->free(&gpu, d);
+    free(h);
+    free(v);
+    for (int i = 0; i < 2; i++) {
+        free(o[i]);
+        free(a[i]);
+    }
+}
+
+static void all_cases(dd_dtype t)
+{
+    static const double plants[] = {0, NAN, INFINITY, -INFINITY};
+    int big = t == DD_F64 ? 1000 : 100; /* near the top of the type's range */
+    fill_case(t, 0, 1, 0, 1, 1, 1);
+    fill_case(t, 5, 37, 3, 41, 101, 7);
+    fill_case(t, 1000, 129, 77, 257, 10000, 0xfeedfacecafebeefULL);
+    fill_case(t, 3, 1000, 0, 1, 5, 9);                    /* one column of many rows */
+    fill_case(t, 0, 2, 11, 1100001, 1200000, 10);         /* rows past the grid's x: stride */
+    fill_case(t, (int64_t)1 << 33, 3, 5, 7, 1 << 20, 42); /* indices past 2^32 */
+    fill_case(t, 70000, 600000, 0, 3, 3, 43);             /* past the grid's y: stride */
+    for (size_t p = 0; p < sizeof plants / sizeof plants[0]; p++) {
+        absmax_case(t, 1, 0, plants[p]);
+        absmax_case(t, 1001, 0, plants[p]);
+        absmax_case(t, 3000017, big, plants[p]);
+        absmax_case(t, 4099, -big, plants[p]);
+        matvec_case(t, 1, 1, 0, plants[p], 1);
+        matvec_case(t, 37, 29, 0, plants[p], 1);
+        matvec_case(t, 5, 100003, big, plants[p], 1); /* few rows, many columns */
+        matvec_case(t, 10007, 3, 0, plants[p], 0);    /* many rows, few columns */
+        matvec_case(t, 600001, 1, 0, plants[p], 1);   /* past the grid's cap: stride */
+        matvec_case(t, 300, 33, -big, plants[p], 1);
+        matvec_case(t, 257, 4097, 0, plants[p], 1);
+    }
+    absmax_case(t, 0, 0, 0);
+    matvec_case(t, 0, 5, 0, 0, 1);
+    matvec_case(t, 4, 0, 0, 0, 1); /* empty rows: sums 0 */
+    matvec_case(t, 3, 5, 0, 0, 1); /* the scratch, grown, still serves small cases */
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    dd_engine_cfg cfg = {MPI_COMM_WORLD, MPI_COMM_SELF, DD_F64, NULL, 1};
+    dd_err err = {{0}};
+    gpu.ops = &dd_engine_cuda;
+    int rc = gpu.ops->open(&gpu, &cfg, &err);
+    if (rc == DD_EUNSUP) {
+        printf("skipped: %s\n", err.msg);
+        MPI_Finalize();
+        return 77;
+    }
+    cpu.ops = &dd_engine_cpu;
+    if (rc || cpu.ops->open(&cpu, &cfg, &err)) {
+        fprintf(stderr, "FAIL: engine open: %s\n", err.msg);
+        MPI_Finalize();
+        return 1;
+    }
+    printf("GPU: %s\n", gpu.info.device);
+    all_cases(DD_F64);
+    all_cases(DD_F32);
+    gpu.ops->close(&gpu);
+    cpu.ops->close(&cpu);
+    MPI_Finalize();
+    if (failures) {
+        fprintf(stderr, "%d failures\n", failures);
+        return 1;
+    }
+    printf("engine_cuda: fill_random bit for bit, absmax and matvec as the CPU engine's\n");
+    return 0;
+}

@@ -1,0 +1,205 @@
+/* test_engine_aux.c — the CPU engine's absmax, matvec and fill_random
+ * (engine.h), the ops the check (src/driver/check.c) and --size generation
+ * run on: against plain loops written here, on random data of both types
+ * with NaN, +Inf and -Inf planted, scaled near the ends of the range,
+ * empty shapes; fill_random against rng_fill_block bit for bit and against
+ * rng_value element by element at odd offsets.  The GPU test
+ * (tests/gpu/test_engine_aux_gpu.c) holds the CUDA engine to this one. */
+#include <float.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "rng.h"
+
+static int failures;
+#define EXPECT(cond, ...)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
+    } while (0)
+
+static double get(const void *p, dd_dtype t, int64_t i)
+{
+    return t == DD_F64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
+}
+static void put(void *p, dd_dtype t, int64_t i, double v)
+{
+    if (t == DD_F64)
+        ((double *)p)[i] = v;
+    else
+        ((float *)p)[i] = (float)v;
+}
+
+/* rows×cols of uniform [-1, 1) times 2^scale, with `plant` (NaN, ±Inf or 0
+ * for none) at a few places. */
+static void *make(dd_dtype t, int64_t rows, int64_t cols, int scale, double plant, uint64_t seed)
+{
+    size_t n = (size_t)(rows * cols);
+    void *m = malloc((n ? n : 1) * dd_elsize(t));
+    rng_fill_block(m, t, seed, RNG_TAG_A, 0, rows, 0, cols, cols);
+    for (size_t i = 0; i < n; i++)
+        put(m, t, (int64_t)i, ldexp(get(m, t, (int64_t)i), scale));
+    if (plant != 0 && n > 0) {
+        put(m, t, 0, plant);
+        put(m, t, (int64_t)n - 1, plant);
+        put(m, t, (int64_t)n / 2, -plant);
+    }
+    return m;
+}
+
+/* The plain loops: what absmax and matvec mean. */
+static void ref_absmax(const void *M, dd_dtype t, int64_t n, double *mx, int *nf)
+{
+    *mx = 0;
+    *nf = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double m = get(M, t, i);
+        if (!isfinite(m))
+            *nf = 1;
+        else if (fabs(m) > *mx)
+            *mx = fabs(m);
+    }
+}
+
+/* Same value: equal, or both NaN, or within rel of each other. */
+static int close_to(double a, double b, double rel)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    if (isinf(a) || isinf(b))
+        return a == b;
+    return fabs(a - b) <= rel * fmax(fabs(a), fabs(b));
+}
+
+static void absmax_case(dd_engine *e, dd_dtype t, int64_t n, int scale, double plant)
+{
+    void *M = make(t, 1, n, scale, plant, 11);
+    double mx = -1, want;
+    int nf = -1, wnf;
+    dd_err err = {{0}};
+    ref_absmax(M, t, n, &want, &wnf);
+    int rc = e->ops->absmax(e, t, M, n, &mx, &nf, &err);
+    EXPECT(rc == DD_OK, "absmax: %s", err.msg);
+    EXPECT(mx == want && nf == wnf, "absmax %s n %lld scale %d plant %g: %g/%d, want %g/%d",
+           dd_dtype_name(t), (long long)n, scale, plant, mx, nf, want, wnf);
+    free(M);
+}
+
+static void matvec_case(dd_engine *e, dd_dtype t, int64_t rows, int64_t cols, int scale,
+                        double plant, int with_abs)
+{
+    void *M = make(t, rows, cols, scale, plant, 12);
+    double f[2] = {ldexp(1.0, -scale / 2), ldexp(1.0, -(scale - scale / 2))};
+    double *v = malloc(sizeof(double) * (size_t)(cols + 1));
+    double *out = malloc(sizeof(double) * (size_t)(rows + 1));
+    double *abs = malloc(sizeof(double) * (size_t)(rows + 1));
+    rng_fill_block(v, DD_F64, 13, RNG_TAG_X, 0, 1, 0, cols, cols);
+    int nf = -1, wnf = 0;
+    dd_err err = {{0}};
+    int rc = e->ops->matvec(e, t, M, rows, cols, f, v, out, with_abs ? abs : NULL, &nf, &err);
+    EXPECT(rc == DD_OK, "matvec: %s", err.msg);
+    for (int64_t i = 0; i < rows; i++) {
+        double s = 0, a = 0;
+        for (int64_t j = 0; j < cols; j++) {
+            double m = get(M, t, i * cols + j);
+            wnf |= !isfinite(m);
+            m = m * f[0] * f[1];
+            s += m * v[j];
+            a += fabs(m);
+        }
+        EXPECT(close_to(out[i], s, 1e-14),
+               "matvec %s %lldx%lld scale %d: out[%lld] = %.17g, want %.17g", dd_dtype_name(t),
+               (long long)rows, (long long)cols, scale, (long long)i, out[i], s);
+        if (with_abs)
+            EXPECT(close_to(abs[i], a, 1e-14), "matvec %s: absrow[%lld] = %.17g, want %.17g",
+                   dd_dtype_name(t), (long long)i, abs[i], a);
+    }
+    EXPECT(nf == wnf, "matvec %s %lldx%lld plant %g: nonfinite %d, want %d", dd_dtype_name(t),
+           (long long)rows, (long long)cols, plant, nf, wnf);
+    free(M);
+    free(v);
+    free(out);
+    free(abs);
+}
+
+/* fill_random = rng_fill_block bit for bit, and each element is rng_value
+ * at (row0 + i)·gcols + col0 + j (rounded to float for f32). */
+static void fill_case(dd_engine *e, dd_dtype t, int64_t row0, int64_t rows, int64_t col0,
+                      int64_t cols, int64_t gcols, uint64_t seed)
+{
+    size_t bytes = (size_t)(rows * cols) * dd_elsize(t) + 1;
+    void *got = malloc(bytes), *want = malloc(bytes);
+    memset(got, 0x5a, bytes);
+    memset(want, 0x5a, bytes);
+    dd_err err = {{0}};
+    int rc = e->ops->fill_random(e, t, got, seed, RNG_TAG_B, row0, rows, col0, cols, gcols, &err);
+    EXPECT(rc == DD_OK, "fill_random: %s", err.msg);
+    rng_fill_block(want, t, seed, RNG_TAG_B, row0, rows, col0, cols, gcols);
+    EXPECT(!memcmp(got, want, bytes),
+           "fill_random %s %lldx%lld at (%lld,%lld) of %lld columns "
+           "differs from rng_fill_block",
+           dd_dtype_name(t), (long long)rows, (long long)cols, (long long)row0, (long long)col0,
+           (long long)gcols);
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            double v = rng_value(seed, RNG_TAG_B, (uint64_t)((row0 + i) * gcols + col0 + j));
+            if (t == DD_F32)
+                v = (double)(float)v;
+            EXPECT(get(got, t, i * cols + j) == v && v >= -1 && v < 1,
+                   "fill_random %s (%lld,%lld) = %.17g, want %.17g", dd_dtype_name(t), (long long)i,
+                   (long long)j, get(got, t, i * cols + j), v);
+        }
+    free(got);
+    free(want);
+}
+
+static void all_cases(dd_engine *e, dd_dtype t)
+{
+    static const double plants[] = {0, NAN, INFINITY, -INFINITY};
+    int big = t == DD_F64 ? 1000 : 100; /* near the top of the type's range */
+    for (size_t p = 0; p < sizeof plants / sizeof plants[0]; p++) {
+        absmax_case(e, t, 0, 0, plants[p]);
+        absmax_case(e, t, 1, 0, plants[p]);
+        absmax_case(e, t, 1001, 0, plants[p]);
+        absmax_case(e, t, 4099, big, plants[p]);
+        matvec_case(e, t, 37, 29, 0, plants[p], 1);
+        matvec_case(e, t, 5, 1000, big, plants[p], 1);
+        matvec_case(e, t, 300, 3, 0, plants[p], 0);
+        matvec_case(e, t, 1, 1, -big, plants[p], 1);
+    }
+    matvec_case(e, t, 0, 5, 0, 0, 1);
+    matvec_case(e, t, 4, 0, 0, 0, 1); /* empty rows: sums 0 */
+    fill_case(e, t, 0, 1, 0, 1, 1, 1);
+    fill_case(e, t, 5, 37, 3, 41, 101, 7);
+    fill_case(e, t, 1000, 129, 77, 257, 10000, 0xfeedfacecafebeefULL);
+    fill_case(e, t, (int64_t)1 << 33, 3, 5, 7, 1 << 20, 42); /* indices past 2^32 */
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    dd_engine e = {0};
+    e.ops = &dd_engine_cpu;
+    dd_engine_cfg cfg = {MPI_COMM_WORLD, MPI_COMM_SELF, DD_F64, NULL, 1};
+    dd_err err = {{0}};
+    EXPECT(e.ops->open(&e, &cfg, &err) == DD_OK, "open: %s", err.msg);
+    EXPECT(e.ops->absmax && e.ops->matvec && e.ops->fill_random, "ops missing");
+    all_cases(&e, DD_F64);
+    all_cases(&e, DD_F32);
+    e.ops->close(&e);
+    MPI_Finalize();
+    if (failures) {
+        fprintf(stderr, "%d failures\n", failures);
+        return 1;
+    }
+    printf("engine_cpu: absmax, matvec and fill_random ok\n");
+    return 0;
+}
