@@ -122,7 +122,7 @@ void report_print(FILE *f, const dd_record *r)
     fprintf(f, "exposed   %.1f%% of the multiply phase spent waiting for panels\n",
             100.0 * r->exposed_fraction);
     if (r->wall > 0)
-        fprintf(f, "wall      %s from process start; %s in all %d multiplies; %s (%.1f%%) in no "
+        fprintf(f, "wall      %s from the launch; %s in all %d multiplies; %s (%.1f%%) in no "
                    "phase\n",
                 human_time(r->wall, a, sizeof a), human_time(r->multiply_all, b, sizeof b),
                 r->nrep + r->warmup, human_time(report_unaccounted(r), c, sizeof c),

@@ -7,8 +7,9 @@
 #include "check.h"
 #include "timer.h"
 
-/* The phases of a run, in order.  setup: process start to the first read
- * (MPI, devices, communicators warmed, allocation); multiply is the median
+/* The phases of a run, in order.  setup: the launcher's start (mpirun,
+ * srun) to the first read (process start, MPI, devices, communicators
+ * warmed, allocation); multiply is the median
  * repetition (rates are based on it), the wall account below uses all of
  * them; teardown: releasing devices, communicators and memory. */
 enum {

@@ -1,0 +1,60 @@
+/* launch.c — how long the launcher ran before this process (dd_launch.h). */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dd_launch.h"
+
+/* Field 22 of /proc/PID/stat: the start time in clock ticks since boot. */
+static double started_at(long pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+    unsigned long long ticks = 0;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+                            "%*d %*d %llu",
+                     &ticks) != 1)
+        return -1;
+    long hz = sysconf(_SC_CLK_TCK);
+    return hz > 0 ? (double)ticks / (double)hz : -1;
+}
+
+static int is_launcher(long pid)
+{
+    static const char *const names[] = {"mpirun",  "mpiexec",    "orterun",        "prterun",
+                                        "orted",   "prted",      "slurmstepd",     "hydra_pmi_proxy",
+                                        "mpiexec.hydra", NULL};
+    char path[64], comm[64] = "";
+    snprintf(path, sizeof path, "/proc/%ld/comm", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int ok = fscanf(f, "%63s", comm) == 1;
+    fclose(f);
+    for (int i = 0; ok && names[i]; i++)
+        if (!strcmp(comm, names[i]))
+            return 1;
+    return 0;
+}
+
+double dd_launcher_age(void)
+{
+    long parent = (long)getppid();
+    if (!is_launcher(parent))
+        return 0;
+    double up = -1, start = started_at(parent);
+    FILE *f = fopen("/proc/uptime", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &up) != 1)
+            up = -1;
+        fclose(f);
+    }
+    return up > 0 && start >= 0 && up > start ? up - start : 0;
+}
