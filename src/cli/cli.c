@@ -52,6 +52,7 @@ enum {
     O_COMM,
     O_KERNEL,
     O_THREADS,
+    O_PROGRESS,
     O_REPEAT,
     O_WARMUP,
     O_CHECK,
@@ -95,6 +96,7 @@ static const opt_spec specs[O_COUNT] = {
     [O_COMM] = {"--comm", 0, K_CHOICE, MODE_RUN, 0, 0, NULL},
     [O_KERNEL] = {"--kernel", 0, K_NAME, MODE_RUN, 0, 0, "a kernel"},
     [O_THREADS] = {"--threads", 0, K_NUMBER, MODE_RUN, 1, THREADS_MAX, NULL},
+    [O_PROGRESS] = {"--progress", 0, K_NUMBER, MODE_RUN, 0, 86400, NULL},
     [O_REPEAT] = {"--repeat", 0, K_NUMBER, MODE_RUN, 1, REPEAT_MAX, NULL},
     [O_WARMUP] = {"--warmup", 0, K_NUMBER, MODE_RUN, 0, REPEAT_MAX, NULL},
     [O_CHECK] = {"--check", 0, K_FLAG, MODE_RUN, 0, 0, NULL},
@@ -253,6 +255,9 @@ static int take_number(cli_state *st, int id, const char *v)
         break;
     case O_REPEAT:
         r->repeat = (int)x;
+        break;
+    case O_PROGRESS:
+        r->progress = (int)x;
         break;
     default:
         r->warmup = (int)x;
@@ -471,6 +476,7 @@ static void defaults(dd_cli *o, int argc, char **argv)
     o->run.comm = "auto";
     o->run.io = "auto";
     o->run.repeat = 1;
+    o->run.progress = 30;
     size_t used = 0;
     for (int i = 0; i < argc && used + 2 < sizeof o->cmdline; i++) {
         int n =
@@ -579,6 +585,10 @@ static void usage_run_rest(void)
            "                     streamed up panel by panel behind the multiply, C down after it\n"
            "  --json FILE        append one JSON record per run (JSON Lines)\n"
            "  --dry-run          print the decomposition and memory per rank; compute nothing\n"
+           "  --progress S       in a batch log, a line on the multiply's progress (panels, rate,\n"
+           "                     time left) at most every S seconds and every 10%% of panels,\n"
+           "                     0..86400 (default 30; 0: only per-phase lines); on a terminal\n"
+           "                     a live counter\n"
            "  --quiet, -q        only errors and the check line\n"
            "  --help, -h; --version\n",
            (unsigned long long)INT_MAX31, (unsigned long long)INT_MAX31, DD_LOOKAHEAD_MAX,

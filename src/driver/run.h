@@ -36,6 +36,7 @@ typedef struct {
     int repeat, warmup;
     int check, dry_run, quiet;
     int host_to_host; /* also time one streamed host-to-host pass */
+    int progress;     /* seconds between progress lines in a batch log (0: none) */
     const char *cmdline; /* for records */
     double t_start;      /* dd_now() at process start (0: at dd_run's start), for the wall account */
 } dd_run_opts;

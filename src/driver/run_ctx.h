@@ -34,6 +34,11 @@ struct run_ctx {
     dd_output out; /* the output's temporary and final names */
     char why[192], input[512], mpi_version[128];
     dd_record rec;
+    struct { /* rank 0's progress lines during the multiplies */
+        double t0, last;     /* start of the multiplies, last line */
+        int64_t last_done;   /* panels done at the last line, over all repetitions */
+        int rep, reps;       /* repetition under way (warm-ups included), of */
+    } prog;
 };
 
 /* run_data.c: the steps that move or compute data, each agreed */

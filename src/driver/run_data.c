@@ -179,6 +179,38 @@ int run_write_output(run_ctx *c, dd_err *err)
     return rc;
 }
 
+/* Rank 0's sign of life during the multiplies.  On a terminal a live
+ * counter (at most 5 updates a second); in a batch log one line when both
+ * --progress seconds and a tenth of the panels have passed since the last,
+ * with the rate so far and the time left.  Only where the host sees each
+ * panel finish (the CPU backend); a GPU's multiplies are queued ahead, and
+ * its repetitions are reported instead. */
+static void on_panel(void *arg, int64_t done, int64_t total)
+{
+    run_ctx *c = arg;
+    double now = dd_now(), elapsed = now - c->prog.t0;
+    int64_t all = total * c->prog.reps, so_far = total * c->prog.rep + done;
+    if (c->tty) {
+        if (now - c->prog.last < 0.2 && done < total)
+            return;
+        fprintf(stderr, "\r[dgemm-dist] multiply  %d/%d  panel %lld/%lld   ", c->prog.rep + 1,
+                c->prog.reps, (long long)done, (long long)total);
+    } else {
+        if (c->o->progress <= 0 || now - c->prog.last < c->o->progress ||
+            (so_far - c->prog.last_done) * 10 < all || so_far >= all)
+            return;
+        double flops = 2.0 * (double)c->M * (double)c->N * (double)c->K * (double)so_far / total;
+        double left = elapsed * (double)(all - so_far) / (double)so_far;
+        fprintf(stderr,
+                "[dgemm-dist] multiply  %lld of %lld panels (%.0f%%), %.3g GFLOP/s so far, "
+                "about %.0f s left\n",
+                (long long)so_far, (long long)all, 100.0 * so_far / all, flops / elapsed / 1e9,
+                left);
+        c->prog.last_done = so_far;
+    }
+    c->prog.last = now;
+}
+
 /* One timed multiply, agreed; a broken broadcast ends every rank. */
 static int timed_multiply(run_ctx *c, int stream_upload, double *sec, double *gemm, dd_err *err)
 {
@@ -225,8 +257,15 @@ int run_multiply(run_ctx *c, dd_err *err)
                  ? DD_OK
                  : dd_fail(err, DD_ENOMEM, "out of host memory for timings");
     rc = dd_agree(c->world, rc, err);
+    c->prog.t0 = c->prog.last = dd_now();
+    c->prog.reps = total;
+    if (c->rank == 0 && !o->quiet && c->eng.ops->work_is_host) {
+        c->s.on_panel = on_panel;
+        c->s.on_panel_arg = c;
+    }
     for (int i = 0; i < total && !rc; i++) {
         double sec = 0, gemm = 0;
+        c->prog.rep = i;
         if ((rc = timed_multiply(c, 0, &sec, &gemm, err)))
             break;
         if (i >= o->warmup) {
@@ -242,9 +281,13 @@ int run_multiply(run_ctx *c, dd_err *err)
         if (c->rank == 0 && c->tty && !o->quiet)
             fprintf(stderr, "\r[dgemm-dist] multiply  %d/%d%s", i + 1, total,
                     i < o->warmup ? " (warm-up)" : "          ");
+        else if (c->rank == 0 && !o->quiet && total > 1 && !c->eng.ops->work_is_host)
+            fprintf(stderr, "[dgemm-dist] multiply  %d/%d done%s\n", i + 1, total,
+                    i < o->warmup ? " (warm-up)" : "");
     }
     if (!rc)
         record_median(c, per_rank, exposed);
+    c->s.on_panel = NULL;
     free(per_rank);
     free(exposed);
     return rc;

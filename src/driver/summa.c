@@ -193,6 +193,8 @@ int summa_multiply(dd_summa *s, int stream_upload, double *seconds, double *gemm
             return rc;
         if (local == DD_OK)
             local = multiply_panel(s, t, &x, err);
+        if (s->on_panel)
+            s->on_panel(s->on_panel_arg, t + 1, s->npanels);
         if ((rc = comm_failed(c->ops->release(c, x.slot, err))))
             return rc;
     }

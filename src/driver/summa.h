@@ -28,6 +28,9 @@ typedef struct {
     const void *hA, *hB;
     dd_panel *panels;
     int64_t npanels;
+    /* Called after each panel's multiply is issued (NULL: not called). */
+    void (*on_panel)(void *arg, int64_t done, int64_t total);
+    void *on_panel_arg;
 } dd_summa;
 
 /* Fill in the block sizes from g, M, N, K (pure). */
