@@ -210,7 +210,13 @@ int io_h5_reserve(const char *path, uint64_t bytes, dd_err *err)
         return dd_fail(err, DD_EIO, "cannot open %s to reserve its space: %s", path,
                        strerror(errno));
     int rc = DD_OK;
-    if (fallocate(fd, 0, 0, (off_t)bytes) != 0 && errno != EOPNOTSUPP && errno != ENOSYS) {
+    /* the data, and a margin for what HDF5 writes at close (object headers,
+     * attributes, the superblock's end of file), allocated without changing
+     * the file's size: a full disk at close would leave collective ranks
+     * out of step inside HDF5 */
+    uint64_t margin = (uint64_t)1 << 20;
+    if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)(bytes + margin)) != 0 &&
+        errno != EOPNOTSUPP && errno != ENOSYS) {
         int e = errno;
         struct statvfs vs;
         double avail = fstatvfs(fd, &vs) == 0 ? (double)vs.f_bavail * (double)vs.f_frsize : -1;
@@ -218,7 +224,7 @@ int io_h5_reserve(const char *path, uint64_t bytes, dd_err *err)
             rc = dd_fail(err, DD_EIO,
                          "not enough space for %s: it needs %.3g GiB and the file system has "
                          "%.3g GiB free%s; free space or choose another place for the output",
-                         path, (double)bytes / 1073741824.0, avail / 1073741824.0,
+                         path, (double)(bytes + margin) / 1073741824.0, avail / 1073741824.0,
                          e == EDQUOT ? " (or the disk quota is reached)" : "");
         else
             rc = dd_fail(err, DD_EIO, "cannot reserve %.3g GiB for %s: %s",

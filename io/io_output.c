@@ -286,6 +286,36 @@ int io_output_prepare(MPI_Comm comm, const char *path, const char *input_path, i
     return DD_OK;
 }
 
+/* Why `side` cannot take a record (a message), or NULL: it must be a
+ * regular file that can be written, or a new name in a writable directory
+ * (a directory, FIFO or device is refused: a FIFO would block the run at
+ * its end). */
+static const char *side_unfit(const char *side, char *why, size_t len)
+{
+    struct stat st;
+    char dir[4096];
+    const char *base;
+    if (stat(side, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return "it is a directory";
+        if (!S_ISREG(st.st_mode)) {
+            snprintf(why, len, "it is %s, not a regular file", kind_of(st.st_mode));
+            return why;
+        }
+        if (access(side, W_OK) != 0) {
+            snprintf(why, len, "%s", strerror(errno));
+            return why;
+        }
+        return NULL;
+    }
+    if (errno != ENOENT || split_path(side, dir, sizeof dir, &base) != 0 || !base[0] ||
+        access(dir, W_OK | X_OK) != 0) {
+        snprintf(why, len, "%s", strerror(errno));
+        return why;
+    }
+    return NULL;
+}
+
 int io_output_check_side(MPI_Comm comm, const char *side, const char *option,
                          const char *input_path, const char *output_path, dd_err *err)
 {
@@ -295,20 +325,16 @@ int io_output_check_side(MPI_Comm comm, const char *side, const char *option,
     dd_err_clear(&local);
     int rc = DD_OK;
     if (rank == 0 && side) {
-        char dir[4096];
-        const char *base;
-        struct stat st;
-        if ((input_path && (same_file(side, input_path) || !strcmp(side, input_path))) ||
-            (output_path && (same_file(side, output_path) || !strcmp(side, output_path))))
+        char why[160];
+        const char *unfit;
+        int is_in = input_path && (same_file(side, input_path) || !strcmp(side, input_path));
+        int is_out = output_path && (same_file(side, output_path) || !strcmp(side, output_path));
+        if (is_in || is_out)
             rc = dd_fail(&local, DD_EUSAGE, "%s %s names the %s file; give it a file of its own",
-                         option, side,
-                         input_path && (same_file(side, input_path) || !strcmp(side, input_path))
-                             ? "input"
-                             : "output");
-        else if (stat(side, &st) == 0 ? access(side, W_OK) != 0
-                 : split_path(side, dir, sizeof dir, &base) != 0 || access(dir, W_OK | X_OK) != 0)
+                         option, side, is_in ? "input" : "output");
+        else if ((unfit = side_unfit(side, why, sizeof why)) != NULL)
             rc = dd_fail(&local, DD_EUSAGE, "%s %s cannot be written (%s); choose another file",
-                         option, side, strerror(errno));
+                         option, side, unfit);
     }
     return io_bcast_verdict(comm, rc, &local, err);
 }

@@ -6,6 +6,7 @@
 # from the rank itself (common.sh's run), so mpirun's own clean-up cannot
 # hide a rank left waiting.  The old output is kept, no temporary is left.
 dir=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=common.sh
 . "$dir/common.sh"
 cd "$work" || exit 1
 

@@ -1,7 +1,8 @@
+# shellcheck shell=bash
 # common.sh — sourced by the fault tests (tests/faults/*.sh).
 #
 # Each script checks a list of cases; a case is
-#     begin NAME; run RANKS SECS ARGS...; expect_rc 1 'pattern'; problem_if ...; end
+#     begin NAME; run RANKS SECS ARGS...; expect_rc 1 'pattern'; [ check ] || problem WHY; end
 # and prints one line, "ok   NAME: ..." or "FAIL NAME: why", and the script
 # exits 1 when any case failed, 77 (ctest's SKIP_RETURN_CODE) when it cannot
 # run here.  Every run is bounded with `timeout`.
@@ -38,23 +39,29 @@ sum() { sha256sum "$1" 2>/dev/null | cut -d' ' -f1; }
 # every rank agreed on; 124 on a hang; 99 when ranks disagree, with
 # rank_note saying how) and ms (wall time); stdout and stderr in
 # $work/stdout and $work/stderr.
+run_count=0
 run() {
-    local n=$1 secs=$2 t0 trc count codes
+    local n=$1 secs=$2 t0 trc count codes rcs
     shift 2
-    rm -rf "$work/rcs"
-    mkdir "$work/rcs"
+    run_count=$((run_count + 1))
+    rcs="$work/rcs.$run_count" # one per run: a straggler cannot write into the next
+    mkdir "$rcs"
     t0=$(now_ms)
-    DD_RC_DIR="$work/rcs" timeout -k 5 "$secs" "${mpirun[@]}" -n "$n" \
+    # shellcheck disable=SC2016  # expanded by each rank's shell
+    DD_RC_DIR="$rcs" timeout -k 5 "$secs" "${mpirun[@]}" -n "$n" \
         sh -c '"$@"; echo $? >"$DD_RC_DIR/$$"' dd-rank "$DD_BIN" "$@" >"$work/stdout" 2>"$work/stderr"
     trc=$?
     ms=$(($(now_ms) - t0))
     run_secs=$secs
     rank_note=""
-    count=$(find "$work/rcs" -type f | wc -l)
-    codes=$(cat "$work/rcs"/* 2>/dev/null | sort -u | tr '\n' ' ')
     if [ "$trc" -eq 124 ] || [ "$trc" -eq 137 ]; then
+        kill_stragglers "$rcs"
         rc=$trc
-    elif [ "$count" -ne "$n" ]; then
+        return
+    fi
+    count=$(find "$rcs" -type f | wc -l)
+    codes=$(cat "$rcs"/* 2>/dev/null | sort -u | tr '\n' ' ')
+    if [ "$count" -ne "$n" ]; then
         rc=$((trc ? trc : 98))
         rank_note="only $count of $n ranks ended normally (statuses: ${codes:-none}; mpirun: $trc)"
     elif [ "$(echo "$codes" | wc -w)" -ne 1 ]; then
@@ -65,18 +72,34 @@ run() {
     fi
 }
 
+# kill_stragglers RCS — after a timeout, ranks that mpirun could not end
+# (found by the DD_RC_DIR=RCS in their environment) are killed, so that a
+# hung run does not hold files or CPUs while the next case runs
+kill_stragglers() {
+    local p try left
+    for try in 1 2 3 4 5; do
+        : "$try"
+        left=""
+        for p in /proc/[0-9]*; do
+            if grep -qzxF "DD_RC_DIR=$1" "$p/environ" 2>/dev/null; then
+                grep -q '^State:[[:space:]]*Z' "$p/status" 2>/dev/null && continue
+                left="$left ${p#/proc/}"
+            fi
+        done
+        [ -z "$left" ] && return
+        echo "    note: killing ranks left by a hung run:$left"
+        # shellcheck disable=SC2086
+        kill -KILL $left 2>/dev/null
+        sleep 0.5
+    done
+}
+
 begin() {
     name=$1
     why=""
 }
 
 problem() { why="${why:+$why; }$*"; }
-
-# problem_if 'test expression...' MESSAGE — records MESSAGE when the test holds
-problem_if() {
-    local msg=$2
-    if eval "$1"; then problem "$msg"; fi
-}
 
 # expect_rc STATUS PATTERN — the usual checks of a run that must fail:
 # no hang, no crash, status STATUS (a regex such as 1 or 1|2), exactly one
@@ -92,7 +115,7 @@ expect_rc() {
         problem "crashed (status $rc)"
     fi
     [[ "$rc" =~ ^($status)$ ]] || problem "exit status $rc, expected $status"
-    if [ "$status" != 0 ]; then
+    if [ "$rc" -ne 0 ]; then
         n=$(grep -c '^dgemm-dist: error:' "$work/stderr")
         [ "$n" -eq 1 ] || problem "$n error lines, expected exactly one"
         grep '^dgemm-dist: error:' "$work/stderr" | grep -Eqi -- "$pattern" ||

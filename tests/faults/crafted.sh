@@ -11,6 +11,7 @@
 #    than the host has (a larger size where the host has more), also with
 #    --dry-run.
 dir=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=common.sh
 . "$dir/common.sh"
 cd "$work" || exit 1
 

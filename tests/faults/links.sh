@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2015  # `test && test || problem` records a problem when either fails
 # Names an attacker or a slip can plant (docs/design.md §1 "Output",
 # io/io_output.c): the temporary's name is unpredictable, so symbolic links
 # planted at the names an older version used (.c.h5.tmp.<pid> for the next
@@ -7,6 +8,7 @@
 # input, a dangling link, /dev/null or a FIFO is refused (exit 2) with and
 # without --force, and none of them is touched.
 dir=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=common.sh
 . "$dir/common.sh"
 cd "$work" || exit 1
 

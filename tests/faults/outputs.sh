@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2015  # `test && test || problem` records a problem when either fails
 # The output's name at commit, and the side file --json, checked before
 # anything is computed (docs/design.md §1, io/io_output.c).
 #  - A file that appears at --out during the run (DD_FAULT=race-out:0: rank
@@ -11,6 +12,7 @@
 #    got as far as computing fails with the injected fault's message instead
 #    of the --json one.  No output file appears, the input is unchanged.
 dir=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=common.sh
 . "$dir/common.sh"
 cd "$work" || exit 1
 
@@ -49,6 +51,8 @@ json_case() {
 }
 json_case json_names_input in.h5 'json.*input'
 json_case json_names_input_by_another_path "$work/./in.h5" 'json.*input'
+ln -s in.h5 in-link.h5
+json_case json_is_a_symlink_to_input in-link.h5 'json.*input'
 json_case json_names_output o.h5 'json.*output'
 json_case json_in_missing_directory "$work/no/such/dir/run.jsonl" 'json'
 json_case json_is_a_directory jdir 'json'

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2015  # `test && test || problem` records a problem when either fails
 # Signals during the write, and temporaries of runs that died
 # (io/io_output.c): DD_FAULT=slow-write:0 makes rank 0 sleep 30 s inside
 # the write, after the temporary file was created.  About 2 s into that
@@ -9,6 +10,7 @@
 # temporary (its owner is gone).  A stale temporary whose owner is alive, or on another
 # host, is left alone.
 dir=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=common.sh
 . "$dir/common.sh"
 cd "$work" || exit 1
 # background jobs of a script ignore SIGINT unless job control is on
@@ -47,7 +49,8 @@ alive() {
 
 # sig_case NAME RANKS SIGNAL TARGET — TARGET: mpirun, ranks (every rank), rank0
 sig_case() {
-    local n=$2 sig=$3 target=$4 mp i t0 rank_pids owner_pid
+    local n=$2 sig=$3 target=$4 mp i t0 owner_pid
+    local -a rank_pids
     begin "$1"
     DD_FAULT=slow-write:0 "${mpirun[@]}" -n "$n" "$DD_BIN" --in in.h5 --out c.h5 --force --quiet \
         >"$work/stdout" 2>"$work/stderr" &
@@ -61,12 +64,14 @@ sig_case() {
         problem "no temporary file appeared within 20 s"
     fi
     sleep 2
-    rank_pids=$(ranks_of "$mp")
+    mapfile -t rank_pids < <(ranks_of "$mp")
     owner_pid=$(cat .c.h5.tmp.*/owner 2>/dev/null | awk '{print $2}')
+    [ "${#rank_pids[@]}" -gt 0 ] || problem "found no dgemm-dist process below mpirun"
+    [ -n "$owner_pid" ] || problem "no owner file in the temporary"
     t0=$(now_ms)
     case $target in
     mpirun) kill "-$sig" "$mp" ;;
-    ranks) kill "-$sig" $rank_pids ;;
+    ranks) kill "-$sig" "${rank_pids[@]}" ;;
     rank0) kill "-$sig" "$owner_pid" ;;
     esac
     for i in $(seq 150); do
@@ -76,12 +81,12 @@ sig_case() {
     ms=$(($(now_ms) - t0))
     if kill -0 "$mp" 2>/dev/null; then
         problem "still running 15 s after SIG$sig"
-        kill -KILL "$mp" $rank_pids 2>/dev/null
+        kill -KILL "$mp" "${rank_pids[@]}" 2>/dev/null
     fi
     wait "$mp"
     rc=$?
     sleep 0.2
-    for i in $rank_pids; do
+    for i in "${rank_pids[@]}"; do
         alive "$i" && problem "rank process $i still alive" && kill -KILL "$i"
     done
     [ "$rc" -ne 0 ] || problem "the interrupted run exited 0"

@@ -15,6 +15,7 @@
 # A ~1e307 with B ~1e-307) gives a finite C that PASSES and matches the
 # serial product; the same inputs with a corrupted C still FAIL.
 dir=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=common.sh
 . "$dir/common.sh"
 cd "$work" || exit 1
 

@@ -2,8 +2,10 @@
 # jobs/aggregate on made-up records whose answers are known: pooling of
 # repetitions, median and min, speed-up and efficiency (strong: T1/(N TN);
 # weak: per-GPU rate), the fallback baseline when no 1-rank run exists, a
-# run that left no record, malformed lines, and the plots.  Needs neither
-# Slurm nor dgemm-dist.
+# run that left no record, malformed lines, and the plots, whose legends
+# name every series: each strong-time ideal line is titled with its own
+# series, and a weak series from plain record files (series "weak") is
+# named by backend, dtype and size.  Needs neither Slurm nor dgemm-dist.
 #
 #   tests/slurm/test-aggregate.sh REPO_ROOT
 set -euo pipefail
@@ -69,6 +71,18 @@ study("weak", "weak", [
 with open(os.path.join(work, "plain.jsonl"), "w") as f:
     f.write(rec(1, S, S, S, [4.0, 4.0, 5.0], [1, 1], None) + "\n")
     f.write(rec(2, S, S, S, [2.5], [1, 2], None) + "\n")
+
+# plain files, strong, two problems (two series, each with its ideal line)
+with open(os.path.join(work, "plain2.jsonl"), "w") as f:
+    for n, t in ((S, 4.0), (2 * S, 32.0)):
+        f.write(rec(1, n, n, n, [t], [1, 1], None) + "\n")
+        f.write(rec(2, n, n, n, [t / 1.8], [1, 2], None) + "\n")
+
+# plain files, weak, as the GPU figures were made (jobs/aggregate --study
+# weak runs.jsonl): one series, named "weak" in the table
+with open(os.path.join(work, "plain-weak.jsonl"), "w") as f:
+    f.write(rec(1, 128, 128, 64, [1.0], [1, 1], None) + "\n")
+    f.write(rec(2, 128, 256, 64, [1.04], [1, 2], None) + "\n")
 PY
 
 agg=$repo/jobs/aggregate
@@ -77,6 +91,8 @@ grep -q 'no 1-rank run' <<<"$out" || { echo "no baseline warning: $out"; exit 1;
 grep -q 'not JSON' <<<"$out" || { echo "malformed line not reported: $out"; exit 1; }
 python3 "$agg" "$work/weak" >/dev/null
 python3 "$agg" --study strong "$work/plain.jsonl" --out "$work/plain" --no-plots >/dev/null
+python3 "$agg" --study strong "$work/plain2.jsonl" --out "$work/plain2" >/dev/null
+python3 "$agg" --study weak "$work/plain-weak.jsonl" --out "$work/plain-weak" >/dev/null
 if python3 "$agg" --study weak "$work/strong/runs.tsv" --out "$work/none" --no-plots 2>/dev/null; then
   echo "a file without records should fail"
   exit 1
@@ -134,4 +150,40 @@ for f in strong/plots/strong-time strong/plots/strong-speedup strong/plots/stron
   [[ -s $png && $(head -c 8 "$png" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] \
     || { echo "$png: not a PNG"; exit 1; }
 done
-echo "PASS (test-aggregate): pooling, baselines, strong and weak efficiency, missing runs, plots"
+# The legends (the gnuplot scripts' titles): every measured line names its
+# series, and every ideal line names the series whose ideal it is.
+python3 - "$work" <<'PY'
+import os, re, sys
+work = sys.argv[1]
+LINE = re.compile(r"index (\d+) using \S+ with (linespoints|lines)[^\n]*?(notitle|title \"([^\"]*)\")")
+
+def titles(gp):
+    """(index, kind, title) of each plotted series line; kind measured or ideal."""
+    text = open(os.path.join(work, gp), encoding="utf-8").read()
+    return [(int(m.group(1)), "measured" if m.group(2) == "linespoints" else "ideal", m.group(4))
+            for m in LINE.finditer(text)]
+
+def expect(gp, want):
+    got = titles(gp)
+    if got != want:
+        sys.exit(f"{gp}: legend titles\n  {got}\nexpected\n  {want}")
+
+a, b = "M×N×K = 1000×1000×1000", "M×N×K = 2000×2000×2000"
+expect("plain2/plots/strong-time.gp", [
+    (0, "measured", a), (1, "measured", b),
+    (0, "ideal", f"ideal T_1 / N, {a}"), (1, "ideal", f"ideal T_1 / N, {b}")])
+# no 1-rank run: the ideal follows the 2-rank baseline
+expect("strong/plots/strong-time.gp", [(0, "measured", a), (0, "ideal", f"ideal 2·T_2 / N, {a}")])
+expect("plain2/plots/strong-efficiency.gp", [(0, "measured", a), (1, "measured", b)])
+expect("plain-weak/plots/weak-efficiency.gp", [(0, "measured", "cuda f64, 128×128×64 per GPU")])
+expect("weak/plots/weak-efficiency.gp",
+       [(0, "measured", "cuda f64, 100×100×100 per GPU (grow memory)")])
+phases = open(os.path.join(work, "plain-weak/plots/weak-phases-weak.gp"), encoding="utf-8").read()
+if "cuda f64, 128×128×64 per GPU: time per phase" not in phases:
+    sys.exit("plain-weak/plots/weak-phases-weak.gp: the title does not name the series")
+PY
+for f in plain2/plots/strong-time plain-weak/plots/weak-efficiency; do
+  [[ $(head -c 8 "$work/$f.png" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] \
+    || { echo "$work/$f.png: not a PNG"; exit 1; }
+done
+echo "PASS (test-aggregate): pooling, baselines, strong and weak efficiency, missing runs, plots, legends"
