@@ -4,13 +4,13 @@ add_executable(test-grid ${PROJECT_SOURCE_DIR}/tests/unit/test_grid.c)
 target_link_libraries(test-grid PRIVATE dd_core)
 target_compile_options(test-grid PRIVATE ${DD_WARN})
 add_test(NAME unit_grid_every_element_owned_once COMMAND test-grid)
-set_tests_properties(unit_grid_every_element_owned_once PROPERTIES LABELS unit TIMEOUT 60)
+set_tests_properties(unit_grid_every_element_owned_once PROPERTIES LABELS unit TIMEOUT 20)
 
 add_executable(test-engine-cpu ${PROJECT_SOURCE_DIR}/tests/unit/test_engine_cpu.c)
 target_link_libraries(test-engine-cpu PRIVATE dd_core)
 target_compile_options(test-engine-cpu PRIVATE ${DD_WARN})
 add_test(NAME unit_cpu_engine_multiply_and_progress_hook COMMAND test-engine-cpu)
-set_tests_properties(unit_cpu_engine_multiply_and_progress_hook PROPERTIES LABELS unit TIMEOUT 60
+set_tests_properties(unit_cpu_engine_multiply_and_progress_hook PROPERTIES LABELS unit TIMEOUT 20
   ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 
 add_executable(dd-compare ${PROJECT_SOURCE_DIR}/tests/tools/dd_compare.c)
@@ -34,7 +34,9 @@ set(DD_TEST_ENV
 function(dd_case name ranks m n k dtype)
   add_test(NAME ${name}
     COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/run_case.sh ${ranks} ${m} ${n} ${k} ${dtype} ${ARGN})
-  set_tests_properties(${name} PROPERTIES LABELS "mpi" TIMEOUT 120
+  # timeouts near each test's real duration (1-3 s here), so a hang fails
+  # in seconds, not minutes
+  set_tests_properties(${name} PROPERTIES LABELS "mpi" TIMEOUT 40
     ENVIRONMENT "${DD_TEST_ENV}" PROCESSORS ${ranks})
 endfunction()
 
@@ -64,19 +66,19 @@ endif()
 # gen writes the same file whatever the rank count
 add_test(NAME gen_same_file_for_1_2_3_ranks
   COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/gen_determinism.sh)
-set_tests_properties(gen_same_file_for_1_2_3_ranks PROPERTIES LABELS "mpi;io" TIMEOUT 120
+set_tests_properties(gen_same_file_for_1_2_3_ranks PROPERTIES LABELS "mpi;io" TIMEOUT 60
   ENVIRONMENT "${DD_TEST_ENV}")
 
 # every bad input: one message, non-zero exit on all ranks, no hang, no output
 add_test(NAME cli_bad_input_one_message_no_output
   COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/bad_input.sh)
-set_tests_properties(cli_bad_input_one_message_no_output PROPERTIES LABELS "cli" TIMEOUT 300
+set_tests_properties(cli_bad_input_one_message_no_output PROPERTIES LABELS "cli" TIMEOUT 120
   ENVIRONMENT "${DD_TEST_ENV}")
 
 # report, dry run, help, version, generated inputs, JSON appends
 add_test(NAME cli_report_dryrun_help_json
   COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/report.sh)
-set_tests_properties(cli_report_dryrun_help_json PROPERTIES LABELS "cli" TIMEOUT 180
+set_tests_properties(cli_report_dryrun_help_json PROPERTIES LABELS "cli" TIMEOUT 60
   ENVIRONMENT "${DD_TEST_ENV}")
 
 # Benchmarks (not tests): the CPU multiply phase against direct BLAS.

@@ -18,11 +18,11 @@ expect() {
     sums_before=$(cd "$work" && sha256sum ./*.h5 notes.txt)
     rm -f "$work/out.h5"
     set +e
-    timeout 60 "${mpirun[@]}" -n "$ranks" "$DD_BIN" "$@" >"$work/stdout" 2>"$work/stderr"
+    timeout 20 "${mpirun[@]}" -n "$ranks" "$DD_BIN" "$@" >"$work/stdout" 2>"$work/stderr"
     rc=$?
     set -e
     local why=""
-    [ "$rc" -eq 124 ] && why="hung (killed after 60 s)"
+    [ "$rc" -eq 124 ] && why="hung (killed after 20 s)"
     [ -z "$why" ] && ! [[ "$rc" =~ ^($status)$ ]] && why="exit status $rc, expected $status"
     [ -z "$why" ] && ! grep -Eq -- "$pattern" "$work/stderr" && why="message does not match /$pattern/"
     local n
@@ -79,7 +79,7 @@ grep -q 'FAILED$' "$work/stdout" || { echo "FAIL inf_input_fails_check: no FAILE
 # an existing output is kept without --force, replaced with it
 cp "$work/good.h5" "$work/keep.h5"
 set +e
-timeout 60 "${mpirun[@]}" -n 2 "$DD_BIN" --in "$work/good.h5" --out "$work/keep.h5" --quiet 2>"$work/stderr"
+timeout 20 "${mpirun[@]}" -n 2 "$DD_BIN" --in "$work/good.h5" --out "$work/keep.h5" --quiet 2>"$work/stderr"
 rc=$?
 set -e
 if [ "$rc" -ne 2 ] || ! grep -q "exists; pass --force" "$work/stderr" || ! cmp -s "$work/good.h5" "$work/keep.h5"; then
@@ -87,7 +87,7 @@ if [ "$rc" -ne 2 ] || ! grep -q "exists; pass --force" "$work/stderr" || ! cmp -
 else
     echo "ok   existing_output_kept"
 fi
-timeout 60 "${mpirun[@]}" -n 2 "$DD_BIN" --in "$work/good.h5" --out "$work/keep.h5" --force --quiet
+timeout 20 "${mpirun[@]}" -n 2 "$DD_BIN" --in "$work/good.h5" --out "$work/keep.h5" --force --quiet
 "$DD_COMPARE" product "$work/good.h5" "$work/keep.h5" >/dev/null && echo "ok   force_replaces_output"
 
 if [ "$fails" -ne 0 ]; then

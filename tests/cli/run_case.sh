@@ -44,6 +44,15 @@ assert rec["dtype"] == dtype
 assert rec["grid"][0] * rec["grid"][1] == int(ranks)
 assert rec["check"]["passed"] is True and rec["check"]["residual"] < 16
 assert rec["tflops"] > 0 and rec["time_median"] > 0
+# the rate is the median's, not the minimum's or the mean's
+t = sorted(rec["multiply_times"])
+med = t[len(t) // 2] if len(t) % 2 else (t[len(t) // 2 - 1] + t[len(t) // 2]) / 2
+assert abs(rec["time_median"] - med) <= 1e-12 * med, (rec["time_median"], med)
+assert abs(rec["tflops"] - 2 * int(m) * int(n) * int(k) / med / 1e12) <= 1e-9 * rec["tflops"]
+# a product of this size leaves rounding differences: a residual of exactly 0
+# would mean the check compared nothing
+if min(int(m), int(n), int(k)) >= 8:
+    assert rec["check"]["residual"] > 0, rec["check"]
 for ph in ("read", "multiply", "exposed_comm", "write", "check"):
     p = rec["phases"][ph]
     assert 0 <= p["min"] <= p["avg"] <= p["max"], (ph, p)
