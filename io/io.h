@@ -79,6 +79,24 @@ void io_quiet(void);
 int io_probe_inputs(MPI_Comm comm, const char *path, const char *a, const char *b, int64_t *M,
                     int64_t *N, int64_t *K, dd_dtype *type, dd_err *err);
 
+/* The same for GEMM, C = alpha·op(A)·op(B) + beta·C: the datasets hold A,
+ * B (and C) as stored, each the transpose of what the program multiplies
+ * where transa/transb is 'T' and, for all three, where col (--order col:
+ * a column-major writer's M×K matrix is a K×M dataset).  M, N, K are those
+ * of op(A) (M×K) and op(B) (K×N), derived from the stored shapes.  With
+ * need_c the dataset c must exist, be M×N (N×M with col) and of A's type;
+ * without it C is never opened.  One message on a mismatch, naming the
+ * options that made the shapes. */
+typedef struct {
+    const char *a, *b, *c; /* dataset names */
+    char transa, transb;   /* 'N' or 'T' */
+    int col;               /* --order col */
+    int need_c;            /* beta != 0 */
+    double beta;           /* for messages */
+} dd_probe_gemm;
+int io_probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64_t *M, int64_t *N,
+                  int64_t *K, dd_dtype *type, dd_err *err);
+
 /* The output-file discipline (io_output.c).
  *
  * io_output_prepare(): rank 0 refuses an existing `path` without force, one

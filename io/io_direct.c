@@ -400,7 +400,10 @@ static int dir_create(dd_io *io, MPI_Comm comm, const char *path, int ndsets,
     io->impl = NULL;
     dd_io inner = {0};
     int threads = 1;
-    int rc = dd_agree(comm, thread_count(comm, &threads, err), err);
+    int rc = thread_count(comm, &threads, err);
+    if (rc == DD_OK && H5Tequal(io_h5_memtype(type), io_h5_filetype(type)) <= 0)
+        rc = dd_fail(err, DD_EUNSUP, "--io direct needs a little-endian host; use independent");
+    rc = dd_agree(comm, rc, err);
     if (rc == DD_OK)
         rc = dd_io_independent.create(&inner, comm, path, ndsets, names, dims, type, err);
     if (rc != DD_OK)

@@ -1,6 +1,7 @@
 /* io_probe.c — the input probe (io.h): rank 0 opens the input read-only,
- * checks that A and B are matrices that fit together, and broadcasts its
- * verdict and the sizes, so every rank returns the same rc and message. */
+ * checks that A and B (and C's input, for beta ≠ 0) are matrices that fit
+ * together as GEMM's flags say, and broadcasts its verdict and the sizes,
+ * so every rank returns the same rc and message. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -21,7 +22,7 @@ typedef struct {
     dd_dtype type;
 } probe_mat;
 
-/* Checks one matrix dataset; `label` is "A" or "B", `name` its name in the file. */
+/* Checks one matrix dataset; `label` is "A", "B" or "C", `name` its name in the file. */
 static int probe_matrix(hid_t file, const char *path, const char *label, const char *name,
                         probe_mat *m, dd_err *err)
 {
@@ -29,7 +30,10 @@ static int probe_matrix(hid_t file, const char *path, const char *label, const c
         return dd_fail(err, DD_EUSAGE,
                        "input file %s has no dataset \"%s\" for matrix %s; name the right one "
                        "with --%s",
-                       path, name, label, label[0] == 'A' ? "a" : "b");
+                       path, name, label,
+                       label[0] == 'A'   ? "a"
+                       : label[0] == 'B' ? "b"
+                                         : "c");
     hid_t obj = H5Oopen(file, name, H5P_DEFAULT);
     if (obj < 0)
         return dd_fail(err, DD_EIO, "cannot open \"%s\" in input file %s; is the file damaged?",
@@ -53,8 +57,8 @@ static int probe_matrix(hid_t file, const char *path, const char *label, const c
     return rc;
 }
 
-static int probe_local(const char *path, const char *a, const char *b, probe_mat *ma, probe_mat *mb,
-                       dd_err *err)
+/* The file itself: there, readable, HDF5; then opened read-only. */
+static int open_input(const char *path, hid_t *file, dd_err *err)
 {
     struct stat st;
     if (path == NULL || path[0] == '\0')
@@ -77,60 +81,134 @@ static int probe_local(const char *path, const char *a, const char *b, probe_mat
         return dd_fail(err, DD_EUSAGE, "input file %s is not an HDF5 file", path);
     if (is < 0)
         return dd_fail(err, DD_EIO, "cannot read input file %s to check that it is HDF5", path);
-    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (file < 0)
+    *file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (*file < 0)
         return dd_fail(err, DD_EIO,
                        "cannot open input file %s with HDF5; if another program is writing it, "
                        "wait for it to finish (on file systems without locks set "
                        "HDF5_USE_FILE_LOCKING=FALSE)",
                        path);
-    int rc = probe_matrix(file, path, "A", a, ma, err);
-    if (rc == DD_OK)
-        rc = probe_matrix(file, path, "B", b, mb, err);
-    if (rc == DD_OK && ma->type != mb->type)
-        rc = dd_fail(err, DD_EUSAGE,
-                     "A is %s but B is %s in %s; store both with the same element type",
-                     dd_dtype_name(ma->type), dd_dtype_name(mb->type), path);
-    if (rc == DD_OK && ma->cols != mb->rows)
-        rc = dd_fail(
+    return DD_OK;
+}
+
+/* "--transa T --order col" (the options that differ from the defaults), or "" */
+static void layout_words(const dd_probe_gemm *g, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s%s", g->transa == 'T' ? " --transa T" : "",
+             g->transb == 'T' ? " --transb T" : "", g->col ? " --order col" : "");
+}
+
+/* op(A) M×K and op(B) K×N from the stored shapes; their K must agree. */
+static int fit_ab(const char *path, const dd_probe_gemm *g, const probe_mat *ma,
+                  const probe_mat *mb, int64_t mnk[3], dd_err *err)
+{
+    int ta = (g->transa == 'T') != (g->col != 0), tb = (g->transb == 'T') != (g->col != 0);
+    int64_t am = ta ? ma->cols : ma->rows, ak = ta ? ma->rows : ma->cols;
+    int64_t bk = tb ? mb->cols : mb->rows, bn = tb ? mb->rows : mb->cols;
+    char words[64];
+    layout_words(g, words, sizeof words);
+    if (ma->type != mb->type)
+        return dd_fail(err, DD_EUSAGE,
+                       "A is %s but B is %s in %s; store both with the same element type",
+                       dd_dtype_name(ma->type), dd_dtype_name(mb->type), path);
+    if (ak != bk && !words[0])
+        return dd_fail(
             err, DD_EUSAGE, "A is %lld×%lld but B is %lld×%lld: A's columns must equal B's rows",
             (long long)ma->rows, (long long)ma->cols, (long long)mb->rows, (long long)mb->cols);
+    if (ak != bk)
+        return dd_fail(err, DD_EUSAGE,
+                       "%s: op(B) is %lld×%lld but op(A) has %lld columns (A is stored %lld×%lld "
+                       "and B %lld×%lld in %s); op(A)'s columns must equal op(B)'s rows: check "
+                       "--transa, --transb and --order",
+                       words + 1, (long long)bk, (long long)bn, (long long)ak, (long long)ma->rows,
+                       (long long)ma->cols, (long long)mb->rows, (long long)mb->cols, path);
+    mnk[0] = am;
+    mnk[1] = bn;
+    mnk[2] = ak;
+    return DD_OK;
+}
+
+/* C's input (beta ≠ 0): there, of A's type, M×N as stored (N×M with col). */
+static int probe_c(hid_t file, const char *path, const dd_probe_gemm *g, dd_dtype type,
+                   const int64_t mnk[3], dd_err *err)
+{
+    probe_mat mc;
+    if (!io_h5_link_exists(file, g->c))
+        return dd_fail(err, DD_EUSAGE,
+                       "--beta %g needs C's input, but input file %s has no dataset \"%s\": name "
+                       "it with --c, or use --beta 0 (C = alpha·op(A)·op(B))",
+                       g->beta, path, g->c);
+    int rc = probe_matrix(file, path, "C", g->c, &mc, err);
+    int64_t rows = g->col ? mnk[1] : mnk[0], cols = g->col ? mnk[0] : mnk[1];
+    if (!rc && mc.type != type)
+        rc = dd_fail(err, DD_EUSAGE,
+                     "C (\"%s\" in %s) is %s but A and B are %s; store C with their element "
+                     "type",
+                     g->c, path, dd_dtype_name(mc.type), dd_dtype_name(type));
+    if (!rc && (mc.rows != rows || mc.cols != cols))
+        rc = dd_fail(err, DD_EUSAGE,
+                     "C (\"%s\" in %s) is stored %lld×%lld but op(A)·op(B) is %lld×%lld, so C "
+                     "must be stored %lld×%lld%s",
+                     g->c, path, (long long)mc.rows, (long long)mc.cols, (long long)mnk[0],
+                     (long long)mnk[1], (long long)rows, (long long)cols,
+                     g->col ? " (its transpose: --order col)" : "");
+    return rc;
+}
+
+static int probe_local(const char *path, const dd_probe_gemm *g, int64_t mnk[3], dd_dtype *type,
+                       dd_err *err)
+{
+    hid_t file = -1;
+    int rc = open_input(path, &file, err);
+    if (rc)
+        return rc;
+    probe_mat ma, mb;
+    rc = probe_matrix(file, path, "A", g->a, &ma, err);
+    if (rc == DD_OK)
+        rc = probe_matrix(file, path, "B", g->b, &mb, err);
+    if (rc == DD_OK)
+        rc = fit_ab(path, g, &ma, &mb, mnk, err);
+    if (rc == DD_OK && g->need_c)
+        rc = probe_c(file, path, g, ma.type, mnk, err);
+    *type = ma.type;
     if (H5Fclose(file) < 0 && rc == DD_OK)
         rc = dd_fail(err, DD_EIO, "cannot close input file %s after checking it", path);
     return rc;
 }
 
-int io_probe_inputs(MPI_Comm comm, const char *path, const char *a, const char *b, int64_t *M,
-                    int64_t *N, int64_t *K, dd_dtype *type, dd_err *err)
+int io_probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64_t *M, int64_t *N,
+                  int64_t *K, dd_dtype *type, dd_err *err)
 {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     io_quiet();
     struct {
         int rc, type;
-        int64_t M, N, K;
+        int64_t mnk[3];
     } v;
     memset(&v, 0, sizeof v);
     dd_err local;
     dd_err_clear(&local);
     if (rank == 0) {
-        probe_mat ma, mb;
-        v.rc = probe_local(path, a ? a : "A", b ? b : "B", &ma, &mb, &local);
-        if (v.rc == DD_OK) {
-            v.M = ma.rows;
-            v.K = ma.cols;
-            v.N = mb.cols;
-            v.type = (int)ma.type;
-        }
+        dd_dtype t = DD_F64;
+        v.rc = probe_local(path, g, v.mnk, &t, &local);
+        v.type = (int)t;
     }
     if (MPI_Bcast(&v, (int)sizeof v, MPI_BYTE, 0, comm) != MPI_SUCCESS)
         return dd_fail(err, DD_EFAIL, "MPI_Bcast failed while sharing the input file's shape");
     int rc = io_bcast_verdict(comm, v.rc, &local, err);
     if (rc != DD_OK)
         return rc;
-    *M = v.M;
-    *N = v.N;
-    *K = v.K;
+    *M = v.mnk[0];
+    *N = v.mnk[1];
+    *K = v.mnk[2];
     *type = (dd_dtype)v.type;
     return DD_OK;
+}
+
+int io_probe_inputs(MPI_Comm comm, const char *path, const char *a, const char *b, int64_t *M,
+                    int64_t *N, int64_t *K, dd_dtype *type, dd_err *err)
+{
+    dd_probe_gemm g = {a ? a : "A", b ? b : "B", "C", 'N', 'N', 0, 0, 0};
+    return io_probe_gemm(comm, path, &g, M, N, K, type, err);
 }

@@ -47,8 +47,8 @@ assert rec["tflops"] > 0 and rec["time_median"] > 0
 # the rate is the median's, not the minimum's or the mean's
 t = sorted(rec["multiply_times"])
 med = t[len(t) // 2] if len(t) % 2 else (t[len(t) // 2 - 1] + t[len(t) // 2]) / 2
-assert abs(rec["time_median"] - med) <= 1e-12 * med, (rec["time_median"], med)
-assert abs(rec["tflops"] - 2 * int(m) * int(n) * int(k) / med / 1e12) <= 1e-9 * rec["tflops"]
+assert abs(rec["time_median"] - med) <= 1e-8 * med, (rec["time_median"], med)
+assert abs(rec["tflops"] - 2 * int(m) * int(n) * int(k) / med / 1e12) <= 1e-6 * rec["tflops"]
 # a product of this size leaves rounding differences: a residual of exactly 0
 # would mean the check compared nothing
 if min(int(m), int(n), int(k)) >= 8:

@@ -1,0 +1,192 @@
+/* io_bench.c — block I/O bandwidth: the "direct" path, the "independent"
+ * path, and a dd-like sequential pwrite/pread of the same bytes.
+ *
+ *   mpirun -np R io-bench [GiB] [directory] [rows|grid] [reps]
+ *
+ * One f64 dataset of GiB gibibytes (8192 columns, 64 KiB rows) is written
+ * and read back by every rank's block (cut by rows, or on the most nearly
+ * square grid), `reps` times each (default 3); the best time is shown, from
+ * the first barrier to the last rank's close, open and create included.  The
+ * dd-like side is one thread per rank moving its block's bytes as one run
+ * with 4 MiB pwrite/pread calls into a plain file (`dd bs=4M` at one rank).
+ * Every read is compared with what was written.  The files live in
+ * `directory` (default $TMPDIR or /tmp); right after a write they are in the
+ * page cache, so reads measure the cache unless the file system bypasses it.
+ * DD_IO_THREADS sets the direct path's threads per rank. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io.h"
+
+enum { COLS = 8192 };
+#define DD_CHUNK ((size_t)4 << 20)
+
+static int g_rank, g_size;
+
+static void split(int64_t n, int parts, int i, int64_t *start, int64_t *len)
+{
+    int64_t base = n / parts, rem = n % parts;
+    *start = i * base + (i < rem ? i : rem);
+    *len = base + (i < rem ? 1 : 0);
+}
+
+/* The dd-like side: this rank's block as one run at `at` (the ranks' blocks
+ * one after the other, rank by rank), in 4 MiB calls. */
+static int dd_like(const char *file, int writing, char *buf, size_t bytes, off_t at)
+{
+    if (writing && g_rank == 0) {
+        int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || close(fd) != 0)
+            return -1;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    int fd = open(file, writing ? O_WRONLY : O_RDONLY);
+    if (fd < 0)
+        return -1;
+    for (size_t done = 0; done < bytes;) {
+        size_t n = bytes - done < DD_CHUNK ? bytes - done : DD_CHUNK;
+        ssize_t k = writing ? pwrite(fd, buf + done, n, at + (off_t)done)
+                            : pread(fd, buf + done, n, at + (off_t)done);
+        if (k <= 0) {
+            close(fd);
+            return -1;
+        }
+        done += (size_t)k;
+    }
+    return close(fd);
+}
+
+/* One write or read of the whole dataset through `p` (NULL: dd-like); seconds, or -1. */
+static double one_pass(const dd_io_ops *p, const char *file, int writing, const int64_t dims[2],
+                       const int64_t b[4], off_t at, char *buf)
+{
+    const char *names[1] = {"C"};
+    size_t bytes = (size_t)(b[1] * b[3]) * 8;
+    dd_io io = {0};
+    dd_err e;
+    dd_err_clear(&e);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    int rc = DD_OK;
+    if (p == NULL) {
+        rc = dd_like(file, writing, buf, bytes, at) == 0 ? DD_OK : DD_EIO;
+        if (rc != DD_OK)
+            dd_fail(&e, rc, "dd-like %s of %s failed", writing ? "write" : "read", file);
+    } else if (writing) {
+        rc = p->create(&io, MPI_COMM_WORLD, file, 1, names, (const int64_t(*)[2])dims, DD_F64, &e);
+        if (rc == DD_OK)
+            rc = p->write_block(&io, "C", DD_F64, b[0], b[1], b[2], b[3], buf, &e);
+    } else {
+        rc = p->open_read(&io, MPI_COMM_WORLD, file, &e);
+        if (rc == DD_OK)
+            rc = p->read_block(&io, "C", DD_F64, b[0], b[1], b[2], b[3], buf, &e);
+    }
+    if (p != NULL && io.impl != NULL && p->close(&io, &e) != DD_OK)
+        rc = DD_EIO;
+    int all = 0;
+    MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    double t = MPI_Wtime() - t0;
+    if (rc != DD_OK)
+        fprintf(stderr, "io-bench: rank %d: %s\n", g_rank, e.msg);
+    return all == DD_OK ? t : -1;
+}
+
+/* Writes then reads `reps` times through `p`; best[1], best[0]: the best
+ * write and read times (-1: none).  Returns the passes that failed. */
+static int best_of(const dd_io_ops *p, const char *file, int reps, const int64_t dims[2],
+                   const int64_t b[4], off_t at, double *data, double *back, size_t n,
+                   double best[2])
+{
+    int fails = 0;
+    best[0] = best[1] = -1;
+    for (int r = 0; r < reps; r++)
+        for (int w = 1; w >= 0; w--) {
+            memset(back, 0, n * 8);
+            double t = one_pass(p, file, w, dims, b, at, w ? (char *)data : (char *)back);
+            int bad = !w && t >= 0 && memcmp(back, data, n * 8) != 0, anybad = 0;
+            MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            fails += anybad || t < 0;
+            if (t >= 0 && !anybad && (best[w] < 0 || t < best[w]))
+                best[w] = t;
+        }
+    if (g_rank == 0)
+        unlink(file);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return fails;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    io_quiet();
+    double gib = argc > 1 ? atof(argv[1]) : 1.0;
+    const char *tmp = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
+    const char *dir = argc > 2 ? argv[2] : tmp;
+    int grid = argc > 3 && strcmp(argv[3], "grid") == 0;
+    int reps = argc > 4 ? atoi(argv[4]) : 3;
+    int64_t rows = (int64_t)(gib * 1073741824.0 / (COLS * 8.0) + 0.5);
+    if (rows < 1 || reps < 1 || (argc > 3 && !grid && strcmp(argv[3], "rows") != 0)) {
+        if (g_rank == 0)
+            fprintf(stderr, "usage: mpirun -np R io-bench [GiB] [directory] [rows|grid] [reps]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    int P = 1;
+    for (int p = 1; p * p <= g_size; p++)
+        if (g_size % p == 0)
+            P = p;
+    int Q = grid ? g_size / P : 1;
+    P = grid ? P : g_size;
+    const int64_t dims[2] = {rows, COLS};
+    int64_t b[4];
+    split(rows, P, g_rank / Q, &b[0], &b[1]);
+    split(COLS, Q, g_rank % Q, &b[2], &b[3]);
+    size_t n = (size_t)(b[1] * b[3]);
+    long long mine = (long long)n * 8, before = 0;
+    MPI_Exscan(&mine, &before, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    off_t at = g_rank == 0 ? 0 : (off_t)before;
+    double *data = malloc(n ? n * 8 : 8), *back = malloc(n ? n * 8 : 8);
+    if (data == NULL || back == NULL) {
+        fprintf(stderr, "io-bench: out of memory for %zu bytes\n", 2 * n * 8);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (int64_t i = 0; i < b[1]; i++)
+        for (int64_t j = 0; j < b[3]; j++)
+            data[i * b[3] + j] = (double)((b[0] + i) * COLS + b[2] + j);
+
+    const dd_io_ops *paths[3] = {&dd_io_direct, &dd_io_independent, NULL};
+    const char *label[3] = {"direct", "independent", "dd-like (4 MiB pwrite/pread)"};
+    double bytes = (double)rows * COLS * 8;
+    char file[4096];
+    snprintf(file, sizeof file, "%s/io-bench.%d.h5", dir, (int)getpid());
+    MPI_Bcast(file, sizeof file, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (g_rank == 0) {
+        const char *th = getenv("DD_IO_THREADS");
+        printf("io-bench: %.3g GiB f64 (%lld x %d), %d ranks (%dx%d blocks), %d reps, best of; "
+               "DD_IO_THREADS=%s; file %s\n",
+               bytes / 1073741824.0, (long long)rows, COLS, g_size, P, Q, reps,
+               th ? th : "(default)", file);
+        printf("%-30s %10s %10s\n", "path", "write GB/s", "read GB/s");
+    }
+    int fails = 0;
+    for (int k = 0; k < 3; k++) {
+        double best[2];
+        fails += best_of(paths[k], file, reps, dims, b, at, data, back, n, best);
+        if (g_rank == 0)
+            printf("%-30s %10.2f %10.2f\n", label[k], best[1] > 0 ? bytes / best[1] / 1e9 : -1,
+                   best[0] > 0 ? bytes / best[0] / 1e9 : -1);
+    }
+    if (g_rank == 0 && fails)
+        printf("io-bench: %d passes failed or read back wrong data\n", fails);
+    free(data);
+    free(back);
+    MPI_Finalize();
+    return fails ? 1 : 0;
+}
