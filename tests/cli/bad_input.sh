@@ -67,7 +67,10 @@ expect bad_panel           2 "--panel"                         2 -- --in "$work/
 # --backend cuda where no GPU is usable (CI) or the build lacks CUDA
 if ! nvidia-smi -L >/dev/null 2>&1; then
     # shellcheck disable=SC2086
-    expect cuda_without_gpu "1|2" "no CUDA GPU|built without CUDA|GPU" 2 -- --in "$work/good.h5" --backend cuda $o
+    # says there is no GPU, and never sends the user to upgrade a driver
+    expect cuda_without_gpu "1|2" "no GPU on host|built without CUDA" 2 -- --in "$work/good.h5" --backend cuda $o
+    grep -q "driver version is insufficient" "$work/stderr" &&
+        { echo "FAIL cuda_without_gpu: blames the driver"; fails=$((fails + 1)); }
 fi
 # NaN and Inf in the inputs never pass the check; nothing is written
 # shellcheck disable=SC2086

@@ -64,3 +64,13 @@ grep -Eq '^\[dgemm-dist\] multiply  [0-9]+ of [0-9]+ panels \([0-9]+%\), .* GFLO
 "${mpirun[@]}" -n 2 "$DD_BIN" --size 1500 --panel 32 --repeat 10 --progress 1 --backend cpu \
     --quiet >"$work/prog.out" 2>"$work/prog.err"
 ! grep -q 'panels (' "$work/prog.err" || fail "--quiet printed progress"
+# one log, a stable order: every phase line (stderr) before the report
+# (stdout), as a batch system writes both into one file
+"${mpirun[@]}" -n 1 "$DD_BIN" --size 300 --backend cpu --out "$work/one.h5" >"$work/both" 2>&1
+grep -Eq '^grid +1x1 on 1 rank ' "$work/both" || fail "report says 'on 1 ranks'"
+grep -Eq "^output +$work/one.h5\$" "$work/both" || fail "report does not name the output"
+grep -Eq '^rate .* GFLOP/s total' "$work/both" || fail "a slow run's rate not in GFLOP/s"
+last_phase=$(grep -n '^\[dgemm-dist\]' "$work/both" | tail -1 | cut -d: -f1)
+header=$(grep -n '^dgemm-dist [0-9]' "$work/both" | head -1 | cut -d: -f1)
+[ -n "$last_phase" ] && [ -n "$header" ] && [ "$last_phase" -lt "$header" ] ||
+    { cat "$work/both"; fail "phase lines and the report interleave"; }
