@@ -1,6 +1,7 @@
 /* engine_aux.cu — the CUDA engine's kernels besides the multiply
- * (engine_aux.h): the check's absmax and matrix-vector products, and the
- * generator of --size inputs, run where the data is.
+ * (engine_aux.h): the check's absmax and matrix-vector products, the
+ * generator of --size inputs, and GEMM's alpha/beta scaling, run where the
+ * data is.
  *
  * All three are memory-bound streams over a block: grid-stride loops, reads
  * and writes coalesced along rows, sums in double.  The generator calls
@@ -122,20 +123,66 @@ __global__ void __launch_bounds__(THREADS)
         atomicOr(&flags->nonfinite, 1);
 }
 
-/* blockDim (tx, ty): tx threads along a row, ty rows per block. */
+/* blockDim (tx, ty): tx threads along a row, ty rows per block.  trans:
+ * element (i, j) takes the counter of the matrix's (col0 + j, row0 + i). */
 template <typename T>
 __global__ void __launch_bounds__(THREADS)
     fill_kernel(T *out, uint64_t seed, uint64_t tag, int64_t row0, int64_t rows, int64_t col0,
-                int64_t cols, int64_t gcols)
+                int64_t cols, int64_t gcols, int trans)
 {
     for (int64_t i = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; i < rows;
          i += (int64_t)gridDim.y * blockDim.y) {
-        const uint64_t base = rng_index(row0, i, col0, 0, gcols);
+        const uint64_t base =
+            trans ? rng_index(col0, 0, row0, i, gcols) : rng_index(row0, i, col0, 0, gcols);
+        const uint64_t step = trans ? (uint64_t)gcols : 1;
         T *row = out + i * cols;
         for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < cols;
              j += (int64_t)gridDim.x * blockDim.x)
-            row[j] = from_double<T>(rng_value(seed, tag, base + (uint64_t)j));
+            row[j] = from_double<T>(rng_value(seed, tag, base + (uint64_t)j * step));
     }
+}
+
+/* 32×32 tiles, 32×8 threads; the tile's column of +1 keeps the shared
+ * memory reads of a turned row free of bank conflicts.  Tiles in x along
+ * cols, in y along rows (grid-strided beyond the launch's caps). */
+constexpr int TILE = 32, TROWS = 8;
+template <typename T>
+__global__ void __launch_bounds__(TILE *TROWS)
+    transpose_kernel(const T *src, int64_t lds, T *dst, int64_t ldd, int64_t rows, int64_t cols)
+{
+    __shared__ T tile[TILE][TILE + 1];
+    for (int64_t by = blockIdx.y; by * TILE < rows; by += gridDim.y)
+        for (int64_t bx = blockIdx.x; bx * TILE < cols; bx += gridDim.x) {
+            int64_t i0 = by * TILE, j0 = bx * TILE;
+            for (int k = threadIdx.y; k < TILE; k += TROWS) {
+                int64_t i = i0 + k, j = j0 + threadIdx.x;
+                if (i < rows && j < cols)
+                    tile[k][threadIdx.x] = src[i * lds + j];
+            }
+            __syncthreads();
+            for (int k = threadIdx.y; k < TILE; k += TROWS) {
+                int64_t j = j0 + k, i = i0 + threadIdx.x; /* dst row j, column i */
+                if (i < rows && j < cols)
+                    dst[j * ldd + i] = tile[threadIdx.x][k];
+            }
+            __syncthreads();
+        }
+}
+
+/* x[i] *= s: one IEEE multiply in the element type, rounded to nearest
+ * (__dmul_rn / __fmul_rn: never contracted with anything). */
+__global__ void __launch_bounds__(THREADS) scale_f64(double *x, int64_t n, double s)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        x[i] = __dmul_rn(x[i], s);
+}
+
+__global__ void __launch_bounds__(THREADS) scale_f32(float *x, int64_t n, float s)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        x[i] = __fmul_rn(x[i], s);
 }
 
 /* ceil(work / per), at least 1 and at most cap (the loops stride beyond). */
@@ -192,7 +239,7 @@ extern "C" int dd_aux_matvec(int is_f64, const void *M, int64_t rows, int64_t co
 
 extern "C" int dd_aux_fill_random(int is_f64, void *work, uint64_t seed, uint64_t tag, int64_t row0,
                                   int64_t rows, int64_t col0, int64_t cols, int64_t gcols,
-                                  void *stream)
+                                  int trans, void *stream)
 {
     if (rows <= 0 || cols <= 0)
         return cudaSuccess;
@@ -201,10 +248,39 @@ extern "C" int dd_aux_fill_random(int is_f64, void *work, uint64_t seed, uint64_
     dim3 block((unsigned)tx, (unsigned)ty);
     dim3 grid(blocks(cols, tx, 4096), blocks(rows, ty, 65535));
     if (is_f64)
-        fill_kernel<double>
-            <<<grid, block, 0, st>>>((double *)work, seed, tag, row0, rows, col0, cols, gcols);
+        fill_kernel<double><<<grid, block, 0, st>>>((double *)work, seed, tag, row0, rows, col0,
+                                                    cols, gcols, trans);
     else
-        fill_kernel<float>
-            <<<grid, block, 0, st>>>((float *)work, seed, tag, row0, rows, col0, cols, gcols);
+        fill_kernel<float><<<grid, block, 0, st>>>((float *)work, seed, tag, row0, rows, col0, cols,
+                                                   gcols, trans);
+    return cudaGetLastError();
+}
+
+extern "C" int dd_aux_scale(int is_f64, void *work, int64_t n, double s, void *stream)
+{
+    if (n <= 0)
+        return cudaSuccess;
+    cudaStream_t st = (cudaStream_t)stream;
+    unsigned grid = blocks(n, THREADS, 4096);
+    if (is_f64)
+        scale_f64<<<grid, THREADS, 0, st>>>((double *)work, n, s);
+    else
+        scale_f32<<<grid, THREADS, 0, st>>>((float *)work, n, (float)s);
+    return cudaGetLastError();
+}
+
+extern "C" int dd_aux_transpose(size_t es, const void *src, int64_t lds, void *dst, int64_t ldd,
+                                int64_t rows, int64_t cols, void *stream)
+{
+    if (rows <= 0 || cols <= 0)
+        return cudaSuccess;
+    cudaStream_t st = (cudaStream_t)stream;
+    dim3 block(TILE, TROWS), grid(blocks(cols, TILE, 65535), blocks(rows, TILE, 65535));
+    if (es == 8)
+        transpose_kernel<double>
+            <<<grid, block, 0, st>>>((const double *)src, lds, (double *)dst, ldd, rows, cols);
+    else
+        transpose_kernel<float>
+            <<<grid, block, 0, st>>>((const float *)src, lds, (float *)dst, ldd, rows, cols);
     return cudaGetLastError();
 }

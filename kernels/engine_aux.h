@@ -1,6 +1,7 @@
 /* engine_aux.h — the CUDA engine's kernels besides the multiply
- * (kernels/engine_aux.cu): the check's scans and matrix-vector products and
- * the generator, where the data is.  Not ladder kernels: not in kernels.def.
+ * (kernels/engine_aux.cu): the check's scans and matrix-vector products,
+ * the generator, and GEMM's alpha/beta scaling, where the data is.  Not ladder kernels: not in
+ * kernels.def.
  *
  * Launchers take device pointers and a cudaStream_t as void *, only enqueue
  * (never synchronise) and return cudaError_t as int (0 = cudaSuccess), like
@@ -38,9 +39,22 @@ int dd_aux_matvec(int is_f64, const void *M, int64_t rows, int64_t cols, double 
 
 /* rng_fill_block (src/base/rng.h) into device memory, bit for bit: a
  * rows×cols block (ld = cols) of a matrix of gcols columns whose top-left
- * element is (row0, col0). */
+ * element is (row0, col0); with trans, rng_fill_block_t's block of the
+ * transpose (element (i, j) is the matrix's (col0 + j, row0 + i)). */
 int dd_aux_fill_random(int is_f64, void *work, uint64_t seed, uint64_t tag, int64_t row0,
-                       int64_t rows, int64_t col0, int64_t cols, int64_t gcols, void *stream);
+                       int64_t rows, int64_t col0, int64_t cols, int64_t gcols, int trans,
+                       void *stream);
+
+/* dst[j·ldd + i] = src[i·lds + j] for i < rows, j < cols, elements of es
+ * bytes (8 or 4): a tiled transpose through shared memory, reads and
+ * writes coalesced (the CUDA engine's upload_t_async/download_t_async). */
+int dd_aux_transpose(size_t es, const void *src, int64_t lds, void *dst, int64_t ldd, int64_t rows,
+                     int64_t cols, void *stream);
+
+/* work[i] *= s for i < n, in the element type (f32: s rounded to float,
+ * then one float multiply, rounded to nearest).  The caller handles s = 1
+ * (nothing) and s = 0 (a memset: zeros without reading). */
+int dd_aux_scale(int is_f64, void *work, int64_t n, double s, void *stream);
 
 #ifdef __cplusplus
 }

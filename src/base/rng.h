@@ -25,7 +25,7 @@
 #include "dd.h"
 #include "dd_splitmix.h"
 
-enum { RNG_TAG_A = 0x41, RNG_TAG_B = 0x42, RNG_TAG_X = 0x58 };
+enum { RNG_TAG_A = 0x41, RNG_TAG_B = 0x42, RNG_TAG_C = 0x43, RNG_TAG_X = 0x58 };
 
 DD_HOSTDEV double rng_value(uint64_t seed, uint64_t tag, uint64_t index)
 {
@@ -50,6 +50,13 @@ extern "C" {
  * columns whose top-left element is (row0, col0). */
 void rng_fill_block(void *buf, dd_dtype t, uint64_t seed, uint64_t tag, int64_t row0, int64_t rows,
                     int64_t col0, int64_t cols, int64_t gcols);
+
+/* The same for a block of the transpose: element (i, j) of the rows×cols
+ * block (row-major, ld = cols) is element (col0 + j, row0 + i) of the
+ * matrix of `gcols` columns, i.e. counter rng_index(col0, j, row0, i, gcols).
+ * (A block of Aᵀ when A is what the generator makes.) */
+void rng_fill_block_t(void *buf, dd_dtype t, uint64_t seed, uint64_t tag, int64_t row0,
+                      int64_t rows, int64_t col0, int64_t cols, int64_t gcols);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,12 @@
 #include "dd.h"
 #include "run.h"
 
+/* The bounds of the numbers the command line takes (--help states them). */
+#define DIM_MAX (UINT64_C(1) << 62)    /* --size, -m -n -k: the driver checks products */
+#define INT_MAX31 UINT64_C(2147483647) /* --panel, --grid's P·Q */
+#define REPEAT_MAX UINT64_C(1000000)   /* --repeat, --warmup */
+#define THREADS_MAX UINT64_C(4096)
+
 typedef enum { DD_CMD_RUN, DD_CMD_GEN } dd_cmd;
 
 typedef struct {
@@ -25,6 +31,7 @@ typedef struct {
  * offending argument.  No I/O, no MPI: every rank parses the same argv.
  * Uses getopt's global state: call it once, from one thread. */
 int cli_parse(int argc, char **argv, dd_cli *o, dd_err *err);
+/* --help (cli_usage.c): a run's options, or gen's. */
 void cli_usage(const char *prog, int gen);
 
 #endif

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agree.h"
 #include "check.h"
@@ -18,12 +19,13 @@ typedef struct {
     dd_dtype t;
     int64_t K;
     const void *A, *B, *C; /* work memory */
+    const check_cterm *cin; /* beta·C_in's part, or NULL (beta = 0) */
     uint64_t seed;
     dd_range rm, rn, rkq, rkp;
     double *x;  /* Nq: my slice of x */
     double *w;  /* K: B x, everywhere */
     double *kb; /* 2·Kp: my rows of B x, then of |B| row sums */
-    double *mb; /* 3·Mp: my rows of C x, A (B x), |A| row sums */
+    double *mb; /* 5·Mp: my rows of C x, A (B x), |A| row sums, then cin's w and |C_in| sums */
 } chk;
 
 /* The scaling exponents never leave this range, so 2^-ea, 2^-eb and each
@@ -100,62 +102,84 @@ static int input_scan(const chk *c, double out[4], dd_err *err)
     return reduce(c, out, 4, MPI_MAX, c->world, err);
 }
 
-/* The scaled products.  glob[0..6): max|y'−z'| over finite differences,
- * ||A'||_oo, ||B'||_oo, ||x||_oo, C holds NaN or Inf, some y'−z' not
- * finite. */
-static int products(const chk *c, int ea, int eb, double glob[6], dd_err *err)
+/* x: my slice (Nq) of the check's random vector; returns max |x_j|. */
+static double draw_x(uint64_t seed, dd_range rn, double *x)
 {
-    int64_t Mp = c->rm.len, Nq = c->rn.len, Kp = c->rkp.len;
-    double fa[2], fb[2], fc[2], xmax = 0, bnorm = 0;
-    pow2_split(ea, fa);
-    pow2_split(eb, fb);
-    pow2_split(ea + eb, fc);
-    for (int64_t j = 0; j < Nq; j++) {
-        c->x[j] = rng_value(c->seed, RNG_TAG_X, (uint64_t)(c->rn.start + j));
-        xmax = fmax(xmax, fabs(c->x[j]));
+    double xmax = 0;
+    for (int64_t j = 0; j < rn.len; j++) {
+        x[j] = rng_value(seed, RNG_TAG_X, (uint64_t)(rn.start + j));
+        xmax = fmax(xmax, fabs(x[j]));
     }
-    /* B' x and |B'| row sums: my rows of K, summed along my grid row */
-    int nfc = 0, nfab = 0; /* A and B are finite here (input_scan): nfab is moot */
-    int rc = matvec(c, c->B, Kp, Nq, fb, c->x, c->kb, c->kb + Kp, &nfab, err);
+    return xmax;
+}
+
+/* w = B' x on every rank (length K) and ||B'||_oo: my rows of K, summed
+ * along my grid row, then one copy of each grid row's slice spread to all. */
+static int b_times_x(const chk *c, const double fb[2], double *bnorm, dd_err *err)
+{
+    int64_t Kp = c->rkp.len;
+    int nfab = 0; /* A and B are finite here (input_scan): nfab is moot */
+    int rc = matvec(c, c->B, Kp, c->rn.len, fb, c->x, c->kb, c->kb + Kp, &nfab, err);
     if ((rc = dd_agree(c->world, rc, err)) || (rc = reduce(c, c->kb, 2 * Kp, MPI_SUM, c->row, err)))
         return rc;
+    *bnorm = 0;
     for (int64_t i = 0; i < Kp; i++)
-        bnorm = fmax(bnorm, c->kb[Kp + i]);
-    if (c->g->q == 0) /* one copy of each grid row's slice, spread to all */
+        *bnorm = fmax(*bnorm, c->kb[Kp + i]);
+    if (c->g->q == 0)
         for (int64_t i = 0; i < Kp; i++)
             c->w[c->rkp.start + i] = c->kb[i];
-    if ((rc = reduce(c, c->w, c->K, MPI_SUM, c->world, err)))
+    return reduce(c, c->w, c->K, MPI_SUM, c->world, err);
+}
+
+/* The scaled products, C-type quantities in units of 2^e (A' B' in units
+ * of 2^(ea+eb), so times sab = 2^(ea+eb-e) <= 1; beta·C_in in units of
+ * 2^cin->e, times 2^(cin->e - e) <= 1).  glob[0..7): max|y'−z'| over
+ * finite differences, ||A'||_oo, ||B'||_oo, ||x||_oo, C holds NaN or Inf,
+ * some y'−z' not finite, ||(beta·C_in)'||_oo. */
+static int products(const chk *c, int ea, int eb, int e, double glob[7], dd_err *err)
+{
+    int64_t Mp = c->rm.len, Nq = c->rn.len;
+    double fa[2], fb[2], fc[2], bnorm = 0;
+    pow2_split(ea, fa);
+    pow2_split(eb, fb);
+    pow2_split(e, fc);
+    double xmax = draw_x(c->seed, c->rn, c->x);
+    int rc = b_times_x(c, fb, &bnorm, err);
+    if (rc)
         return rc;
     /* y' = C' x, z' = A' (B' x), |A'| row sums: summed along my grid row */
+    int nfc = 0, nfab = 0;
     rc = matvec(c, c->C, Mp, Nq, fc, c->x, c->mb, NULL, &nfc, err);
     if (!rc)
         rc = matvec(c, c->A, Mp, c->rkq.len, fa, c->w + c->rkq.start, c->mb + Mp, c->mb + 2 * Mp,
                     &nfab, err);
-    if ((rc = dd_agree(c->world, rc, err)) || (rc = reduce(c, c->mb, 3 * Mp, MPI_SUM, c->row, err)))
-        return rc;
-    double diff = 0, anorm = 0, ovf = 0;
     for (int64_t i = 0; i < Mp; i++) {
-        double d = fabs(c->mb[i] - c->mb[Mp + i]);
+        c->mb[3 * Mp + i] = c->cin ? c->cin->w[i] : 0;
+        c->mb[4 * Mp + i] = c->cin ? c->cin->abs[i] : 0;
+    }
+    if ((rc = dd_agree(c->world, rc, err)) || (rc = reduce(c, c->mb, 5 * Mp, MPI_SUM, c->row, err)))
+        return rc;
+    double sab = ldexp(1.0, ea + eb - e), sc = c->cin ? ldexp(1.0, c->cin->e - e) : 0;
+    double diff = 0, anorm = 0, cnorm = 0, ovf = 0;
+    for (int64_t i = 0; i < Mp; i++) {
+        double d = fabs(c->mb[i] - (c->mb[Mp + i] * sab + c->mb[3 * Mp + i] * sc));
         if (isfinite(d))
             diff = fmax(diff, d);
         else
             ovf = 1;
         anorm = fmax(anorm, c->mb[2 * Mp + i]);
+        cnorm = fmax(cnorm, c->mb[4 * Mp + i] * sc);
     }
-    glob[0] = diff;
-    glob[1] = anorm;
-    glob[2] = bnorm;
-    glob[3] = xmax;
-    glob[4] = nfc;
-    glob[5] = ovf;
-    return reduce(c, glob, 6, MPI_MAX, c->world, err);
+    double mine[7] = {diff, anorm, bnorm, xmax, nfc, ovf, cnorm};
+    memcpy(glob, mine, sizeof mine);
+    return reduce(c, glob, 7, MPI_MAX, c->world, err);
 }
 
-/* The verdict from products()' figures. */
-static void verdict(const double glob[6], dd_dtype t, int64_t K, dd_check_result *res)
+/* The verdict from products()' figures; sab = 2^(ea+eb-e) as there. */
+static void verdict(const double glob[7], double sab, dd_dtype t, int64_t K, dd_check_result *res)
 {
     double eps = t == DD_F64 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
-    double denom = eps * (double)K * glob[1] * glob[2] * glob[3];
+    double denom = eps * ((double)K * glob[1] * glob[2] * sab + glob[6]) * glob[3];
     res->why_not = NULL;
     if (glob[4] != 0) {
         res->why_not = "C holds NaN or Inf";
@@ -175,27 +199,31 @@ static void verdict(const double glob[6], dd_dtype t, int64_t K, dd_check_result
 
 static int scaled_residual(const chk *c, dd_check_result *res, dd_err *err)
 {
-    double in[4], glob[6];
+    double in[4], glob[7];
     int rc = input_scan(c, in, err);
     if (rc)
         return rc;
-    if (in[2] != 0 || in[3] != 0) { /* the same on every rank: in[] is global */
+    int cbad = c->cin && c->cin->nonfinite;
+    if (in[2] != 0 || in[3] != 0 || cbad) { /* the same on every rank: in[] is global */
         res->why_not = in[2] != 0 && in[3] != 0 ? "A and B hold NaN or Inf"
                        : in[2] != 0             ? "A holds NaN or Inf"
-                                                : "B holds NaN or Inf";
+                       : in[3] != 0             ? "B holds NaN or Inf"
+                                                : "C's input holds NaN or Inf";
         res->residual = NAN;
         res->passed = 0;
         return DD_OK;
     }
-    if ((rc = products(c, scale_exp(in[0]), scale_exp(in[1]), glob, err)))
+    int ea = scale_exp(in[0]), eb = scale_exp(in[1]);
+    int e = c->cin && c->cin->e > ea + eb ? c->cin->e : ea + eb;
+    if ((rc = products(c, ea, eb, e, glob, err)))
         return rc;
-    verdict(glob, c->t, c->K, res);
+    verdict(glob, ldexp(1.0, ea + eb - e), c->t, c->K, res);
     return DD_OK;
 }
 
 int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_engine *e, dd_dtype t,
                   int64_t M, int64_t N, int64_t K, const void *A, const void *B, const void *C,
-                  uint64_t seed, dd_check_result *res, dd_err *err)
+                  const check_cterm *cin, uint64_t seed, dd_check_result *res, dd_err *err)
 {
     chk c = {.world = world,
              .row = row,
@@ -206,6 +234,7 @@ int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_engine *e, 
              .A = A,
              .B = B,
              .C = C,
+             .cin = cin,
              .seed = seed};
     c.rm = grid_block(M, g->P, g->p);
     c.rn = grid_block(N, g->Q, g->q);
@@ -215,11 +244,11 @@ int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_engine *e, 
     c.x = malloc(sizeof(double) * (size_t)(Nq + 1));
     c.w = calloc((size_t)K + 1, sizeof(double));
     c.kb = malloc(sizeof(double) * (size_t)(2 * Kp + 1));
-    c.mb = malloc(sizeof(double) * (size_t)(3 * Mp + 1));
+    c.mb = malloc(sizeof(double) * (size_t)(5 * Mp + 1));
     int rc = DD_OK;
     if (!c.x || !c.w || !c.kb || !c.mb)
         rc = dd_fail(err, DD_ENOMEM, "out of host memory for the check (needs %.1f MiB)",
-                     (double)(K + 3 * Mp + 2 * Kp + Nq) * 8 / (1 << 20));
+                     (double)(K + 5 * Mp + 2 * Kp + Nq) * 8 / (1 << 20));
     res->residual = NAN;
     res->passed = 0;
     res->why_not = NULL;
@@ -231,6 +260,55 @@ int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_engine *e, 
     free(c.w);
     free(c.kb);
     free(c.mb);
+    return rc;
+}
+
+void check_cterm_free(check_cterm *ct)
+{
+    free(ct->w);
+    free(ct->abs);
+    memset(ct, 0, sizeof *ct);
+}
+
+/* max |beta·C_in| and NaN/Inf over all ranks: the scale of w. */
+static int cin_scale(MPI_Comm world, dd_engine *e, dd_dtype t, const void *C, int64_t n,
+                     check_cterm *ct, dd_err *err)
+{
+    double mx[2] = {0, 0};
+    int nf = 0;
+    int rc = e->ops->absmax(e, t, C, n, &mx[0], &nf, err);
+    mx[1] = nf;
+    if ((rc = dd_agree(world, rc, err)) ||
+        (rc = dd_agree(world, check_allreduce(MPI_IN_PLACE, mx, 2, MPI_MAX, world, 0, err), err)))
+        return rc;
+    ct->e = scale_exp(mx[0]);
+    ct->nonfinite = mx[1] != 0;
+    return DD_OK;
+}
+
+int check_c_input(MPI_Comm world, const dd_grid *g, dd_engine *e, dd_dtype t, int64_t M, int64_t N,
+                  const void *C, uint64_t seed, check_cterm *ct, dd_err *err)
+{
+    dd_range rm = grid_block(M, g->P, g->p), rn = grid_block(N, g->Q, g->q);
+    memset(ct, 0, sizeof *ct);
+    ct->rows = rm.len;
+    ct->w = calloc((size_t)rm.len + 1, sizeof(double));
+    ct->abs = calloc((size_t)rm.len + 1, sizeof(double));
+    double *x = malloc(sizeof(double) * (size_t)(rn.len + 1));
+    int rc =
+        ct->w && ct->abs && x ? DD_OK : dd_fail(err, DD_ENOMEM, "out of host memory for the check");
+    if (!(rc = dd_agree(world, rc, err)) &&
+        !(rc = cin_scale(world, e, t, C, rm.len * rn.len, ct, err))) {
+        double f[2];
+        int nf = 0;
+        pow2_split(ct->e, f);
+        draw_x(seed, rn, x);
+        rc = dd_agree(world,
+                      e->ops->matvec(e, t, C, rm.len, rn.len, f, x, ct->w, ct->abs, &nf, err), err);
+    }
+    free(x);
+    if (rc)
+        check_cterm_free(ct);
     return rc;
 }
 

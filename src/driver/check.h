@@ -6,8 +6,15 @@
  * with eps the unit roundoff of the element type.  PASSED iff r < 16 and
  * every figure is finite: NaN or Inf anywhere can never pass.
  *
- * Scaling: A is taken as A·2^-ea and B as B·2^-eb (so C as C·2^-(ea+eb)),
- * with ea, eb the binary exponents of max|a| and max|b|.  Powers of two are
+ * GEMM: A and B are the blocks the multiply used, op(A) and op(B) with
+ * alpha applied (the driver transposes and scales at load).  With beta ≠ 0,
+ * z = A·(B·x) + w, w = (beta·C_in)·x (check_c_input), and the denominator
+ * gains eps · ||beta·C_in||_oo · ||x||_oo, so a C computed with the wrong
+ * beta, or without C's input, fails.
+ *
+ * Scaling: A is taken as A·2^-ea and B as B·2^-eb (so C as C·2^-e, e =
+ * ea+eb, or the exponent of max|beta·C_in| when that is larger), with ea,
+ * eb the binary exponents of max|a| and max|b|.  Powers of two are
  * exact and the ratio is unchanged, but every scaled sum is bounded by the
  * dimensions: no row sum, matrix-vector product or denominator overflows
  * (or underflows) for inputs anywhere in the finite range.  A correct
@@ -32,6 +39,18 @@
 #include "engine.h"
 #include "grid.h"
 
+/* beta·C's part of the expression, taken from the work C right after C's
+ * input was loaded and scaled by beta (the multiply then overwrites it):
+ * check_c_input() fills it, check_product() adds it, check_cterm_free()
+ * releases it. */
+typedef struct {
+    double *w;     /* Mp: my partial sums of (beta·C_in)'·x (summed along the grid row later) */
+    double *abs;   /* Mp: my partial row sums of |(beta·C_in)'| */
+    int e;         /* (beta·C_in)' = beta·C_in·2^-e, e from max|beta·C_in| over all ranks */
+    int nonfinite; /* beta·C_in holds NaN or Inf somewhere */
+    int64_t rows;  /* Mp */
+} check_cterm;
+
 typedef struct {
     double residual;     /* NaN when not meaningful; Inf when too large to represent */
     int passed;          /* 1 only for a finite residual below DD_CHECK_THRESHOLD */
@@ -47,7 +66,14 @@ typedef struct {
  * the engine). */
 int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_engine *e, dd_dtype t,
                   int64_t M, int64_t N, int64_t K, const void *A, const void *B, const void *C,
-                  uint64_t seed, dd_check_result *res, dd_err *err);
+                  const check_cterm *cin, uint64_t seed, dd_check_result *res, dd_err *err);
+
+/* cin's figures from my block of beta·C_in (Mp×Nq, work memory), with the
+ * x that check_product() will draw from the same seed.  Collective over
+ * world (the scale is global); agreed.  On failure *ct holds nothing. */
+int check_c_input(MPI_Comm world, const dd_grid *g, dd_engine *e, dd_dtype t, int64_t M, int64_t N,
+                  const void *C, uint64_t seed, check_cterm *ct, dd_err *err);
+void check_cterm_free(check_cterm *ct);
 
 /* "||C x - A(B x)||_oo / (...) = 2.1e-02 ...... PASSED"; when not meaningful
  * "||C x - A(B x)||_oo / (...) = not meaningful (<why_not>) ...... FAILED". */

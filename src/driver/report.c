@@ -26,6 +26,18 @@ double report_unaccounted(const dd_record *r)
     return r->wall - sum;
 }
 
+void report_expr(char *buf, size_t n, char transa, char transb, double alpha, double beta)
+{
+    char a[40] = "", b[40] = "";
+    if (alpha != 1)
+        snprintf(a, sizeof a, "%g·", alpha);
+    if (beta == 1 || beta == -1)
+        snprintf(b, sizeof b, " %s C", beta > 0 ? "+" : "-");
+    else if (beta != 0)
+        snprintf(b, sizeof b, " %s %g·C", beta > 0 ? "+" : "-", fabs(beta));
+    snprintf(buf, n, "C = %s%s·%s%s", a, transa == 'T' ? "Aᵀ" : "A", transb == 'T' ? "Bᵀ" : "B", b);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -44,7 +56,8 @@ void report_finish(dd_record *r)
     r->tmin = s[0];
     r->tmed = r->nrep % 2 ? s[r->nrep / 2] : 0.5 * (s[r->nrep / 2 - 1] + s[r->nrep / 2]);
     free(s);
-    double flops = 2.0 * (double)r->M * (double)r->N * (double)r->K;
+    /* alpha = 0: nothing is multiplied (BLAS's rule), so no rate */
+    double flops = r->alpha == 0 ? 0 : 2.0 * (double)r->M * (double)r->N * (double)r->K;
     r->tflops = r->tmed > 0 ? flops / r->tmed / 1e12 : 0;
 }
 
@@ -59,12 +72,39 @@ static const char *human_time(double s, char *buf, size_t n)
     return buf;
 }
 
+/* One line: the device name when every rank has the same, else "mixed". */
+static void print_devices(FILE *f, const dd_record *r)
+{
+    const char *d = r->devices;
+    fprintf(f, "devices   ");
+    char first[160] = "";
+    int same = 1;
+    const char *nl = strchr(d, '\n');
+    size_t l = nl ? (size_t)(nl - d) : strlen(d);
+    if (l >= sizeof first)
+        l = sizeof first - 1;
+    memcpy(first, d, l);
+    for (const char *p = d; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len != strlen(first) || strncmp(p, first, len))
+            same = 0;
+        p = e ? e + 1 : p + len;
+    }
+    if (same)
+        fprintf(f, "%d × %s\n", r->ranks, first);
+    else
+        fprintf(f, "mixed (see JSON record)\n");
+}
+
 void report_print(FILE *f, const dd_record *r)
 {
-    char a[32], b[32], c[32];
+    char a[32], b[32], c[32], expr[96];
+    report_expr(expr, sizeof expr, r->transa, r->transb, r->alpha, r->beta);
     fprintf(f, "dgemm-dist %s\n", DD_VERSION);
-    fprintf(f, "problem   C = A·B  %s  M=%lld N=%lld K=%lld  (%s)\n", dd_dtype_name(r->type),
-            (long long)r->M, (long long)r->N, (long long)r->K, r->input);
+    fprintf(f, "problem   %s  %s  M=%lld N=%lld K=%lld  (%s%s)\n", expr, dd_dtype_name(r->type),
+            (long long)r->M, (long long)r->N, (long long)r->K, r->input,
+            r->order && !strcmp(r->order, "col") ? "; files column-major: --order col" : "");
     fprintf(f, "grid      %dx%d on %d rank%s   panel %lld   lookahead %d\n", r->P, r->Q, r->ranks,
             r->ranks == 1 ? "" : "s", (long long)r->nb, r->lookahead);
     if (r->output)
@@ -75,29 +115,8 @@ void report_print(FILE *f, const dd_record *r)
     if (r->io)
         fprintf(f, "io        %s\n", r->io);
     fprintf(f, "hosts     %s\n", r->hosts ? r->hosts : "?");
-    if (r->devices) {
-        /* print distinct device names only */
-        const char *d = r->devices;
-        fprintf(f, "devices   ");
-        char first[160] = "";
-        int same = 1;
-        const char *nl = strchr(d, '\n');
-        size_t l = nl ? (size_t)(nl - d) : strlen(d);
-        if (l >= sizeof first)
-            l = sizeof first - 1;
-        memcpy(first, d, l);
-        for (const char *p = d; *p;) {
-            const char *e = strchr(p, '\n');
-            size_t len = e ? (size_t)(e - p) : strlen(p);
-            if (len != strlen(first) || strncmp(p, first, len))
-                same = 0;
-            p = e ? e + 1 : p + len;
-        }
-        if (same)
-            fprintf(f, "%d × %s\n", r->ranks, first);
-        else
-            fprintf(f, "mixed (see JSON record)\n");
-    }
+    if (r->devices)
+        print_devices(f, r);
     fprintf(f, "versions  MPI: %s | HDF5 %s | %s", r->v_mpi, r->v_hdf5, r->v_blas);
     if (r->v_engine && *r->v_engine && strcmp(r->v_engine, r->v_blas))
         fprintf(f, " | %s", r->v_engine);
@@ -162,6 +181,34 @@ static void json_list(FILE *f, const char *s, char sep)
     fputc(']', f);
 }
 
+/* The problem's keys: input, type, and GEMM's expression and layout. */
+static void json_problem(FILE *f, const dd_record *r)
+{
+    dd_json_kv_str(f, "input", r->input);
+    dd_json_kv_str(f, "dtype", dd_dtype_name(r->type));
+    dd_json_kv_str(f, "transa", r->transa == 'T' ? "T" : "N");
+    dd_json_kv_str(f, "transb", r->transb == 'T' ? "T" : "N");
+    dd_json_kv_num(f, "alpha", r->alpha);
+    dd_json_kv_num(f, "beta", r->beta);
+    dd_json_kv_str(f, "order", r->order ? r->order : "row");
+}
+
+/* "check": the residual, threshold and verdict, or null (not checked). */
+static void json_check(FILE *f, const dd_record *r)
+{
+    fputs(",\"check\":", f);
+    if (r->checked) {
+        fputs("{\"residual\":", f);
+        dd_json_num(f, r->chk.residual);
+        fprintf(f, ",\"threshold\":%g,\"passed\":%s", DD_CHECK_THRESHOLD,
+                r->chk.passed ? "true" : "false");
+        dd_json_kv_str(f, "not_meaningful", r->chk.why_not);
+        fputc('}', f);
+    } else {
+        fputs("null", f);
+    }
+}
+
 int report_json(const char *path, const dd_record *r, dd_err *err)
 {
     FILE *f = fopen(path, "a");
@@ -187,8 +234,7 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
     dd_json_kv_str(f, "comm_detail", r->comm_detail);
     dd_json_kv_str(f, "kernel", r->kernel);
     dd_json_kv_str(f, "io", r->io);
-    dd_json_kv_str(f, "input", r->input);
-    dd_json_kv_str(f, "dtype", dd_dtype_name(r->type));
+    json_problem(f, r);
     fprintf(f,
             ",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"panel\":%lld,\"lookahead\":%d,\"repeat\":%d,"
             "\"warmup\":%d,\"phases\":{",
@@ -221,17 +267,7 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
     dd_json_kv_num(f, "wall_seconds", r->wall);
     dd_json_kv_num(f, "unaccounted_seconds", report_unaccounted(r));
     dd_json_kv_str(f, "output", r->output);
-    fputs(",\"check\":", f);
-    if (r->checked) {
-        fputs("{\"residual\":", f);
-        dd_json_num(f, r->chk.residual);
-        fprintf(f, ",\"threshold\":%g,\"passed\":%s", DD_CHECK_THRESHOLD,
-                r->chk.passed ? "true" : "false");
-        dd_json_kv_str(f, "not_meaningful", r->chk.why_not);
-        fputc('}', f);
-    } else {
-        fputs("null", f);
-    }
+    json_check(f, r);
     fputs(",\"versions\":{\"mpi\":", f);
     dd_json_str(f, r->v_mpi);
     dd_json_kv_str(f, "hdf5", r->v_hdf5);

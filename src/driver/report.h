@@ -32,6 +32,9 @@ typedef struct {
     int64_t M, N, K, nb;
     int lookahead, repeat, warmup;
     dd_dtype type;
+    char transa, transb; /* GEMM's op(A), op(B): 'N' or 'T' */
+    double alpha, beta;  /* C = alpha·op(A)·op(B) + beta·C */
+    const char *order;   /* "row" or "col": the files' layout */
     const char *input; /* file name or "generated (seed S)" */
     const char *backend, *backend_why;
     const char *comm, *comm_detail;
@@ -56,6 +59,8 @@ typedef struct {
     const char *v_mpi, *v_hdf5, *v_blas, *v_engine;
 } dd_record;
 
+/* "C = A·B", or e.g. "C = -0.5·Aᵀ·B + 2.5·C": the expression a run computes. */
+void report_expr(char *buf, size_t n, char transa, char transb, double alpha, double beta);
 /* Seconds of the wall clock that no phase accounts for. */
 double report_unaccounted(const dd_record *r);
 /* Fill tmin/tmed/tflops from mult_times. */

@@ -54,10 +54,25 @@ static int setup_grid(run_ctx *c, dd_err *err)
     return rc ? rc : rc2;
 }
 
+/* Which datasets hold transposes: op(A) = stored A when tA = 0, its
+ * transpose when 1; --order col turns every dataset (a column-major
+ * writer's matrix is seen transposed).  Generated inputs have no file
+ * layout: op(A) is a block of the generator's A or of its transpose. */
+static void gemm_layout(run_ctx *c)
+{
+    const dd_run_opts *o = c->o;
+    int file = o->in != NULL;
+    c->tA = (o->transa == 'T') != (file && o->col);
+    c->tB = (o->transb == 'T') != (file && o->col);
+    c->tC = o->col;
+    c->read_c = o->beta != 0;
+}
+
 /* The inputs' shape and type: from the file, or from --size. */
 static int resolve_inputs(run_ctx *c, dd_err *err)
 {
     const dd_run_opts *o = c->o;
+    gemm_layout(c);
     c->io = io_select(o->io);
     if (!c->io)
         return dd_fail(err, DD_EUSAGE,
@@ -73,7 +88,8 @@ static int resolve_inputs(run_ctx *c, dd_err *err)
         return DD_OK;
     }
     snprintf(c->input, sizeof c->input, "%s", o->in);
-    return io_probe_inputs(c->world, o->in, o->a, o->b, &c->M, &c->N, &c->K, &c->type, err);
+    dd_probe_gemm pg = {o->a, o->b, o->c, o->transa, o->transb, o->col, c->read_c, o->beta};
+    return io_probe_gemm(c->world, o->in, &pg, &c->M, &c->N, &c->K, &c->type, err);
 }
 
 /* Engine (--backend), then the comm backend that serves its memory (--comm). */
@@ -160,11 +176,14 @@ static int plan(run_ctx *c, size_t *work_bytes, size_t *slot_bytes, dd_err *err)
     s->N = c->N;
     s->K = c->K;
     s->lookahead = c->o->lookahead;
+    s->accumulate = c->read_c;
     s->nb = c->o->panel ? c->o->panel : c->eng.ops->default_panel;
     summa_shape(s);
     s->npanels = summa_panel_count(s);
     int overflow = 0, rc = DD_OK;
-    *work_bytes = summa_work_bytes(s, slot_bytes, &overflow);
+    *work_bytes =
+        dd_add(summa_work_bytes(s, slot_bytes, &overflow),
+               dd_add(run_c0_bytes(c), run_device_scratch_bytes(c), &overflow), &overflow);
     if (overflow)
         rc = dd_fail(err, DD_EUSAGE,
                      "M=%lld N=%lld K=%lld on a %dx%d grid: rank %d's blocks would need more "
@@ -173,7 +192,7 @@ static int plan(run_ctx *c, size_t *work_bytes, size_t *slot_bytes, dd_err *err)
     else if (s->npanels < 0)
         rc = dd_fail(err, DD_EUSAGE, "--panel %lld gives no panel list", (long long)s->nb);
     if (c->eng.ops->work_is_host) {
-        int rc2 = host_memory_fits(c, overflow ? SIZE_MAX : *work_bytes, err);
+        int rc2 = host_memory_fits(c, overflow ? SIZE_MAX : *work_bytes + run_ring_bytes(c), err);
         rc = rc ? rc : rc2;
     } else if (!rc) {
         rc = gpu_memory_fits(c, *work_bytes, *slot_bytes, err);
@@ -202,8 +221,8 @@ static int verify(run_ctx *c, dd_err *err)
     int rc = dd_agree(c->world, run_verify_inputs(c, err), err);
     if (rc)
         return rc;
-    rc = check_product(c->world, c->row, &c->g, &c->eng, c->type, c->M, c->N, c->K, c->s.A,
-                       c->s.B, c->s.C, c->o->seed + 0x5eed, &c->rec.chk, err);
+    rc = check_product(c->world, c->row, &c->g, &c->eng, c->type, c->M, c->N, c->K, c->s.A, c->s.B,
+                       c->s.C, c->read_c ? &c->cin : NULL, c->o->seed + 0x5eed, &c->rec.chk, err);
     c->rec.checked = rc == DD_OK;
     return rc;
 }
@@ -222,10 +241,12 @@ static void release(run_ctx *c)
     if (c->s.panels || c->s.slotA[0] || c->s.slotB[0])
         summa_teardown(&c->s);
     run_ring_close(c);
-    void **blocks[] = {&c->s.A, &c->s.B, &c->s.C};
-    for (int i = 0; i < 3; i++)
+    void **blocks[] = {&c->s.A, &c->s.B, &c->s.C, &c->C0};
+    for (int i = 0; i < 4; i++)
         if (*blocks[i])
             e->ops->free(e, *blocks[i]);
+    c->C0 = NULL;
+    check_cterm_free(&c->cin);
     void **host[] = {&c->hA, &c->hB, &c->hC};
     for (int i = 0; i < 3; i++)
         if (*host[i])

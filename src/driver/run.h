@@ -20,6 +20,11 @@ typedef struct {
     dd_dtype dtype;        /* type of generated inputs */
     uint64_t seed;         /* generator seed */
     const char *a, *b, *c; /* dataset names */
+    /* GEMM: C = alpha·op(A)·op(B) + beta·C, op(X) = X ('N') or Xᵀ ('T') */
+    char transa, transb;
+    double alpha, beta; /* finite; beta != 0: C's input is read (dataset c) */
+    int col;            /* --order col: datasets hold the transpose (column-major writers) */
+    int with_c;         /* gen: also write C (M×N) */
     /* outputs */
     const char *out;  /* HDF5 file for C, or NULL */
     int force;        /* replace an existing out */

@@ -32,6 +32,8 @@ int run_alloc_blocks(run_ctx *c, dd_err *err)
         rc = e->ops->alloc(e, b, &s->B, err);
     if (!rc)
         rc = e->ops->alloc(e, cc, &s->C, err);
+    if (!rc && run_c0_bytes(c))
+        rc = e->ops->alloc(e, cc, &c->C0, err);
     if (!rc && c->o->host_to_host && !e->ops->work_is_host) {
         rc = e->ops->host_alloc(e, a, &c->hA, err);
         if (!rc)
@@ -46,51 +48,55 @@ int run_alloc_blocks(run_ctx *c, dd_err *err)
     return dd_agree(c->world, rc, err);
 }
 
-static int fill_from_file(const run_source *s, void *buf, int64_t r, int64_t h, dd_err *err)
-{
-    return s->io->ops->read_block(s->io, s->dset, s->c->type, s->row0 + r, h, s->col0, s->cols,
-                                  buf, err);
-}
-
-static int drain_to_file(const run_sink *s, const void *buf, int64_t r, int64_t h, dd_err *err)
-{
-    return s->io->ops->write_block(s->io, s->dset, s->c->type, s->row0 + r, h, s->col0, s->cols,
-                                   buf, err);
-}
-
 /* Generated inputs are made where they are used (on the GPU for CUDA), the
- * same values as the host generator's bit for bit. */
+ * same values as the host generator's bit for bit, and as gen writes them:
+ * A is M×K, or K×M with --transa T (the block of op(A) is then a block of
+ * its transpose), B likewise; C's input M×N. */
 static int generate_blocks(run_ctx *c, dd_err *err)
 {
+    const dd_run_opts *o = c->o;
     dd_summa *s = &c->s;
     dd_engine *e = &c->eng;
     dd_range rm = grid_block(c->M, c->g.P, c->g.p), rn = grid_block(c->N, c->g.Q, c->g.q);
     dd_range rkq = grid_block(c->K, c->g.Q, c->g.q), rkp = grid_block(c->K, c->g.P, c->g.p);
-    int rc = e->ops->fill_random(e, c->type, s->A, c->o->seed, RNG_TAG_A, rm.start, s->Mp,
-                                 rkq.start, s->Kq, c->K, err);
-    if (!rc)
-        rc = e->ops->fill_random(e, c->type, s->B, c->o->seed, RNG_TAG_B, rkp.start, s->Kp,
-                                 rn.start, s->Nq, c->N, err);
+    int ta = o->transa == 'T', tb = o->transb == 'T', rc = DD_OK;
+    if (o->alpha != 0)
+        rc = e->ops->fill_random(e, c->type, s->A, o->seed, RNG_TAG_A, rm.start, s->Mp, rkq.start,
+                                 s->Kq, ta ? c->M : c->K, ta, err);
+    if (!rc && o->alpha != 0)
+        rc = e->ops->fill_random(e, c->type, s->B, o->seed, RNG_TAG_B, rkp.start, s->Kp, rn.start,
+                                 s->Nq, tb ? c->K : c->N, tb, err);
+    if (!rc && c->read_c)
+        rc = e->ops->fill_random(e, c->type, s->C, o->seed, RNG_TAG_C, rm.start, s->Mp, rn.start,
+                                 s->Nq, c->N, 0, err);
     return rc;
 }
 
-/* A and B into work memory from the file.  B's band calls are made even if
- * A's failed: the reads may be collective. */
+/* op(A), op(B) (unless alpha = 0: never read) and C's input (beta ≠ 0)
+ * into work memory from the file, transposed where the datasets are.
+ * Every matrix's band calls are made even after a failure: the reads may
+ * be collective; the first failure's message is kept. */
 static int load_blocks(run_ctx *c, dd_io *io, dd_err *err)
 {
     const dd_run_opts *o = c->o;
     dd_summa *s = &c->s;
     dd_range rm = grid_block(c->M, c->g.P, c->g.p), rn = grid_block(c->N, c->g.Q, c->g.q);
     dd_range rkq = grid_block(c->K, c->g.Q, c->g.q), rkp = grid_block(c->K, c->g.P, c->g.p);
-    int64_t b_row0 = dd_fault("misread") ? 0 : rkp.start; /* tests: B read at the wrong offset */
-    run_source a = {fill_from_file, c, io, o->a, rm.start, rkq.start, s->Kq, c->K};
-    run_source b = {fill_from_file, c, io, o->b, b_row0, rn.start, s->Nq, c->N};
-    int rc = run_stream_in(c, &a, s->Mp, s->Kq, s->A, err);
-    dd_err e2 = {{0}};
-    int rc2 = run_stream_in(c, &b, s->Kp, s->Nq, s->B, &e2);
-    if (!rc && rc2) {
-        rc = rc2;
-        *err = e2;
+    run_source src[3] = {run_file_source(c, io, o->a, rm, rkq, c->tA),
+                         run_file_source(c, io, o->b, rkp, rn, c->tB),
+                         run_file_source(c, io, o->c, rm, rn, c->tC)};
+    if (dd_fault("misread")) /* tests: B read at the wrong offset */
+        src[1].row0 = 0;
+    int64_t rows[3] = {s->Mp, s->Kp, s->Mp}, cols[3] = {s->Kq, s->Nq, s->Nq};
+    void *work[3] = {s->A, s->B, s->C};
+    int want[3] = {o->alpha != 0, o->alpha != 0, c->read_c}, rc = DD_OK;
+    for (int i = 0; i < 3; i++) {
+        dd_err e2 = {{0}};
+        int rci = want[i] ? run_stream_in(c, &src[i], rows[i], cols[i], work[i], &e2) : DD_OK;
+        if (!rc && rci) {
+            rc = rci;
+            *err = e2;
+        }
     }
     return rc;
 }
@@ -108,30 +114,66 @@ static int keep_host_copies(run_ctx *c, dd_err *err)
     return rc;
 }
 
+/* alpha and beta where the data is: A ← alpha·A (zeros for alpha = 0, with
+ * B: neither was read), C ← beta·C_in.  Not agreed. */
+static int apply_scalars(run_ctx *c, dd_err *err)
+{
+    dd_summa *s = &c->s;
+    dd_engine *e = &c->eng;
+    double alpha = dd_fault("no-alpha") ? 1 : c->o->alpha; /* tests: alpha forgotten */
+    int rc = e->ops->scale(e, c->type, s->A, s->Mp * s->Kq, alpha, err);
+    if (!rc && c->o->alpha == 0)
+        rc = e->ops->scale(e, c->type, s->B, s->Kp * s->Nq, 0, err);
+    if (!rc && c->read_c) /* tests: beta forgotten */
+        rc = e->ops->scale(e, c->type, s->C, s->Mp * s->Nq, dd_fault("no-beta") ? 1 : c->o->beta,
+                           err);
+    return rc;
+}
+
+/* After the load: alpha and beta applied; beta·C_in checked against the
+ * file, its part of the check computed, and saved for later passes. */
+static int prepare_operands(run_ctx *c, dd_err *err)
+{
+    const dd_run_opts *o = c->o;
+    int rc = dd_agree(c->world, apply_scalars(c, err), err);
+    if (rc || !c->read_c)
+        return rc;
+    if (o->check && o->in && (rc = run_verify_c_input(c, err)))
+        return rc;
+    if (o->check && (rc = check_c_input(c->world, &c->g, &c->eng, c->type, c->M, c->N, c->s.C,
+                                        o->seed + 0x5eed, &c->cin, err)))
+        return rc;
+    if (c->C0)
+        rc = c->eng.ops->copy(&c->eng, c->C0, c->s.C,
+                              (size_t)(c->s.Mp * c->s.Nq) * dd_elsize(c->type), err);
+    return dd_agree(c->world, rc, err);
+}
+
 int run_load_inputs(run_ctx *c, dd_err *err)
 {
     const dd_run_opts *o = c->o;
+    int rc;
     if (!o->in) {
-        int rc = generate_blocks(c, err);
-        if (!rc)
-            rc = keep_host_copies(c, err);
-        return dd_agree(c->world, rc, err);
-    }
-    dd_io io = {0};
-    io.ops = c->io;
-    int rc = dd_agree(c->world, io.ops->open_read(&io, c->world, o->in, err), err);
-    if (rc)
-        return rc;
-    rc = load_blocks(c, &io, err);
-    dd_err e2 = {{0}};
-    int rc2 = io.ops->close(&io, &e2);
-    if (!rc && rc2) {
-        rc = rc2;
-        *err = e2;
+        rc = dd_agree(c->world, generate_blocks(c, err), err);
+    } else {
+        dd_io io = {0};
+        io.ops = c->io;
+        if ((rc = dd_agree(c->world, io.ops->open_read(&io, c->world, o->in, err), err)))
+            return rc;
+        rc = load_blocks(c, &io, err);
+        dd_err e2 = {{0}};
+        int rc2 = io.ops->close(&io, &e2);
+        if (!rc && rc2) {
+            rc = rc2;
+            *err = e2;
+        }
+        rc = dd_agree(c->world, rc, err);
     }
     if (!rc)
-        rc = keep_host_copies(c, err);
-    return dd_agree(c->world, rc, err);
+        rc = prepare_operands(c, err);
+    if (!rc)
+        rc = dd_agree(c->world, keep_host_copies(c, err), err);
+    return rc;
 }
 
 int run_write_output(run_ctx *c, dd_err *err)
@@ -141,7 +183,7 @@ int run_write_output(run_ctx *c, dd_err *err)
     dd_io io = {0};
     io.ops = c->io;
     const char *names[1] = {o->c};
-    int64_t dims[1][2] = {{c->M, c->N}};
+    int64_t dims[1][2] = {{c->tC ? c->N : c->M, c->tC ? c->M : c->N}};
     int rc = dd_agree(
         c->world,
         io.ops->create(&io, c->world, c->out.tmp, 1, names, (const int64_t(*)[2])dims, c->type, err),
@@ -150,8 +192,9 @@ int run_write_output(run_ctx *c, dd_err *err)
         return rc;
     if (dd_fault("slow-write")) /* a window for tests that signal a run mid-write */
         sleep(30);
-    int64_t c_col0 = dd_fault("miswrite") ? 0 : rn.start; /* tests: C written at the wrong place */
-    run_sink sink = {drain_to_file, c, &io, o->c, rm.start, c_col0, rn.len};
+    run_sink sink = run_file_sink(c, &io, o->c, rm, rn, c->tC);
+    if (dd_fault("miswrite")) /* tests: C written at the wrong place */
+        *(c->tC ? &sink.row0 : &sink.col0) = 0;
     rc = run_stream_out(c, &sink, rm.len, rn.len, c->s.C, err);
     if (!rc && dd_fault("write"))
         rc = dd_fail(err, DD_EIO, "injected fault writing C on rank %d", c->rank);
@@ -211,12 +254,47 @@ static void on_panel(void *arg, int64_t done, int64_t total)
     c->prog.last = now;
 }
 
-/* One timed multiply, agreed; a broken broadcast ends every rank. */
-static int timed_multiply(run_ctx *c, int stream_upload, double *sec, double *gemm, dd_err *err)
+size_t run_c0_bytes(const run_ctx *c)
 {
-    int rc = dd_mpi_check(MPI_Barrier(c->world), "MPI_Barrier before a multiply", err);
+    const dd_run_opts *o = c->o;
+    int passes = o->warmup + o->repeat + (o->host_to_host && !c->eng.ops->work_is_host);
+    if (!c->read_c || passes < 2)
+        return 0;
+    int overflow = 0;
+    size_t b = dd_mul3((uint64_t)c->s.Mp, (uint64_t)c->s.Nq, dd_elsize(c->type), &overflow);
+    return overflow ? SIZE_MAX : b;
+}
+
+/* Every pass after the first starts from beta·C_in again (untimed). */
+static int restore_c(run_ctx *c, dd_err *err)
+{
+    if (!c->C0)
+        return DD_OK;
+    return c->eng.ops->copy(&c->eng, c->s.C, c->C0,
+                            (size_t)(c->s.Mp * c->s.Nq) * dd_elsize(c->type), err);
+}
+
+/* alpha = 0: A and B are not multiplied; C is beta·C_in (already there) or
+ * zero.  Nothing to time. */
+static int no_multiply(run_ctx *c, double *sec, double *gemm, dd_err *err)
+{
+    *sec = *gemm = 0;
+    if (c->read_c)
+        return DD_OK;
+    return c->eng.ops->zero(&c->eng, c->s.C, (size_t)(c->s.Mp * c->s.Nq) * dd_elsize(c->type), err);
+}
+
+/* One timed multiply, agreed; a broken broadcast ends every rank. */
+static int timed_multiply(run_ctx *c, int pass, int stream_upload, double *sec, double *gemm,
+                          dd_err *err)
+{
+    int rc = pass > 0 ? restore_c(c, err) : DD_OK;
+    if ((rc = dd_agree(c->world, rc, err)))
+        return rc;
+    rc = dd_mpi_check(MPI_Barrier(c->world), "MPI_Barrier before a multiply", err);
     if (!rc)
-        rc = summa_multiply(&c->s, stream_upload, sec, gemm, err);
+        rc = c->o->alpha == 0 ? no_multiply(c, sec, gemm, err)
+                              : summa_multiply(&c->s, stream_upload, sec, gemm, err);
     if (rc == DD_ECOMM)
         dd_abort_all(c->world, err);
     return dd_agree(c->world, rc, err);
@@ -231,6 +309,7 @@ static void record_median(run_ctx *c, const double *per_rank, const double *expo
     c->rec.M = c->M;
     c->rec.N = c->N;
     c->rec.K = c->K;
+    c->rec.alpha = c->o->alpha; /* alpha = 0 multiplies nothing: no rate */
     report_finish(&c->rec);
     const double *t = c->rec.mult_times;
     int med = -1;
@@ -266,7 +345,7 @@ int run_multiply(run_ctx *c, dd_err *err)
     for (int i = 0; i < total && !rc; i++) {
         double sec = 0, gemm = 0;
         c->prog.rep = i;
-        if ((rc = timed_multiply(c, 0, &sec, &gemm, err)))
+        if ((rc = timed_multiply(c, i, 0, &sec, &gemm, err)))
             break;
         if (i >= o->warmup) {
             int j = i - o->warmup;
@@ -306,11 +385,14 @@ int run_host_to_host(run_ctx *c, dd_err *err)
     int rc = c->eng.ops->zero(&c->eng, c->s.A, (size_t)(c->s.Mp * c->s.Kq) * es, err);
     if (!rc)
         rc = c->eng.ops->zero(&c->eng, c->s.B, (size_t)(c->s.Kp * c->s.Nq) * es, err);
+    if (!rc)
+        rc = restore_c(c, err);
     if ((rc = dd_agree(c->world, rc, err)))
         return rc;
     MPI_Barrier(c->world);
     t0 = dd_now();
-    rc = summa_multiply(&c->s, 1, &sec, &gemm, err);
+    rc = c->o->alpha == 0 ? no_multiply(c, &sec, &gemm, err)
+                          : summa_multiply(&c->s, 1, &sec, &gemm, err);
     if (rc == DD_ECOMM)
         dd_abort_all(c->world, err);
     if (!rc)

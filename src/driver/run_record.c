@@ -57,17 +57,27 @@ void run_print_dry_run(run_ctx *c, size_t work, size_t slots)
               (long long)c->s.Kp,
               (double)work,
               (double)slots,
-              c->eng.ops->work_is_host ? (double)work : (double)run_ring_bytes(c)},
+              (double)(c->eng.ops->work_is_host ? work : 0) + (double)run_ring_bytes(c)},
       *all = NULL;
     if (c->rank == 0)
         all = calloc((size_t)c->size, sizeof *all);
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, c->world);
     if (c->rank != 0 || !all)
         return;
-    printf("dry run: C = A·B  %s  M=%lld N=%lld K=%lld on a %dx%d grid, panel %lld, "
+    char expr[96];
+    report_expr(expr, sizeof expr, c->o->transa, c->o->transb, c->o->alpha, c->o->beta);
+    printf("dry run: %s  %s  M=%lld N=%lld K=%lld on a %dx%d grid, panel %lld, "
            "lookahead %d, %lld panels\n",
-           dd_dtype_name(c->type), (long long)c->M, (long long)c->N, (long long)c->K, c->g.P,
+           expr, dd_dtype_name(c->type), (long long)c->M, (long long)c->N, (long long)c->K, c->g.P,
            c->g.Q, (long long)c->s.nb, c->s.lookahead, (long long)c->s.npanels);
+    if (c->tA || c->tB || c->tC || c->read_c)
+        printf("gemm: blocks of op(A) = %s and op(B) = %s%s%s%s\n",
+               c->o->transa == 'T' ? "Aᵀ" : "A", c->o->transb == 'T' ? "Bᵀ" : "B",
+               c->o->col ? "; files column-major: each dataset turned as it is read and written"
+               : c->o->in && (c->tA || c->tB) ? "; transposed datasets turned at load"
+                                              : "",
+               c->read_c ? "; C's input read" : "",
+               run_c0_bytes(c) ? ", beta·C kept for each repetition" : "");
     printf("backend %s (%s)\n", c->eng.ops->name, c->why);
     printf("%5s %7s %21s %21s %21s %12s %12s %12s\n", "rank", "(p,q)", "C block", "A block",
            "B block", "panels MiB", "total MiB", "host MiB");
@@ -101,6 +111,11 @@ void run_fill_record(run_ctx *c)
     r->repeat = o->repeat;
     r->warmup = o->warmup;
     r->type = c->type;
+    r->transa = o->transa;
+    r->transb = o->transb;
+    r->alpha = o->alpha;
+    r->beta = o->beta;
+    r->order = o->col ? "col" : "row";
     r->input = c->input;
     r->backend = c->eng.ops->name;
     r->backend_why = c->why;
@@ -144,6 +159,11 @@ int run_output_attrs(const run_ctx *c, dd_attr *attrs, char *grid, size_t grid_l
         {"tflops", DD_ATTR_F64, NULL, r->tflops, 0},
         {"read_seconds_max", DD_ATTR_F64, NULL, r->ph[PH_READ].max, 0},
         {"residual", DD_ATTR_F64, NULL, r->checked ? r->chk.residual : -1.0, 0},
+        {"transa", DD_ATTR_STR, c->o->transa == 'T' ? "T" : "N", 0, 0},
+        {"transb", DD_ATTR_STR, c->o->transb == 'T' ? "T" : "N", 0, 0},
+        {"alpha", DD_ATTR_F64, NULL, c->o->alpha, 0},
+        {"beta", DD_ATTR_F64, NULL, c->o->beta, 0},
+        {"order", DD_ATTR_STR, c->o->col ? "col" : "row", 0, 0},
     };
     for (int i = 0; i < RUN_NATTRS; i++)
         attrs[i] = list[i];

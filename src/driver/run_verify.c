@@ -2,6 +2,7 @@
  * (run_ctx.h): the blocks read are compared with the input file through a
  * second path, and the output is read back before it is committed.  Both
  * compare bit for bit; a difference is a failed verification (exit 3). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,63 +23,151 @@ static int block_element(run_ctx *c, const void *block, int64_t cols, int64_t i,
                                 es, err);
 }
 
-/* Samples of one block: its four corners, its centre, and eight seeded
- * random elements.  A whole block read from the wrong place differs at its
- * corners; one read element wrong is found only if sampled. */
-static int sample_block(run_ctx *c, dd_io *io, const char *dset, const void *block, int64_t row0,
-                        int64_t rows, int64_t col0, int64_t cols, uint64_t salt, int *bad,
-                        dd_err *err)
+/* s·v in the file's type, as the engine's scale computes it (f32: s
+ * rounded to float, one float multiply); s = 1 leaves v as read. */
+static void scale_in_type(dd_dtype t, void *v, double s)
 {
+    if (s == 1)
+        return;
+    if (t == DD_F64) {
+        double d;
+        memcpy(&d, v, sizeof d);
+        d *= s;
+        memcpy(v, &d, sizeof d);
+    } else {
+        float f, fs = (float)s;
+        memcpy(&f, v, sizeof f);
+        f *= fs;
+        memcpy(v, &f, sizeof f);
+    }
+}
+
+/* Bit for bit, except that two NaNs are the same (a scaled NaN's payload
+ * is the engine's: the check reports NaN inputs, not the read-back). */
+static int same_value(dd_dtype t, const void *a, const void *b)
+{
+    if (!memcmp(a, b, dd_elsize(t)))
+        return 1;
+    if (t == DD_F64) {
+        double x, y;
+        memcpy(&x, a, sizeof x);
+        memcpy(&y, b, sizeof y);
+        return isnan(x) && isnan(y);
+    }
+    float x, y;
+    memcpy(&x, a, sizeof x);
+    memcpy(&y, b, sizeof y);
+    return isnan(x) && isnan(y);
+}
+
+/* One block in work memory against the dataset it came from: rows×cols of
+ * op(X) scaled by `scale`, whose element (i, j) is stored at (row0 + i,
+ * col0 + j), or with trans at (row0 + j, col0 + i) (run_file_source's
+ * coordinates). */
+typedef struct {
+    const char *dset;
+    const void *block;
+    int64_t rows, cols, row0, col0;
+    int trans;
+    double scale;
+    uint64_t salt;
+} sample_of;
+
+/* Samples of one block: its four corners, its centre, and eight seeded
+ * random elements, each compared bit for bit with scale × the stored value
+ * at its place.  A whole block read from the wrong place (or not turned, or
+ * not scaled) differs at its corners; one read element wrong is found only
+ * if sampled. */
+static int sample_block(run_ctx *c, dd_io *io, const sample_of *b, int *bad, dd_err *err)
+{
+    int64_t rows = b->rows, cols = b->cols;
     if (rows == 0 || cols == 0)
         return DD_OK;
     int64_t pick[13][2] = {{0, 0},           {0, cols - 1},       {rows - 1, 0},
                            {rows - 1, cols - 1}, {rows / 2, cols / 2}};
     for (int s = 5; s < 13; s++) {
-        uint64_t h = dd_splitmix64(c->o->seed ^ salt ^ ((uint64_t)c->rank << 20) ^ (uint64_t)s);
+        uint64_t h = dd_splitmix64(c->o->seed ^ b->salt ^ ((uint64_t)c->rank << 20) ^ (uint64_t)s);
         pick[s][0] = (int64_t)(h % (uint64_t)rows);
         pick[s][1] = (int64_t)((h >> 32) % (uint64_t)cols);
     }
     int rc = DD_OK;
     for (int s = 0; s < 13 && !rc; s++) {
         double file = 0, mem = 0; /* room for either type */
-        rc = io->ops->read_block(io, dset, c->type, row0 + pick[s][0], 1, col0 + pick[s][1], 1,
-                                 &file, err);
+        int64_t i = pick[s][0], j = pick[s][1];
+        rc = io->ops->read_block(io, b->dset, c->type, b->row0 + (b->trans ? j : i), 1,
+                                 b->col0 + (b->trans ? i : j), 1, &file, err);
+        scale_in_type(c->type, &file, b->scale);
         if (!rc)
-            rc = block_element(c, block, cols, pick[s][0], pick[s][1], &mem, err);
-        if (!rc && memcmp(&file, &mem, dd_elsize(c->type)))
+            rc = block_element(c, b->block, cols, i, j, &mem, err);
+        if (!rc && !same_value(c->type, &file, &mem))
             *bad = 1;
     }
     return rc;
 }
 
-int run_verify_inputs(run_ctx *c, dd_err *err)
+/* The sampling plan of the work block (rows r, columns k of op(X)). */
+static sample_of sample_plan(run_ctx *c, const char *dset, const void *block, dd_range r,
+                             dd_range k, int trans, double scale, uint64_t salt)
 {
-    if (!c->o->in)
-        return DD_OK;
-    dd_summa *s = &c->s;
-    dd_range rm = grid_block(c->M, c->g.P, c->g.p), rn = grid_block(c->N, c->g.Q, c->g.q);
-    dd_range rkq = grid_block(c->K, c->g.Q, c->g.q), rkp = grid_block(c->K, c->g.P, c->g.p);
+    run_source src = run_file_source(c, NULL, dset, r, k, trans);
+    sample_of b = {dset, block, r.len, k.len, src.row0, src.col0, trans, scale, salt};
+    return b;
+}
+
+/* Opens the input on the path that did not read the blocks, samples n
+ * blocks (bad[i] set for a mismatch in block i), closes; not agreed. */
+static int sample_input(run_ctx *c, const sample_of *b, int n, int *bad, dd_err *err)
+{
     dd_io io = {0};
     io.ops = &dd_io_independent; /* not the path that read the blocks */
     int rc = dd_agree(c->world, io.ops->open_read(&io, c->world, c->o->in, err), err);
     if (rc)
         return rc;
-    int bad_a = 0, bad_b = 0;
-    rc = sample_block(c, &io, c->o->a, s->A, rm.start, s->Mp, rkq.start, s->Kq, 0xA, &bad_a, err);
-    if (!rc)
-        rc = sample_block(c, &io, c->o->b, s->B, rkp.start, s->Kp, rn.start, s->Nq, 0xB, &bad_b,
-                          err);
+    for (int i = 0; i < n && !rc; i++)
+        rc = sample_block(c, &io, &b[i], &bad[i], err);
     dd_err e2 = {{0}};
     int rc2 = io.ops->close(&io, &e2);
     if (!rc && rc2) {
         rc = rc2;
         *err = e2;
     }
-    if (!rc && (bad_a || bad_b))
+    return rc;
+}
+
+/* A and B: not read when alpha = 0 (BLAS's rule), so nothing to compare. */
+int run_verify_inputs(run_ctx *c, dd_err *err)
+{
+    if (!c->o->in || c->o->alpha == 0)
+        return DD_OK;
+    dd_summa *s = &c->s;
+    dd_range rm = grid_block(c->M, c->g.P, c->g.p), rn = grid_block(c->N, c->g.Q, c->g.q);
+    dd_range rkq = grid_block(c->K, c->g.Q, c->g.q), rkp = grid_block(c->K, c->g.P, c->g.p);
+    sample_of b[2] = {sample_plan(c, c->o->a, s->A, rm, rkq, c->tA, c->o->alpha, 0xA),
+                      sample_plan(c, c->o->b, s->B, rkp, rn, c->tB, 1, 0xB)};
+    int bad[2] = {0, 0};
+    int rc = sample_input(c, b, 2, bad, err);
+    if (!rc && (bad[0] || bad[1]))
         rc = dd_fail(err, DD_ECHECK,
-                     "matrix %s in memory on rank %d differs from %s: a block was read from the "
+                     "matrix %s in memory on rank %d differs from %s%s: a block was read from the "
                      "wrong place or damaged on the way; the product would be of the wrong data",
-                     bad_a ? "A" : "B", c->rank, c->o->in);
+                     bad[0] ? "A" : "B", c->rank, c->o->in,
+                     bad[0] && c->o->alpha != 1 ? " (times --alpha)" : "");
+    return dd_agree(c->world, rc, err);
+}
+
+/* beta·C_in, right after the load (the multiply overwrites it). */
+int run_verify_c_input(run_ctx *c, dd_err *err)
+{
+    dd_range rm = grid_block(c->M, c->g.P, c->g.p), rn = grid_block(c->N, c->g.Q, c->g.q);
+    sample_of b = sample_plan(c, c->o->c, c->s.C, rm, rn, c->tC, c->o->beta, 0xC);
+    int bad = 0;
+    int rc = sample_input(c, &b, 1, &bad, err);
+    if (!rc && bad)
+        rc = dd_fail(err, DD_ECHECK,
+                     "C's input in memory on rank %d differs from --beta times \"%s\" in %s: it "
+                     "was read from the wrong place or damaged on the way; the result would be "
+                     "wrong",
+                     c->rank, c->o->c, c->o->in);
     return dd_agree(c->world, rc, err);
 }
 
@@ -115,7 +204,9 @@ static int read_back(run_ctx *c, dd_io *io, void *got, void *want, int64_t row, 
     int is_row = col < 0;
     int64_t r0 = is_row ? row : rm.start, nr = is_row ? 1 : rm.len;
     int64_t c0 = is_row ? rn.start : col, nc = is_row ? rn.len : 1;
-    int rc = io->ops->read_block(io, c->o->c, c->type, r0, nr, c0, nc, got, err);
+    int rc = c->tC /* the dataset holds Cᵀ: the same run of values, turned */
+                 ? io->ops->read_block(io, c->o->c, c->type, c0, nc, r0, nr, got, err)
+                 : io->ops->read_block(io, c->o->c, c->type, r0, nr, c0, nc, got, err);
     const char *src = (const char *)c->s.C + (is_row ? (size_t)(row - rm.start) * pitch
                                                      : (size_t)(col - rn.start) * es);
     dd_engine *e = &c->eng;

@@ -167,8 +167,9 @@ static int multiply_panel(dd_summa *s, int64_t t, const dd_panel_xfer *x, dd_err
     if (t == s->npanels / 2 && dd_fault("multiply"))
         return dd_fail(err, DD_EFAIL, "injected fault in the multiply of panel %lld",
                        (long long)t);
-    return e->ops->gemm(e, s->type, s->Mp, s->Nq, s->panels[t].w, A, lda, B, s->Nq, t > 0, s->C,
-                        s->Nq, s->g.P * s->g.Q > 1 ? comm_progress : NULL, s->comm, err);
+    return e->ops->gemm(e, s->type, s->Mp, s->Nq, s->panels[t].w, A, lda, B, s->Nq,
+                        t > 0 || s->accumulate, s->C, s->Nq,
+                        s->g.P * s->g.Q > 1 ? comm_progress : NULL, s->comm, err);
 }
 
 int summa_multiply(dd_summa *s, int stream_upload, double *seconds, double *gemm_seconds,

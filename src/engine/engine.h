@@ -80,10 +80,24 @@ typedef struct dd_engine_ops {
      * be host_alloc'd (pinned) for the copy to overlap.  CPU: synchronous. */
     int (*download_async)(dd_engine *e, void *host_dst, size_t dpitch, const void *work_src,
                           size_t spitch, size_t width_bytes, int64_t rows, dd_err *err);
+    /* The same, turning the data on the way (datasets stored transposed:
+     * --transa/--transb T, --order col).  upload_t_async: a host band of
+     * h×w elements (row-major, contiguous, es bytes each) lands turned in
+     * work memory, dst[j·ldd + i] = src[i·w + j], ordered like upload_async;
+     * download_t_async: the host band gets the transpose of the w×h work
+     * sub-block at src (ld lds), dst[i·w + j] = src[j·lds + i], ordered like
+     * download_async.  CUDA: a contiguous copy through a device scratch of
+     * h·w·es bytes (kept by the engine) and a transpose kernel; CPU: a
+     * synchronous cache-blocked transpose. */
+    int (*upload_t_async)(dd_engine *e, void *work_dst, int64_t ldd, const void *host_src,
+                          int64_t h, int64_t w, size_t es, dd_err *err);
+    int (*download_t_async)(dd_engine *e, void *host_dst, const void *work_src, int64_t lds,
+                            int64_t h, int64_t w, size_t es, dd_err *err);
     /* Wait for every upload_async and download_async enqueued so far. */
     int (*wait_copies)(dd_engine *e, dd_err *err);
     /* C(m×n, ldc) = A(m×k, lda)·B(k×n, ldb) + beta·C, row-major, beta 0 or 1,
-     * t the type given at open,
+     * t the type given at open (no transposes and no alpha: the driver
+     * transposes at load and applies alpha and beta with scale()),
      * enqueued on the compute stream.  Time spent in the multiply itself is
      * accumulated for gemm_seconds().  m, n or k may be 0 (k = 0 with
      * beta = 0 zeroes C). */
@@ -122,10 +136,20 @@ typedef struct dd_engine_ops {
                   dd_err *err);
     /* rng_fill_block's values (rng.h), bit for bit, into work memory:
      * rows×cols, row-major, ld = cols, of a matrix of gcols columns whose
-     * top-left element is (row0, col0). */
+     * top-left element is (row0, col0); with trans, rng_fill_block_t's
+     * (a block of the transpose of that matrix: op(A) for --transa T). */
     int (*fill_random)(dd_engine *e, dd_dtype t, void *work, uint64_t seed, uint64_t tag,
                        int64_t row0, int64_t rows, int64_t col0, int64_t cols, int64_t gcols,
-                       dd_err *err);
+                       int trans, dd_err *err);
+    /* GEMM's alpha and beta, applied where the data is (synchronous):
+     * work[i] = work[i]·s for i < n, in the type t (f32: s rounded to float
+     * first, then a float multiply, as the reference value is computed);
+     * s = 1 leaves the data alone; s = 0 writes zeros without reading, so
+     * NaN in the old contents does not survive (BLAS's rule for beta = 0). */
+    int (*scale)(dd_engine *e, dd_dtype t, void *work, int64_t n, double s, dd_err *err);
+    /* Work to work memory, `bytes` (synchronous): the saved beta·C that each
+     * repetition starts from. */
+    int (*copy)(dd_engine *e, void *dst, const void *src, size_t bytes, dd_err *err);
 } dd_engine_ops;
 
 struct dd_engine {

@@ -122,6 +122,49 @@ static int cpu_copy2d(dd_engine *e, void *dst, size_t dpitch, const void *src, s
     return DD_OK;
 }
 
+/* dst[j·ldd + i] = src[i·lds + j] for i < rows, j < cols, in tiles that
+ * stay in L1 (32×32 doubles: 8 KiB each side). */
+static void transpose(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t rows,
+                      int64_t cols, size_t es)
+{
+    enum { T = 32 };
+    for (int64_t i0 = 0; i0 < rows; i0 += T)
+        for (int64_t j0 = 0; j0 < cols; j0 += T) {
+            int64_t i1 = i0 + T < rows ? i0 + T : rows, j1 = j0 + T < cols ? j0 + T : cols;
+            if (es == 8) {
+                const double *s = src;
+                double *d = dst;
+                for (int64_t i = i0; i < i1; i++)
+                    for (int64_t j = j0; j < j1; j++)
+                        d[j * ldd + i] = s[i * lds + j];
+            } else {
+                const float *s = src;
+                float *d = dst;
+                for (int64_t i = i0; i < i1; i++)
+                    for (int64_t j = j0; j < j1; j++)
+                        d[j * ldd + i] = s[i * lds + j];
+            }
+        }
+}
+
+static int cpu_upload_t(dd_engine *e, void *dst, int64_t ldd, const void *src, int64_t h, int64_t w,
+                        size_t es, dd_err *err)
+{
+    (void)e;
+    (void)err;
+    transpose(dst, ldd, src, w, h, w, es);
+    return DD_OK;
+}
+
+static int cpu_download_t(dd_engine *e, void *dst, const void *src, int64_t lds, int64_t h,
+                          int64_t w, size_t es, dd_err *err)
+{
+    (void)e;
+    (void)err;
+    transpose(dst, w, src, lds, w, h, es);
+    return DD_OK;
+}
+
 static int cpu_wait(dd_engine *e, dd_err *err)
 {
     (void)e;
@@ -262,11 +305,34 @@ static int cpu_matvec(dd_engine *e, dd_dtype t, const void *M, int64_t rows, int
 
 static int cpu_fill_random(dd_engine *e, dd_dtype t, void *work, uint64_t seed, uint64_t tag,
                            int64_t row0, int64_t rows, int64_t col0, int64_t cols, int64_t gcols,
-                           dd_err *err)
+                           int trans, dd_err *err)
 {
     (void)e;
     (void)err;
-    rng_fill_block(work, t, seed, tag, row0, rows, col0, cols, gcols);
+    if (trans)
+        rng_fill_block_t(work, t, seed, tag, row0, rows, col0, cols, gcols);
+    else
+        rng_fill_block(work, t, seed, tag, row0, rows, col0, cols, gcols);
+    return DD_OK;
+}
+
+static int cpu_scale(dd_engine *e, dd_dtype t, void *work, int64_t n, double s, dd_err *err)
+{
+    (void)e;
+    (void)err;
+    if (s == 1 || n <= 0)
+        return DD_OK;
+    if (s == 0) {
+        memset(work, 0, (size_t)n * dd_elsize(t));
+    } else if (t == DD_F64) {
+        double *x = work;
+        for (int64_t i = 0; i < n; i++)
+            x[i] *= s;
+    } else {
+        float *x = work, f = (float)s;
+        for (int64_t i = 0; i < n; i++)
+            x[i] *= f;
+    }
     return DD_OK;
 }
 
@@ -285,6 +351,8 @@ const dd_engine_ops dd_engine_cpu = {
     .download = cpu_copy,
     .upload_async = cpu_copy2d,
     .download_async = cpu_copy2d,
+    .upload_t_async = cpu_upload_t,
+    .download_t_async = cpu_download_t,
     .wait_copies = cpu_wait,
     .zero = cpu_zero,
     .gemm = cpu_gemm,
@@ -296,4 +364,6 @@ const dd_engine_ops dd_engine_cpu = {
     .absmax = cpu_absmax,
     .matvec = cpu_matvec,
     .fill_random = cpu_fill_random,
+    .scale = cpu_scale,
+    .copy = cpu_copy,
 };

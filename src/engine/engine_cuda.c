@@ -25,20 +25,8 @@
 
 #include "agree.h"
 #include "dd_cuda.h"
-#include "engine.h"
-#include "engine_aux.h"
+#include "engine_cuda_impl.h"
 #include "kernel.h"
-
-typedef struct {
-    int device;
-    cudaStream_t compute, comm;
-    const kernel_desc *kd; /* the run's kernel, chosen at open for its type */
-    cudaEvent_t phase0, phase1;
-    cudaEvent_t *ev; /* gemm timing pairs: ev[2i] start, ev[2i+1] stop */
-    int nev, cap;    /* in use since reset_timers, created */
-    void *aux;       /* device scratch of absmax/matvec (aux_scratch), NULL until used */
-    size_t aux_cap;  /* its bytes */
-} cuda_state;
 
 static void cuda_close(dd_engine *e);
 
@@ -59,7 +47,7 @@ static void kernel_names(int t, char *buf, size_t len)
     }
 }
 
-static const char *host_name(void)
+const char *cuda_host_name(void)
 {
     static char host[MPI_MAX_PROCESSOR_NAME];
     int len = 0;
@@ -81,17 +69,17 @@ static int pick_device(const dd_engine_cfg *cfg, int *device, struct cudaDeviceP
      * none); that would send a user to upgrade a driver they do not need. */
     if (cr == cudaErrorInsufficientDriver || cr == cudaErrorNoDevice ||
         (cr == cudaSuccess && count == 0))
-        return dd_fail(err, DD_EUNSUP, "no GPU on host %s", host_name());
+        return dd_fail(err, DD_EUNSUP, "no GPU on host %s", cuda_host_name());
     if (cr != cudaSuccess)
         return dd_fail(err, DD_EUNSUP, "no usable CUDA GPU on host %s (cudaGetDeviceCount: %s)",
-                       host_name(), cudaGetErrorString(cr));
+                       cuda_host_name(), cudaGetErrorString(cr));
     *device = lrank % count;
     if ((cr = cudaSetDevice(*device)) != cudaSuccess)
         return dd_fail(err, DD_EFAIL, "cudaSetDevice(%d) on host %s failed: %s", *device,
-                       host_name(), cudaGetErrorString(cr));
+                       cuda_host_name(), cudaGetErrorString(cr));
     if ((cr = cudaGetDeviceProperties(prop, *device)) != cudaSuccess)
         return dd_fail(err, DD_EFAIL, "cudaGetDeviceProperties(%d) on host %s failed: %s", *device,
-                       host_name(), cudaGetErrorString(cr));
+                       cuda_host_name(), cudaGetErrorString(cr));
     return DD_OK;
 }
 
@@ -227,6 +215,8 @@ static void cuda_close(dd_engine *e)
         cudaStreamDestroy(s->comm);
     if (s->aux)
         cudaFree(s->aux);
+    if (s->tbuf)
+        cudaFree(s->tbuf);
     free(s);
     e->impl = NULL;
 }
@@ -252,8 +242,8 @@ static int cuda_alloc(dd_engine *e, size_t bytes, void **p, dd_err *err)
     return dd_fail(err, cr == cudaErrorMemoryAllocation ? DD_ENOMEM : DD_EFAIL,
                    "cudaMalloc of %zu bytes (%.2f GiB) on GPU %d of host %s failed: %s; "
                    "%.2f GiB of %.2f GiB free",
-                   bytes, gib(bytes), s->device, host_name(), cudaGetErrorString(cr), gib(freeb),
-                   gib(total));
+                   bytes, gib(bytes), s->device, cuda_host_name(), cudaGetErrorString(cr),
+                   gib(freeb), gib(total));
 }
 
 static void cuda_free(dd_engine *e, void *p)
@@ -275,7 +265,7 @@ static int cuda_host_alloc(dd_engine *e, size_t bytes, void **p, dd_err *err)
     *p = NULL;
     return dd_fail(err, cr == cudaErrorMemoryAllocation ? DD_ENOMEM : DD_EFAIL,
                    "cudaHostAlloc of %zu bytes (%.2f GiB) of pinned memory on host %s failed: %s",
-                   bytes, gib(bytes), host_name(), cudaGetErrorString(cr));
+                   bytes, gib(bytes), cuda_host_name(), cudaGetErrorString(cr));
 }
 
 static void cuda_host_free(dd_engine *e, void *p)
@@ -285,8 +275,8 @@ static void cuda_host_free(dd_engine *e, void *p)
         cudaFreeHost(p);
 }
 
-static int copy_sync(cuda_state *s, void *dst, const void *src, size_t bytes,
-                     enum cudaMemcpyKind kind, const char *what, dd_err *err)
+int cuda_copy_sync(cuda_state *s, void *dst, const void *src, size_t bytes,
+                   enum cudaMemcpyKind kind, const char *what, dd_err *err)
 {
     if (bytes == 0)
         return DD_OK;
@@ -298,14 +288,14 @@ static int copy_sync(cuda_state *s, void *dst, const void *src, size_t bytes,
 
 static int cuda_upload(dd_engine *e, void *dst, const void *src, size_t bytes, dd_err *err)
 {
-    return copy_sync(e->impl, dst, src, bytes, cudaMemcpyHostToDevice,
-                     "cudaMemcpyAsync host to GPU (upload)", err);
+    return cuda_copy_sync(e->impl, dst, src, bytes, cudaMemcpyHostToDevice,
+                          "cudaMemcpyAsync host to GPU (upload)", err);
 }
 
 static int cuda_download(dd_engine *e, void *dst, const void *src, size_t bytes, dd_err *err)
 {
-    return copy_sync(e->impl, dst, src, bytes, cudaMemcpyDeviceToHost,
-                     "cudaMemcpyAsync GPU to host (download)", err);
+    return cuda_copy_sync(e->impl, dst, src, bytes, cudaMemcpyDeviceToHost,
+                          "cudaMemcpyAsync GPU to host (download)", err);
 }
 
 static int cuda_zero(dd_engine *e, void *p, size_t bytes, dd_err *err)
@@ -455,124 +445,6 @@ static void *cuda_compute_stream(dd_engine *e)
     return (void *)((cuda_state *)e->impl)->compute;
 }
 
-/* ---- the check and the generator on the device (engine_aux.h) ---- */
-
-/* The scratch holds at least `bytes`: grown (never shrunk) by a fresh
- * cudaMalloc; every op that uses it has synchronised before returning, so
- * nothing in flight reads the old one. */
-static int aux_scratch(cuda_state *s, size_t bytes, dd_err *err)
-{
-    if (bytes <= s->aux_cap)
-        return DD_OK;
-    if (s->aux) {
-        void *old = s->aux;
-        s->aux = NULL;
-        s->aux_cap = 0;
-        int rc = dd_cuda_check(cudaFree(old), "cudaFree of the check's scratch", err);
-        if (rc)
-            return rc;
-    }
-    size_t cap = bytes < ((size_t)1 << 16) ? (size_t)1 << 16 : bytes;
-    cudaError_t cr = cudaMalloc(&s->aux, cap);
-    if (cr != cudaSuccess) {
-        s->aux = NULL;
-        cudaGetLastError(); /* clear the recorded allocation error */
-        return dd_fail(err, cr == cudaErrorMemoryAllocation ? DD_ENOMEM : DD_EFAIL,
-                       "cudaMalloc of %zu bytes of scratch for the check on GPU %d of host %s "
-                       "failed: %s",
-                       cap, s->device, host_name(), cudaGetErrorString(cr));
-    }
-    s->aux_cap = cap;
-    return DD_OK;
-}
-
-static int aux_launched(int kr, const char *what, int64_t rows, int64_t cols, dd_err *err)
-{
-    if (kr == cudaSuccess)
-        return DD_OK;
-    return dd_fail(err, DD_EFAIL, "the %s kernel (%lld×%lld) failed to launch: %s", what,
-                   (long long)rows, (long long)cols, cudaGetErrorString((cudaError_t)kr));
-}
-
-static int cuda_absmax(dd_engine *e, dd_dtype t, const void *M, int64_t n, double *max,
-                       int *nonfinite, dd_err *err)
-{
-    cuda_state *s = e->impl;
-    dd_aux_flags f = {0, 0, 0};
-    *max = 0;
-    *nonfinite = 0;
-    if (n <= 0)
-        return DD_OK;
-    int rc = aux_scratch(s, sizeof f, err);
-    if (rc ||
-        (rc = aux_launched(dd_aux_absmax(t == DD_F64, M, n, s->aux, (void *)s->compute),
-                           "check's absmax", n, 1, err)) ||
-        (rc = copy_sync(s, &f, s->aux, sizeof f, cudaMemcpyDeviceToHost,
-                        "cudaMemcpyAsync of the check's maximum to the host", err)))
-        return rc;
-    memcpy(max, &f.max_bits, sizeof *max);
-    *nonfinite = f.nonfinite != 0;
-    return DD_OK;
-}
-
-/* Scratch layout of matvec: the flags, v (cols), out (rows), absrow (rows),
- * each at a multiple of 256 bytes. */
-static size_t aux_round(size_t bytes)
-{
-    return (bytes + 255) / 256 * 256;
-}
-
-static int cuda_matvec(dd_engine *e, dd_dtype t, const void *M, int64_t rows, int64_t cols,
-                       const double f[2], const double *v, double *out, double *absrow,
-                       int *nonfinite, dd_err *err)
-{
-    cuda_state *s = e->impl;
-    dd_aux_flags fl = {0, 0, 0};
-    *nonfinite = 0;
-    if (rows <= 0)
-        return DD_OK;
-    size_t vb = (size_t)(cols > 0 ? cols : 0) * sizeof(double), rb = (size_t)rows * sizeof(double);
-    size_t ov = aux_round(sizeof fl), oo = ov + aux_round(vb), oa = oo + aux_round(rb);
-    int rc = aux_scratch(s, oa + (absrow ? rb : 0), err);
-    if (rc)
-        return rc;
-    char *d = s->aux;
-    double *dabs = absrow ? (double *)(d + oa) : NULL;
-    const char *up = "cudaMemcpyAsync of the check's vector to the GPU";
-    const char *down = "cudaMemcpyAsync of the check's products to the host";
-    if ((vb &&
-         (rc = dd_cuda_check(cudaMemcpyAsync(d + ov, v, vb, cudaMemcpyHostToDevice, s->compute), up,
-                             err))) ||
-        (rc = aux_launched(dd_aux_matvec(t == DD_F64, M, rows, cols, f[0], f[1],
-                                         (const double *)(d + ov), (double *)(d + oo), dabs,
-                                         (dd_aux_flags *)d, (void *)s->compute),
-                           "check's matrix-vector", rows, cols, err)) ||
-        (rc = dd_cuda_check(cudaMemcpyAsync(out, d + oo, rb, cudaMemcpyDeviceToHost, s->compute),
-                            down, err)) ||
-        (absrow &&
-         (rc = dd_cuda_check(cudaMemcpyAsync(absrow, dabs, rb, cudaMemcpyDeviceToHost, s->compute),
-                             down, err))) ||
-        (rc = copy_sync(s, &fl, d, sizeof fl, cudaMemcpyDeviceToHost, down, err)))
-        return rc;
-    *nonfinite = fl.nonfinite != 0;
-    return DD_OK;
-}
-
-static int cuda_fill_random(dd_engine *e, dd_dtype t, void *work, uint64_t seed, uint64_t tag,
-                            int64_t row0, int64_t rows, int64_t col0, int64_t cols, int64_t gcols,
-                            dd_err *err)
-{
-    cuda_state *s = e->impl;
-    if (rows <= 0 || cols <= 0)
-        return DD_OK;
-    int rc = aux_launched(dd_aux_fill_random(t == DD_F64, work, seed, tag, row0, rows, col0, cols,
-                                             gcols, (void *)s->compute),
-                          "generator's", rows, cols, err);
-    return rc ? rc
-              : dd_cuda_check(cudaStreamSynchronize(s->compute),
-                              "cudaStreamSynchronize after generating inputs on the GPU", err);
-}
-
 const dd_engine_ops dd_engine_cuda = {
     .name = "cuda",
     .work_is_host = 0,
@@ -589,6 +461,8 @@ const dd_engine_ops dd_engine_cuda = {
     .download = cuda_download,
     .upload_async = cuda_upload_async,
     .download_async = cuda_download_async,
+    .upload_t_async = cuda_upload_t,
+    .download_t_async = cuda_download_t,
     .wait_copies = cuda_wait_copies,
     .zero = cuda_zero,
     .gemm = cuda_gemm,
@@ -600,4 +474,6 @@ const dd_engine_ops dd_engine_cuda = {
     .absmax = cuda_absmax,
     .matvec = cuda_matvec,
     .fill_random = cuda_fill_random,
+    .scale = cuda_scale,
+    .copy = cuda_copy,
 };

@@ -75,17 +75,22 @@ static void *make(dd_dtype t, int64_t rows, int64_t cols, int scale, double plan
     return m;
 }
 
-static void fill_case(dd_dtype t, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
-                      int64_t gcols, uint64_t seed)
+/* trans: a block of the transpose (rng_fill_block_t), as for --transa T */
+static void fill_case_t(dd_dtype t, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                        int64_t gcols, uint64_t seed, int trans)
 {
     size_t bytes = (size_t)(rows * cols) * dd_elsize(t);
     void *want = malloc(bytes + 1), *got = malloc(bytes + 1), *d = NULL;
     memset(got, 0x5a, bytes + 1);
-    rng_fill_block(want, t, seed, RNG_TAG_A, row0, rows, col0, cols, gcols);
+    if (trans)
+        rng_fill_block_t(want, t, seed, RNG_TAG_A, row0, rows, col0, cols, gcols);
+    else
+        rng_fill_block(want, t, seed, RNG_TAG_A, row0, rows, col0, cols, gcols);
     dd_err err = {{0}};
     int rc = gpu.ops->alloc(&gpu, bytes, &d, &err);
     if (!rc)
-        rc = gpu.ops->fill_random(&gpu, t, d, seed, RNG_TAG_A, row0, rows, col0, cols, gcols, &err);
+        rc = gpu.ops->fill_random(&gpu, t, d, seed, RNG_TAG_A, row0, rows, col0, cols, gcols, trans,
+                                  &err);
     if (!rc)
         rc = gpu.ops->download(&gpu, got, d, bytes, &err);
     EXPECT(rc == DD_OK, "fill_random: %s", err.msg);
@@ -102,6 +107,81 @@ static void fill_case(dd_dtype t, int64_t row0, int64_t rows, int64_t col0, int6
     gpu.ops->free(&gpu, d);
     free(want);
     free(got);
+}
+
+static void fill_case(dd_dtype t, int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                      int64_t gcols, uint64_t seed)
+{
+    fill_case_t(t, row0, rows, col0, cols, gcols, seed, 0);
+    fill_case_t(t, row0, rows, col0, cols, gcols, seed, 1);
+}
+
+/* scale (alpha, beta) bit for bit as the CPU engine's, s = 0 without
+ * reading (NaN planted), s = 1 untouched; copy (the saved beta·C) exact. */
+static void scale_case(dd_dtype t, int64_t n, double s)
+{
+    size_t bytes = (size_t)n * dd_elsize(t);
+    /* NaN only where it must not be read: a NaN's payload is the engine's */
+    void *h = make(t, 1, n, 3, s == 0 && n > 2 ? NAN : 0, 31), *want = malloc(bytes + 1);
+    void *got = malloc(bytes + 1), *d = to_gpu(h, bytes), *d2 = NULL;
+    memcpy(want, h, bytes);
+    dd_err err = {{0}};
+    int rc = cpu.ops->scale(&cpu, t, want, n, s, &err);
+    if (!rc)
+        rc = gpu.ops->scale(&gpu, t, d, n, s, &err);
+    if (!rc)
+        rc = gpu.ops->alloc(&gpu, bytes, &d2, &err);
+    if (!rc)
+        rc = gpu.ops->copy(&gpu, d2, d, bytes, &err);
+    if (!rc)
+        rc = gpu.ops->download(&gpu, got, d2, bytes, &err);
+    EXPECT(rc == DD_OK, "scale/copy: %s", err.msg);
+    EXPECT(!rc && !memcmp(got, want, bytes), "scale %s n %lld by %g differs from the CPU engine's",
+           dd_dtype_name(t), (long long)n, s);
+    for (int64_t i = 0; s == 0 && !rc && i < n; i++)
+        EXPECT(get(got, t, i) == 0 && !signbit(get(got, t, i)), "scale by 0 left %g at %lld",
+               get(got, t, i), (long long)i);
+    gpu.ops->free(&gpu, d);
+    gpu.ops->free(&gpu, d2);
+    free(h);
+    free(want);
+    free(got);
+}
+
+/* upload_t_async into a wider work block and download_t_async back, bit
+ * for bit as the CPU engine's (a band up turned, then down turned). */
+static void turn_case(dd_dtype t, int64_t h, int64_t w, int64_t ldd)
+{
+    size_t es = dd_elsize(t), n = (size_t)(h * w), blk = (size_t)(w * ldd) * es;
+    void *band = make(t, h, w, 0, 0, 41), *want = calloc(1, blk + 1), *got = malloc(blk + 1);
+    void *back = malloc(n * es + 1), *d = NULL;
+    dd_err err = {{0}};
+    int rc = cpu.ops->upload_t_async(&cpu, want, ldd, band, h, w, es, &err);
+    if (!rc)
+        rc = gpu.ops->alloc(&gpu, blk, &d, &err);
+    if (!rc)
+        rc = gpu.ops->zero(&gpu, d, blk, &err);
+    if (!rc)
+        rc = gpu.ops->upload_t_async(&gpu, d, ldd, band, h, w, es, &err);
+    if (!rc)
+        rc = gpu.ops->wait_copies(&gpu, &err);
+    if (!rc)
+        rc = gpu.ops->download(&gpu, got, d, blk, &err);
+    if (!rc)
+        rc = gpu.ops->download_t_async(&gpu, back, d, ldd, h, w, es, &err);
+    if (!rc)
+        rc = gpu.ops->wait_copies(&gpu, &err);
+    EXPECT(rc == DD_OK, "turned copies: %s", err.msg);
+    EXPECT(!rc && !memcmp(got, want, blk),
+           "upload_t %s %lldx%lld (ldd %lld) differs from the CPU's", dd_dtype_name(t),
+           (long long)h, (long long)w, (long long)ldd);
+    EXPECT(!rc && !memcmp(back, band, n * es), "download_t %s %lldx%lld did not turn it back",
+           dd_dtype_name(t), (long long)h, (long long)w);
+    gpu.ops->free(&gpu, d);
+    free(band);
+    free(want);
+    free(got);
+    free(back);
 }
 
 static void absmax_case(dd_dtype t, int64_t n, int scale, double plant)
@@ -205,6 +285,15 @@ static void all_cases(dd_dtype t)
         matvec_case(t, 300, 33, -big, plants[p], 1);
         matvec_case(t, 257, 4097, 0, plants[p], 1);
     }
+    turn_case(t, 1, 1, 1);
+    turn_case(t, 37, 101, 40);     /* partial tiles, a wider block */
+    turn_case(t, 512, 4099, 600);  /* a band of many tiles */
+    turn_case(t, 70000, 3, 70001); /* past the grid's y cap: strided tiles */
+    static const double scales[] = {-0.5, 2.5, 0.1, 1.0 / 3, 1, 0, -1e-300, 1e300};
+    for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++) {
+        scale_case(t, 1, scales[i]);
+        scale_case(t, 1000003, scales[i]);
+    }
     absmax_case(t, 0, 0, 0);
     matvec_case(t, 0, 5, 0, 0, 1);
     matvec_case(t, 4, 0, 0, 0, 1); /* empty rows: sums 0 */
@@ -239,6 +328,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%d failures\n", failures);
         return 1;
     }
-    printf("engine_cuda: fill_random bit for bit, absmax and matvec as the CPU engine's\n");
+    printf("engine_cuda: fill_random (and transposed) bit for bit, scale, copy and turned copies "
+           "bit for bit, absmax and matvec as the CPU engine's\n");
     return 0;
 }

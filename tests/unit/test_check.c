@@ -1,6 +1,6 @@
 /* test_check.c — the HPL-style check (src/driver/check.c) at any rank count.
  *
- *   mpirun -n R test-check exact|wrong|huge|nonfinite|chunks|line
+ *   mpirun -n R test-check exact|wrong|huge|nonfinite|beta|chunks|line
  *
  * Distributed A (M×K), B (K×N) are laid out as the driver lays them out
  * (grid_default, grid_block, rng_fill_block); each rank computes its block of
@@ -13,6 +13,9 @@
  *             (|a| up to DBL_MAX/4, ||A||·||B|| > DBL_MAX, 2^±900, tiny,
  *             cancelling pairs): exact C passes, perturbed C fails;
  *   nonfinite NaN / Inf in C, A or B fails, "not meaningful";
+ *   beta      GEMM's beta·C_in term (check_c_input): C = A·B + beta·C_in
+ *             passes, C_in left out or beta applied twice fails, C_in far
+ *             above or below A·B in scale, NaN in C_in not meaningful;
  *   chunks    check_allreduce in pieces of a few elements;
  *   line      check_line's text.
  * Rank 0 prints each figure.  Exit status 0 only when every check on every
@@ -30,7 +33,8 @@
 #include "rng.h"
 
 static int g_rank, g_size, g_fail;
-static dd_engine g_eng; /* the CPU engine: work memory is host memory */
+static dd_engine g_eng;          /* the CPU engine: work memory is host memory */
+static const check_cterm *g_cin; /* beta·C_in's part of the check, or NULL */
 
 #define CHECK(cond, ...)                                                                           \
     do {                                                                                           \
@@ -150,7 +154,7 @@ static dd_check_result run_check(const prob *p, const char *what)
     memset(&r, 0, sizeof r);
     dd_err err = {{0}};
     int rc = check_product(MPI_COMM_WORLD, p->row, &p->g, &g_eng, p->t, TM, TN, TK, p->A, p->B,
-                           p->C, XSEED, &r, &err);
+                           p->C, g_cin, XSEED, &r, &err);
     CHECK(rc == DD_OK, "%s: check_product rc %d: %s", what, rc, err.msg);
     char line[256];
     check_line(&r, line, sizeof line);
@@ -289,6 +293,74 @@ static void case_nonfinite(prob *p)
     expect_not_meaningful(p, "Inf in C, a, b 2^600 pairs, fails", "C");
 }
 
+/* GEMM's beta: my block of beta·C_in (2^ec-scaled generator values times
+ * beta, in the type) into cin, and C = A·B + k·beta·C_in exactly (one
+ * rounding of a long double sum); k = 1 is the right C. */
+static void build_beta(prob *p, dd_dtype t, double beta, int ec, double k, void *cin)
+{
+    build(p, t, (shape){"plain", 0, 0, 0});
+    for (int64_t i = 0; i < p->rm.len; i++)
+        for (int64_t j = 0; j < p->rn.len; j++) {
+            int64_t gi = p->rm.start + i, gj = p->rn.start + j, at = i * p->rn.len + j;
+            double c = ldexp(rng_value(SEED, RNG_TAG_C, (uint64_t)(gi * TN + gj)), ec);
+            put(cin, t, at, t == DD_F64 ? c * beta : (double)((float)c * (float)beta));
+            long double sum = k * (long double)get(cin, t, at);
+            for (int64_t kk = 0; kk < TK; kk++)
+                sum += (long double)aval(p, gi, kk) * (long double)bval(p, kk, gj);
+            put(p->C, t, at, (double)sum);
+        }
+}
+
+static void beta_case(prob *p, dd_dtype t, double beta, int ec, double k, const char *what,
+                      int pass)
+{
+    void *cin = malloc(sizeof(double) * TM * TN);
+    build_beta(p, t, beta, ec, k, cin);
+    check_cterm ct;
+    dd_err err = {{0}};
+    int rc = check_c_input(MPI_COMM_WORLD, &p->g, &g_eng, t, TM, TN, cin, XSEED, &ct, &err);
+    CHECK(rc == DD_OK, "%s: check_c_input: %s", what, err.msg);
+    g_cin = &ct;
+    if (pass)
+        expect_pass(p, what);
+    else
+        expect_fail(p, what);
+    g_cin = NULL;
+    check_cterm_free(&ct);
+    free(cin);
+}
+
+static void case_beta(prob *p)
+{
+    for (int ti = 0; ti < 2; ti++) {
+        dd_dtype t = ti ? DD_F32 : DD_F64;
+        beta_case(p, t, 2.5, 0, 1, "C = A·B + 2.5·C_in passes", 1);
+        beta_case(p, t, -0.5, 0, 1, "C = A·B - 0.5·C_in passes", 1);
+        beta_case(p, t, 2.5, 0, 0, "beta·C_in left out fails", 0);
+        beta_case(p, t, 2.5, 0, 2, "beta applied twice fails", 0);
+        beta_case(p, t, 2.5, -30, 1.0001, "beta·C_in tiny beside A·B, 1e-4 off, passes", 1);
+        beta_case(p, t, 1, 30, 1, "beta·C_in 2^30 beside A·B passes", 1);
+        beta_case(p, t, 1, 30, 1 + 1e-3, "beta·C_in 2^30 beside A·B, 1e-3 off, fails", 0);
+    }
+    beta_case(p, DD_F64, 1, 900, 1, "C_in 2^900 (scaled by its own exponent) passes", 1);
+    beta_case(p, DD_F64, 1, 900, 1 + 1e-9, "C_in 2^900, 1e-9 off, fails", 0);
+    /* NaN in beta·C_in: not meaningful, whatever C is */
+    void *cin = malloc(sizeof(double) * TM * TN);
+    build_beta(p, DD_F64, 2, 0, 1, cin);
+    if (g_rank == g_size - 1 && p->rm.len * p->rn.len > 0)
+        put(cin, DD_F64, 0, NAN);
+    check_cterm ct;
+    dd_err err = {{0}};
+    CHECK(check_c_input(MPI_COMM_WORLD, &p->g, &g_eng, DD_F64, TM, TN, cin, XSEED, &ct, &err) ==
+              DD_OK,
+          "check_c_input: %s", err.msg);
+    g_cin = &ct;
+    expect_not_meaningful(p, "NaN in C's input (last rank) fails", "C's input");
+    g_cin = NULL;
+    check_cterm_free(&ct);
+    free(cin);
+}
+
 /* check_allreduce in pieces of 3 and whole, in place and not, SUM and MAX. */
 static void case_chunks(void)
 {
@@ -378,12 +450,14 @@ int main(int argc, char **argv)
         case_huge(&p);
     else if (!strcmp(what, "nonfinite"))
         case_nonfinite(&p);
+    else if (!strcmp(what, "beta"))
+        case_beta(&p);
     else if (!strcmp(what, "chunks"))
         case_chunks();
     else if (!strcmp(what, "line"))
         case_line();
     else
-        CHECK(0, "usage: test-check exact|wrong|huge|nonfinite|chunks|line (got '%s')", what);
+        CHECK(0, "usage: test-check exact|wrong|huge|nonfinite|beta|chunks|line (got '%s')", what);
     int all = 0;
     MPI_Allreduce(&g_fail, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (g_rank == 0)

@@ -3,7 +3,8 @@
  * run on: against plain loops written here, on random data of both types
  * with NaN, +Inf and -Inf planted, scaled near the ends of the range,
  * empty shapes; fill_random against rng_fill_block bit for bit and against
- * rng_value element by element at odd offsets.  The GPU test
+ * rng_value element by element at odd offsets, transposed too; scale
+ * (GEMM's alpha and beta) and copy against plain loops.  The GPU test
  * (tests/gpu/test_engine_aux_gpu.c) holds the CUDA engine to this one. */
 #include <float.h>
 #include <math.h>
@@ -140,7 +141,8 @@ static void fill_case(dd_engine *e, dd_dtype t, int64_t row0, int64_t rows, int6
     memset(got, 0x5a, bytes);
     memset(want, 0x5a, bytes);
     dd_err err = {{0}};
-    int rc = e->ops->fill_random(e, t, got, seed, RNG_TAG_B, row0, rows, col0, cols, gcols, &err);
+    int rc =
+        e->ops->fill_random(e, t, got, seed, RNG_TAG_B, row0, rows, col0, cols, gcols, 0, &err);
     EXPECT(rc == DD_OK, "fill_random: %s", err.msg);
     rng_fill_block(want, t, seed, RNG_TAG_B, row0, rows, col0, cols, gcols);
     EXPECT(!memcmp(got, want, bytes),
@@ -161,8 +163,106 @@ static void fill_case(dd_engine *e, dd_dtype t, int64_t row0, int64_t rows, int6
     free(want);
 }
 
+/* trans: each element is rng_value at (col0 + j)·gcols + row0 + i, and the
+ * block is rng_fill_block_t's: a block of the generator's matrix turned
+ * (op(A) for --transa T). */
+static void fill_case_t(dd_engine *e, dd_dtype t, int64_t row0, int64_t rows, int64_t col0,
+                        int64_t cols, int64_t gcols, uint64_t seed)
+{
+    size_t bytes = (size_t)(rows * cols) * dd_elsize(t) + 1;
+    void *got = malloc(bytes), *want = malloc(bytes), *plain = malloc(bytes);
+    memset(got, 0x5a, bytes);
+    memset(want, 0x5a, bytes);
+    dd_err err = {{0}};
+    int rc =
+        e->ops->fill_random(e, t, got, seed, RNG_TAG_C, row0, rows, col0, cols, gcols, 1, &err);
+    EXPECT(rc == DD_OK, "fill_random trans: %s", err.msg);
+    rng_fill_block_t(want, t, seed, RNG_TAG_C, row0, rows, col0, cols, gcols);
+    EXPECT(!memcmp(got, want, bytes), "fill_random trans differs from rng_fill_block_t");
+    /* the same values as the untransposed block at (col0, row0), turned */
+    rng_fill_block(plain, t, seed, RNG_TAG_C, col0, cols, row0, rows, gcols);
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            double v = rng_value(seed, RNG_TAG_C, (uint64_t)((col0 + j) * gcols + row0 + i));
+            if (t == DD_F32)
+                v = (double)(float)v;
+            EXPECT(get(got, t, i * cols + j) == v && get(plain, t, j * rows + i) == v,
+                   "fill_random trans %s (%lld,%lld) = %.17g, want %.17g", dd_dtype_name(t),
+                   (long long)i, (long long)j, get(got, t, i * cols + j), v);
+        }
+    free(got);
+    free(want);
+    free(plain);
+}
+
+/* scale: one multiply in the element type (f32: by (float)s); 0 writes
+ * zeros without reading (NaN planted does not survive); 1 touches nothing. */
+static void scale_case(dd_engine *e, dd_dtype t, int64_t n, double s)
+{
+    void *x = malloc((size_t)n * dd_elsize(t) + 1), *y = malloc((size_t)n * dd_elsize(t) + 1);
+    rng_fill_block(x, t, 3, RNG_TAG_A, 0, 1, 0, n, n);
+    if (n > 1)
+        put(x, t, n / 2, NAN);
+    memcpy(y, x, (size_t)n * dd_elsize(t));
+    dd_err err = {{0}};
+    EXPECT(e->ops->scale(e, t, x, n, s, &err) == DD_OK, "scale: %s", err.msg);
+    for (int64_t i = 0; i < n; i++) {
+        double want = t == DD_F64 ? get(y, t, i) * s : (double)((float)get(y, t, i) * (float)s);
+        double got = get(x, t, i);
+        int ok = s == 1 && isnan(get(y, t, i)) ? isnan(got)
+                 : s == 0                      ? got == 0 && !signbit(got)
+                 : isnan(want)                 ? isnan(got)
+                                               : got == want;
+        EXPECT(ok, "scale %s by %g: [%lld] = %.17g, want %.17g", dd_dtype_name(t), s, (long long)i,
+               got, s == 0 ? 0.0 : want);
+    }
+    void *z = malloc((size_t)n * dd_elsize(t) + 1);
+    EXPECT(e->ops->copy(e, z, x, (size_t)n * dd_elsize(t), &err) == DD_OK &&
+               !memcmp(z, x, (size_t)n * dd_elsize(t)),
+           "copy of %lld elements", (long long)n);
+    free(x);
+    free(y);
+    free(z);
+}
+
+/* upload_t_async / download_t_async on the CPU: dst[j·ldd + i] =
+ * src[i·w + j] into a wider block (ldd > h), and back, against loops. */
+static void turn_case(dd_engine *e, dd_dtype t, int64_t h, int64_t w, int64_t ldd)
+{
+    size_t es = dd_elsize(t), n = (size_t)(h * w);
+    void *band = malloc(n * es + 1), *block = calloc((size_t)(w * ldd) + 1, es);
+    void *back = malloc(n * es + 1);
+    rng_fill_block(band, t, 5, RNG_TAG_B, 0, h, 0, w, w);
+    dd_err err = {{0}};
+    int rc = e->ops->upload_t_async(e, block, ldd, band, h, w, es, &err);
+    if (!rc)
+        rc = e->ops->download_t_async(e, back, block, ldd, h, w, es, &err);
+    EXPECT(rc == DD_OK, "turned copies: %s", err.msg);
+    for (int64_t i = 0; i < h; i++)
+        for (int64_t j = 0; j < w; j++)
+            EXPECT(get(block, t, j * ldd + i) == get(band, t, i * w + j),
+                   "upload_t %lldx%lld: (%lld,%lld)", (long long)h, (long long)w, (long long)i,
+                   (long long)j);
+    EXPECT(!memcmp(back, band, n * es), "download_t %lldx%lld did not turn it back", (long long)h,
+           (long long)w);
+    free(band);
+    free(block);
+    free(back);
+}
+
 static void all_cases(dd_engine *e, dd_dtype t)
 {
+    turn_case(e, t, 1, 1, 1);
+    turn_case(e, t, 37, 101, 40);
+    turn_case(e, t, 64, 33, 64);
+    static const double scales[] = {-0.5, 2.5, 0.1, 1.0 / 3, 1, 0, -1e-300};
+    for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++) {
+        scale_case(e, t, 1, scales[i]);
+        scale_case(e, t, 1001, scales[i]);
+    }
+    fill_case_t(e, t, 0, 1, 0, 1, 1, 1);
+    fill_case_t(e, t, 5, 37, 3, 41, 101, 7);
+    fill_case_t(e, t, (int64_t)1 << 33, 3, 5, 7, 1 << 20, 42);
     static const double plants[] = {0, NAN, INFINITY, -INFINITY};
     int big = t == DD_F64 ? 1000 : 100; /* near the top of the type's range */
     for (size_t p = 0; p < sizeof plants / sizeof plants[0]; p++) {
@@ -191,7 +291,9 @@ int main(int argc, char **argv)
     dd_engine_cfg cfg = {MPI_COMM_WORLD, MPI_COMM_SELF, DD_F64, NULL, 1};
     dd_err err = {{0}};
     EXPECT(e.ops->open(&e, &cfg, &err) == DD_OK, "open: %s", err.msg);
-    EXPECT(e.ops->absmax && e.ops->matvec && e.ops->fill_random, "ops missing");
+    EXPECT(e.ops->absmax && e.ops->matvec && e.ops->fill_random && e.ops->scale && e.ops->copy &&
+               e.ops->upload_t_async && e.ops->download_t_async,
+           "ops missing");
     all_cases(&e, DD_F64);
     all_cases(&e, DD_F32);
     e.ops->close(&e);
@@ -200,6 +302,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%d failures\n", failures);
         return 1;
     }
-    printf("engine_cpu: absmax, matvec and fill_random ok\n");
+    printf("engine_cpu: absmax, matvec, fill_random (and transposed), scale, copy and turned "
+           "copies ok\n");
     return 0;
 }

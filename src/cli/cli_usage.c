@@ -1,0 +1,136 @@
+/* cli_usage.c — the text of --help and gen --help (cli.h).  Every option,
+ * its range and its choices; tests/cli/options.sh and the README's option
+ * reference are held to it. */
+#include <stdio.h>
+
+#include "cli.h"
+
+static void usage_syntax(void)
+{
+    printf("\n"
+           "Syntax: --opt VALUE or --opt=VALUE; `--` ends the options.  Long options are\n"
+           "spelled in full (abbreviations are refused).  An option that takes a value may\n"
+           "be given once; the flags (--check, --no-check, --force, --quiet, --dry-run,\n"
+           "--host-to-host, --with-c, --help, --version) may repeat.  Numbers are decimal\n"
+           "digits within the ranges shown; 2^62 = %llu.\n",
+           (unsigned long long)DIM_MAX);
+}
+
+static void usage_gen(const char *prog)
+{
+    printf(
+        "usage: %s gen --out FILE -m M -n N -k K [--dtype f64|f32] [--seed S] [--force]\n"
+        "                 [--a NAME] [--b NAME] [--with-c] [--transa N|T] [--transb N|T]\n"
+        "                 [--order row|col] [--io auto|collective|independent] [--quiet]\n"
+        "Writes A (M×K) and B (K×N), uniform in [-1,1), from a counter-based generator:\n"
+        "the file's contents depend on the seed only, not on the number of ranks.\n"
+        "\n"
+        "  --out FILE, -o FILE   the HDF5 file to write (temporary name, renamed on success)\n"
+        "  -m M -n N -k K        sizes, each 1..2^62 (or --size M,N,K, or --size N: square)\n"
+        "  --dtype f64|f32       element type (default f64)\n"
+        "  --seed S              generator seed, 0..2^64-1 (default 1)\n"
+        "  --a NAME, --b NAME    dataset names, non-empty and different (default A, B)\n"
+        "  --with-c              also write C (M×N), the input a run with --beta reads\n"
+        "  --transa N|T          T: write A as K×M, for a run with --transa T (default N)\n"
+        "  --transb N|T          T: write B as N×K, for a run with --transb T (default N)\n"
+        "  --order row|col       col: write each matrix column-major, as Fortran, MATLAB,\n"
+        "                        Julia and R do (h5py then sees its transpose; default row)\n"
+        "  --force               replace an existing file\n"
+        "  --io MODE             auto | direct | collective | independent (default auto: direct)\n"
+        "  --quiet, -q           only errors\n"
+        "  --help, -h; --version\n"
+        "gen refuses the options of a run (--in, --c, --json, --grid, --panel, ...).\n",
+        prog);
+    usage_syntax();
+}
+
+static void usage_run_io(const char *prog)
+{
+    printf(
+        "usage: mpirun -np R %s --in FILE [--out FILE] [options]\n"
+        "       mpirun -np R %s --size M,N,K [--dtype f64|f32] [--seed S] [options]\n"
+        "       mpirun -np R %s gen --out FILE -m M -n N -k K [--dtype f64|f32] [--seed S]\n"
+        "       (%s gen --help: gen's options)\n"
+        "\n"
+        "Distributed C = alpha·op(A)·op(B) + beta·C (SUMMA on a P×Q process grid).\n"
+        "\n"
+        "Input and output:\n"
+        "  --in FILE          HDF5 file with 2-D datasets A (M×K) and B (K×N), 8- or 4-byte "
+        "floats\n"
+        "  --size M,N,K       generate A and B in memory instead (N alone: square);\n"
+        "                     each 1..2^62\n"
+        "  --dtype f64|f32    element type of generated inputs (default f64)\n"
+        "  --seed S           generator seed, 0..2^64-1 (default 1)\n"
+        "  --a NAME, --b NAME, --c NAME\n"
+        "                     dataset names of A, B and C, non-empty (default A, B, C)\n"
+        "  --out FILE         write C there (temporary name, renamed on success)\n"
+        "  --force            replace an existing --out file\n"
+        "  --io MODE          auto | direct | collective (parallel HDF5) | independent (default\n"
+        "                     auto: direct, the file's bytes at their offset, every rank at "
+        "once)\n",
+        prog, prog, prog, prog);
+}
+
+static void usage_run_gemm(void)
+{
+    printf("\n"
+           "GEMM: C = alpha·op(A)·op(B) + beta·C, op(A) M×K, op(B) K×N, C M×N:\n"
+           "  --transa N|T       op(A) = A (N, the default) or its transpose (T: A is K×M)\n"
+           "  --transb N|T       op(B) = B (N, the default) or its transpose (T: B is N×K)\n"
+           "  --alpha X          a finite number (default 1); 0: A and B are not multiplied\n"
+           "  --beta Y           a finite number (default 0: C's input is never read); else\n"
+           "                     the input file also holds C (dataset --c), left untouched\n"
+           "  --order row|col    how the file's datasets are laid out (default row: numpy,\n"
+           "                     h5py); col: column-major, as Fortran, MATLAB, Julia and R\n"
+           "                     write them (an M×K matrix shows as K×M in h5py); C is\n"
+           "                     written the same way\n");
+}
+
+static void usage_run_rest(void)
+{
+    printf("\n"
+           "Decomposition and backends:\n"
+           "  --grid PxQ         process grid, P, Q >= 1 and P*Q = ranks <= %llu\n"
+           "                     (default: most nearly square, P <= Q)\n"
+           "  --panel NB         SUMMA panel width, 1..%llu (default 512 on CPU, 2048 on CUDA)\n"
+           "  --lookahead L      panels broadcast ahead of the multiply, 1..%d (default 1)\n"
+           "  --backend B        auto | cuda | cpu (default auto: CUDA when every rank has a GPU)\n"
+           "  --comm C           auto | nccl | mpi (default auto)\n"
+           "  --kernel NAME      local multiply kernel (CUDA: own production kernel by default; "
+           "cublas)\n"
+           "  --threads T        BLAS threads per rank on the CPU backend, 1..%llu (default:\n"
+           "                     OPENBLAS_NUM_THREADS or OMP_NUM_THREADS, else the host's cores\n"
+           "                     over its ranks)\n"
+           "\n"
+           "Measurement:\n"
+           "  --repeat N         timed multiplies, 1..%llu (default 1)\n"
+           "  --warmup N         untimed multiplies first, 0..%llu (default 0)\n"
+           "  --check            verify C (the default): HPL-style scaled residual with a random\n"
+           "                     vector, PASSED/FAILED, and samples of the files read back\n"
+           "  --no-check         skip the verification\n"
+           "  --host-to-host     GPU: also time one pass from host data to host result, A and B\n"
+           "                     streamed up panel by panel behind the multiply, C down after it\n"
+           "  --json FILE        append one JSON record per run (JSON Lines)\n"
+           "  --dry-run          print the decomposition and memory per rank; compute nothing\n"
+           "  --progress S       in a batch log, a line on the multiply's progress (panels, rate,\n"
+           "                     time left) at most every S seconds and every 10%% of panels,\n"
+           "                     0..86400 (default 30; 0: only per-phase lines); on a terminal\n"
+           "                     a live counter\n"
+           "  --quiet, -q        only errors and the check line\n"
+           "  --help, -h; --version\n",
+           (unsigned long long)INT_MAX31, (unsigned long long)INT_MAX31, DD_LOOKAHEAD_MAX,
+           (unsigned long long)THREADS_MAX, (unsigned long long)REPEAT_MAX,
+           (unsigned long long)REPEAT_MAX);
+    usage_syntax();
+}
+
+void cli_usage(const char *prog, int gen)
+{
+    if (gen) {
+        usage_gen(prog);
+        return;
+    }
+    usage_run_io(prog);
+    usage_run_gemm();
+    usage_run_rest();
+}

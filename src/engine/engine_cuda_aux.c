@@ -1,0 +1,220 @@
+/* engine_cuda_aux.c — the CUDA engine's ops besides memory and the
+ * multiply (engine.h, engine_cuda_impl.h): the check's absmax and
+ * matrix-vector products, the generator of --size inputs, GEMM's alpha and
+ * beta (scale) and the saved beta·C (copy), all on the compute stream, so
+ * ordered after the multiplies, each synchronised before it returns.  The
+ * kernels are kernels/engine_aux.cu's. */
+#include <stdio.h>
+#include <string.h>
+
+#include "dd_cuda.h"
+#include "engine_aux.h"
+#include "engine_cuda_impl.h"
+
+/* The scratch holds at least `bytes`: grown (never shrunk) by a fresh
+ * cudaMalloc; every op that uses it has synchronised before returning, so
+ * nothing in flight reads the old one. */
+static int aux_scratch(cuda_state *s, size_t bytes, dd_err *err)
+{
+    if (bytes <= s->aux_cap)
+        return DD_OK;
+    if (s->aux) {
+        void *old = s->aux;
+        s->aux = NULL;
+        s->aux_cap = 0;
+        int rc = dd_cuda_check(cudaFree(old), "cudaFree of the check's scratch", err);
+        if (rc)
+            return rc;
+    }
+    size_t cap = bytes < ((size_t)1 << 16) ? (size_t)1 << 16 : bytes;
+    cudaError_t cr = cudaMalloc(&s->aux, cap);
+    if (cr != cudaSuccess) {
+        s->aux = NULL;
+        cudaGetLastError(); /* clear the recorded allocation error */
+        return dd_fail(err, cr == cudaErrorMemoryAllocation ? DD_ENOMEM : DD_EFAIL,
+                       "cudaMalloc of %zu bytes of scratch for the check on GPU %d of host %s "
+                       "failed: %s",
+                       cap, s->device, cuda_host_name(), cudaGetErrorString(cr));
+    }
+    s->aux_cap = cap;
+    return DD_OK;
+}
+
+static int aux_launched(int kr, const char *what, int64_t rows, int64_t cols, dd_err *err)
+{
+    if (kr == cudaSuccess)
+        return DD_OK;
+    return dd_fail(err, DD_EFAIL, "the %s kernel (%lld×%lld) failed to launch: %s", what,
+                   (long long)rows, (long long)cols, cudaGetErrorString((cudaError_t)kr));
+}
+
+int cuda_absmax(dd_engine *e, dd_dtype t, const void *M, int64_t n, double *max, int *nonfinite,
+                dd_err *err)
+{
+    cuda_state *s = e->impl;
+    dd_aux_flags f = {0, 0, 0};
+    *max = 0;
+    *nonfinite = 0;
+    if (n <= 0)
+        return DD_OK;
+    int rc = aux_scratch(s, sizeof f, err);
+    if (rc ||
+        (rc = aux_launched(dd_aux_absmax(t == DD_F64, M, n, s->aux, (void *)s->compute),
+                           "check's absmax", n, 1, err)) ||
+        (rc = cuda_copy_sync(s, &f, s->aux, sizeof f, cudaMemcpyDeviceToHost,
+                             "cudaMemcpyAsync of the check's maximum to the host", err)))
+        return rc;
+    memcpy(max, &f.max_bits, sizeof *max);
+    *nonfinite = f.nonfinite != 0;
+    return DD_OK;
+}
+
+/* Scratch layout of matvec: the flags, v (cols), out (rows), absrow (rows),
+ * each at a multiple of 256 bytes. */
+static size_t aux_round(size_t bytes)
+{
+    return (bytes + 255) / 256 * 256;
+}
+
+int cuda_matvec(dd_engine *e, dd_dtype t, const void *M, int64_t rows, int64_t cols,
+                const double f[2], const double *v, double *out, double *absrow, int *nonfinite,
+                dd_err *err)
+{
+    cuda_state *s = e->impl;
+    dd_aux_flags fl = {0, 0, 0};
+    *nonfinite = 0;
+    if (rows <= 0)
+        return DD_OK;
+    size_t vb = (size_t)(cols > 0 ? cols : 0) * sizeof(double), rb = (size_t)rows * sizeof(double);
+    size_t ov = aux_round(sizeof fl), oo = ov + aux_round(vb), oa = oo + aux_round(rb);
+    int rc = aux_scratch(s, oa + (absrow ? rb : 0), err);
+    if (rc)
+        return rc;
+    char *d = s->aux;
+    double *dabs = absrow ? (double *)(d + oa) : NULL;
+    const char *up = "cudaMemcpyAsync of the check's vector to the GPU";
+    const char *down = "cudaMemcpyAsync of the check's products to the host";
+    if ((vb &&
+         (rc = dd_cuda_check(cudaMemcpyAsync(d + ov, v, vb, cudaMemcpyHostToDevice, s->compute), up,
+                             err))) ||
+        (rc = aux_launched(dd_aux_matvec(t == DD_F64, M, rows, cols, f[0], f[1],
+                                         (const double *)(d + ov), (double *)(d + oo), dabs,
+                                         (dd_aux_flags *)d, (void *)s->compute),
+                           "check's matrix-vector", rows, cols, err)) ||
+        (rc = dd_cuda_check(cudaMemcpyAsync(out, d + oo, rb, cudaMemcpyDeviceToHost, s->compute),
+                            down, err)) ||
+        (absrow &&
+         (rc = dd_cuda_check(cudaMemcpyAsync(absrow, dabs, rb, cudaMemcpyDeviceToHost, s->compute),
+                             down, err))) ||
+        (rc = cuda_copy_sync(s, &fl, d, sizeof fl, cudaMemcpyDeviceToHost, down, err)))
+        return rc;
+    *nonfinite = fl.nonfinite != 0;
+    return DD_OK;
+}
+
+int cuda_fill_random(dd_engine *e, dd_dtype t, void *work, uint64_t seed, uint64_t tag,
+                     int64_t row0, int64_t rows, int64_t col0, int64_t cols, int64_t gcols,
+                     int trans, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    if (rows <= 0 || cols <= 0)
+        return DD_OK;
+    int rc = aux_launched(dd_aux_fill_random(t == DD_F64, work, seed, tag, row0, rows, col0, cols,
+                                             gcols, trans, (void *)s->compute),
+                          "generator's", rows, cols, err);
+    return rc ? rc
+              : dd_cuda_check(cudaStreamSynchronize(s->compute),
+                              "cudaStreamSynchronize after generating inputs on the GPU", err);
+}
+
+int cuda_scale(dd_engine *e, dd_dtype t, void *work, int64_t n, double s, dd_err *err)
+{
+    cuda_state *st = e->impl;
+    if (s == 1 || n <= 0)
+        return DD_OK;
+    int rc;
+    if (s == 0) /* zeros, never reading the old contents (NaN there does not survive) */
+        rc = dd_cuda_check(cudaMemsetAsync(work, 0, (size_t)n * dd_elsize(t), st->compute),
+                           "cudaMemsetAsync (scaling by 0)", err);
+    else
+        rc = aux_launched(dd_aux_scale(t == DD_F64, work, n, s, (void *)st->compute), "scaling", n,
+                          1, err);
+    return rc ? rc
+              : dd_cuda_check(cudaStreamSynchronize(st->compute),
+                              "cudaStreamSynchronize after scaling a block by alpha or beta", err);
+}
+
+int cuda_copy(dd_engine *e, void *dst, const void *src, size_t bytes, dd_err *err)
+{
+    if (dst == src)
+        return DD_OK;
+    return cuda_copy_sync(e->impl, dst, src, bytes, cudaMemcpyDeviceToDevice,
+                          "cudaMemcpyAsync GPU to GPU (the saved beta·C)", err);
+}
+
+/* The turned copies' scratch holds `bytes`.  Growing it waits for both
+ * streams first: a copy or kernel in flight may still use the old one. */
+static int tbuf_reserve(cuda_state *s, size_t bytes, dd_err *err)
+{
+    if (bytes <= s->tbuf_cap)
+        return DD_OK;
+    int rc = dd_cuda_check(cudaStreamSynchronize(s->comm), "cudaStreamSynchronize", err);
+    if (!rc)
+        rc = dd_cuda_check(cudaStreamSynchronize(s->compute), "cudaStreamSynchronize", err);
+    if (!rc && s->tbuf)
+        rc = dd_cuda_check(cudaFree(s->tbuf), "cudaFree of the transposition scratch", err);
+    s->tbuf = NULL;
+    s->tbuf_cap = 0;
+    if (rc)
+        return rc;
+    cudaError_t cr = cudaMalloc(&s->tbuf, bytes);
+    if (cr != cudaSuccess) {
+        s->tbuf = NULL;
+        cudaGetLastError(); /* clear the recorded allocation error */
+        return dd_fail(err, cr == cudaErrorMemoryAllocation ? DD_ENOMEM : DD_EFAIL,
+                       "cudaMalloc of %zu bytes of transposition scratch on GPU %d of host %s "
+                       "failed: %s",
+                       bytes, s->device, cuda_host_name(), cudaGetErrorString(cr));
+    }
+    s->tbuf_cap = bytes;
+    return DD_OK;
+}
+
+/* On the communication stream, like upload_async: the band up whole, then
+ * turned into place; the next band's copy into the scratch is ordered
+ * after this band's kernel by the stream. */
+int cuda_upload_t(dd_engine *e, void *dst, int64_t ldd, const void *src, int64_t h, int64_t w,
+                  size_t es, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    size_t bytes = (size_t)(h * w) * es;
+    if (h <= 0 || w <= 0)
+        return DD_OK;
+    int rc = tbuf_reserve(s, bytes, err);
+    if (!rc)
+        rc = dd_cuda_check(cudaMemcpyAsync(s->tbuf, src, bytes, cudaMemcpyHostToDevice, s->comm),
+                           "cudaMemcpyAsync host to GPU (a transposed band)", err);
+    if (!rc)
+        rc = aux_launched(dd_aux_transpose(es, s->tbuf, w, dst, ldd, h, w, (void *)s->comm),
+                          "transpose", h, w, err);
+    return rc;
+}
+
+/* On the compute stream, like download_async: turned into the scratch
+ * after the multiplies, then down whole. */
+int cuda_download_t(dd_engine *e, void *dst, const void *src, int64_t lds, int64_t h, int64_t w,
+                    size_t es, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    size_t bytes = (size_t)(h * w) * es;
+    if (h <= 0 || w <= 0)
+        return DD_OK;
+    int rc = tbuf_reserve(s, bytes, err);
+    if (!rc)
+        rc = aux_launched(dd_aux_transpose(es, src, lds, s->tbuf, w, w, h, (void *)s->compute),
+                          "transpose", w, h, err);
+    if (!rc)
+        rc = dd_cuda_check(cudaMemcpyAsync(dst, s->tbuf, bytes, cudaMemcpyDeviceToHost, s->compute),
+                           "cudaMemcpyAsync GPU to host (a transposed band)", err);
+    return rc;
+}

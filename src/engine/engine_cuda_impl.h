@@ -1,0 +1,48 @@
+/* engine_cuda_impl.h — the CUDA engine's private state, shared by its two
+ * files: engine_cuda.c (devices, memory, copies, the multiply, the clock)
+ * and engine_cuda_aux.c (the check, the generator, alpha/beta and the
+ * saved C: engine_aux.h's kernels).  Nothing outside src/engine includes it. */
+#ifndef DD_ENGINE_CUDA_IMPL_H
+#define DD_ENGINE_CUDA_IMPL_H
+
+#include <cuda_runtime.h>
+
+#include "engine.h"
+#include "kernel.h"
+
+typedef struct {
+    int device;
+    cudaStream_t compute, comm;
+    const kernel_desc *kd; /* the run's kernel, chosen at open for its type */
+    cudaEvent_t phase0, phase1;
+    cudaEvent_t *ev; /* gemm timing pairs: ev[2i] start, ev[2i+1] stop */
+    int nev, cap;    /* in use since reset_timers, created */
+    void *aux;       /* device scratch of absmax/matvec (aux_scratch), NULL until used */
+    size_t aux_cap;  /* its bytes */
+    void *tbuf;      /* device scratch of the turned copies (upload_t/download_t_async) */
+    size_t tbuf_cap; /* its bytes */
+} cuda_state;
+
+/* This host's name, for messages. */
+const char *cuda_host_name(void);
+/* A copy on the compute stream, waited for; `what` names it in a failure. */
+int cuda_copy_sync(cuda_state *s, void *dst, const void *src, size_t bytes,
+                   enum cudaMemcpyKind kind, const char *what, dd_err *err);
+
+/* engine_cuda_aux.c: the ops of engine.h's second half. */
+int cuda_absmax(dd_engine *e, dd_dtype t, const void *M, int64_t n, double *max, int *nonfinite,
+                dd_err *err);
+int cuda_matvec(dd_engine *e, dd_dtype t, const void *M, int64_t rows, int64_t cols,
+                const double f[2], const double *v, double *out, double *absrow, int *nonfinite,
+                dd_err *err);
+int cuda_fill_random(dd_engine *e, dd_dtype t, void *work, uint64_t seed, uint64_t tag,
+                     int64_t row0, int64_t rows, int64_t col0, int64_t cols, int64_t gcols,
+                     int trans, dd_err *err);
+int cuda_upload_t(dd_engine *e, void *dst, int64_t ldd, const void *src, int64_t h, int64_t w,
+                  size_t es, dd_err *err);
+int cuda_download_t(dd_engine *e, void *dst, const void *src, int64_t lds, int64_t h, int64_t w,
+                    size_t es, dd_err *err);
+int cuda_scale(dd_engine *e, dd_dtype t, void *work, int64_t n, double s, dd_err *err);
+int cuda_copy(dd_engine *e, void *dst, const void *src, size_t bytes, dd_err *err);
+
+#endif
