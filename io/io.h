@@ -129,6 +129,11 @@ void io_output_abort(MPI_Comm comm, dd_output *out);
 int io_output_check_side(MPI_Comm comm, const char *side, const char *option,
                          const char *input_path, const char *output_path, dd_err *err);
 
+/* Closes io whatever came before (close may be collective, so every rank
+ * calls it): returns rc if that already failed, its message kept, else the
+ * close's result and message.  Not agreed. */
+int io_close_after(dd_io *io, int rc, dd_err *err);
+
 /* "1.10.8 (parallel)" (io_version.c) */
 const char *io_library_version(void);
 

@@ -9,10 +9,9 @@
  * little-endian float of its size on a little-endian host, in a sec2 file;
  * anything else (chunked, compressed, big-endian) is read as an HDF5
  * hyperslab.  Row i of a block is ncols·es bytes at offset + ((row0 + i)·gcols
- * + col0)·es.  Up to min(8, cores per rank on the node) threads, or
- * DD_IO_THREADS, each move a contiguous share (1 MiB or more) of the block.
- * Reads and writes never communicate: a failure is the failing rank's and
- * its caller agrees.  Ranks write disjoint bytes, so without turn-taking. */
+ * + col0)·es.  Reads use up to min(8, cores per rank) threads, or
+ * DD_IO_THREADS, each a contiguous share (≥ 1 MiB); a failure is the failing
+ * rank's, and its caller agrees.  Ranks write disjoint bytes, no turns. */
 #define _GNU_SOURCE /* pread, pwrite, sched_getaffinity, CPU_COUNT */
 #define _FILE_OFFSET_BITS 64
 
@@ -30,9 +29,7 @@
 #include "agree.h"
 #include "io.h"
 #include "io_h5.h"
-
 _Static_assert(sizeof(off_t) == 8, "the direct path needs 64-bit file offsets");
-
 enum { MAX_THREADS = 256, DEFAULT_THREADS = 8 };
 #define MIN_SHARE ((size_t)1 << 20)   /* bytes per thread, at least */
 #define MAX_SYSCALL ((size_t)1 << 30) /* Linux moves at most ~2 GiB per call */
@@ -401,10 +398,8 @@ static int dir_create(dd_io *io, MPI_Comm comm, const char *path, int ndsets,
     dd_io inner = {0};
     int threads = 1;
     int rc = thread_count(comm, &threads, err);
-    /* Buffered writes to one file take its inode lock one writer at a time
-     * (ext4, xfs): threads of a rank would only contend for it (io-bench
-     * here: no gain from threads for writes, 1.6x for reads).  One writer
-     * per rank unless DD_IO_THREADS says otherwise. */
+    /* Buffered writes to one file take its inode lock one writer at a time:
+     * threads only contend (io-bench: no gain).  Unless DD_IO_THREADS says. */
     if (!getenv("DD_IO_THREADS"))
         threads = 1;
     if (rc == DD_OK && H5Tequal(io_h5_memtype(type), io_h5_filetype(type)) <= 0)

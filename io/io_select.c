@@ -51,3 +51,14 @@ const char *io_library_version(void)
 #endif
     return v;
 }
+
+int io_close_after(dd_io *io, int rc, dd_err *err)
+{
+    dd_err mine = {{0}};
+    int rc2 = io->ops->close(io, &mine);
+    if (!rc && rc2) {
+        *err = mine;
+        return rc2;
+    }
+    return rc;
+}

@@ -93,12 +93,7 @@ static int verify_file(const dd_run_opts *o, MPI_Comm world, const char *path, c
     int bad = 0;
     for (int i = 0; i < n && !rc; i++)
         rc = verify_matrix(&io, world, o, &m[i], &bad, err);
-    dd_err e2 = {{0}};
-    int rc2 = io.ops->close(&io, &e2);
-    if (!rc && rc2) {
-        rc = rc2;
-        *err = e2;
-    }
+    rc = io_close_after(&io, rc, err);
     if (!rc && bad)
         rc = dd_fail(err, DD_ECHECK,
                      "%s does not read back as generated: the file system lost data; %s was "
@@ -135,12 +130,7 @@ static int write_file(const dd_io_ops *ops, MPI_Comm world, const dd_run_opts *o
         rc = write_matrix(&io, world, o, &m[i], err);
     for (int i = 0; i < n && !rc; i++)
         rc = dd_agree(world, ops->set_attrs(&io, m[i].name, attrs, 3, err), err);
-    dd_err e2 = {{0}};
-    int rc2 = dd_agree(world, ops->close(&io, &e2), &e2);
-    if (!rc && rc2) {
-        rc = rc2;
-        *err = e2;
-    }
+    rc = dd_agree(world, io_close_after(&io, rc, err), err);
     return rc;
 }
 

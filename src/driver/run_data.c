@@ -161,12 +161,7 @@ int run_load_inputs(run_ctx *c, dd_err *err)
         if ((rc = dd_agree(c->world, io.ops->open_read(&io, c->world, o->in, err), err)))
             return rc;
         rc = load_blocks(c, &io, err);
-        dd_err e2 = {{0}};
-        int rc2 = io.ops->close(&io, &e2);
-        if (!rc && rc2) {
-            rc = rc2;
-            *err = e2;
-        }
+        rc = io_close_after(&io, rc, err);
         rc = dd_agree(c->world, rc, err);
     }
     if (!rc)
@@ -204,12 +199,7 @@ int run_write_output(run_ctx *c, dd_err *err)
     int nattrs = run_output_attrs(c, attrs, grid, sizeof grid);
     if (!rc)
         rc = dd_agree(c->world, io.ops->set_attrs(&io, o->c, attrs, nattrs, err), err);
-    dd_err e2 = {{0}};
-    int rc2 = dd_agree(c->world, io.ops->close(&io, &e2), &e2);
-    if (!rc && rc2) {
-        rc = rc2;
-        *err = e2;
-    }
+    rc = dd_agree(c->world, io_close_after(&io, rc, err), err);
     if (!rc)
         rc = run_verify_written(c, err);
     if (!rc && c->rank == 0 && dd_fault("race-out")) { /* another run's output appears */

@@ -125,12 +125,7 @@ static int sample_input(run_ctx *c, const sample_of *b, int n, int *bad, dd_err 
         return rc;
     for (int i = 0; i < n && !rc; i++)
         rc = sample_block(c, &io, &b[i], &bad[i], err);
-    dd_err e2 = {{0}};
-    int rc2 = io.ops->close(&io, &e2);
-    if (!rc && rc2) {
-        rc = rc2;
-        *err = e2;
-    }
+    rc = io_close_after(&io, rc, err);
     return rc;
 }
 
@@ -248,12 +243,7 @@ int run_verify_written(run_ctx *c, dd_err *err)
         if (!rc)
             rc = read_back(c, &io, buf, buf + len, -1, k, &bad, err);
     }
-    dd_err e2 = {{0}};
-    int rc2 = io.ops->close(&io, &e2);
-    if (!rc && rc2) {
-        rc = rc2;
-        *err = e2;
-    }
+    rc = io_close_after(&io, rc, err);
     if (!rc && bad)
         rc = dd_fail(err, DD_ECHECK,
                      "the output written to %s does not read back as computed (rank %d's block "

@@ -11,33 +11,42 @@
 #include "engine_aux.h"
 #include "engine_cuda_impl.h"
 
-/* The scratch holds at least `bytes`: grown (never shrunk) by a fresh
- * cudaMalloc; every op that uses it has synchronised before returning, so
- * nothing in flight reads the old one. */
-static int aux_scratch(cuda_state *s, size_t bytes, dd_err *err)
+/* A device scratch *buf of *cap bytes made to hold `bytes`: freed and
+ * allocated afresh (never shrunk) after both streams are idle, so nothing in
+ * flight still uses the old one.  `what` names it in messages. */
+static int scratch_reserve(cuda_state *s, void **buf, size_t *cap, size_t bytes, const char *what,
+                           dd_err *err)
 {
-    if (bytes <= s->aux_cap)
+    if (bytes <= *cap)
         return DD_OK;
-    if (s->aux) {
-        void *old = s->aux;
-        s->aux = NULL;
-        s->aux_cap = 0;
-        int rc = dd_cuda_check(cudaFree(old), "cudaFree of the check's scratch", err);
-        if (rc)
-            return rc;
-    }
-    size_t cap = bytes < ((size_t)1 << 16) ? (size_t)1 << 16 : bytes;
-    cudaError_t cr = cudaMalloc(&s->aux, cap);
+    int rc = dd_cuda_check(cudaStreamSynchronize(s->comm), "cudaStreamSynchronize", err);
+    if (!rc)
+        rc = dd_cuda_check(cudaStreamSynchronize(s->compute), "cudaStreamSynchronize", err);
+    if (!rc && *buf)
+        rc = dd_cuda_check(cudaFree(*buf), "cudaFree of a scratch buffer", err);
+    *buf = NULL;
+    *cap = 0;
+    if (rc)
+        return rc;
+    cudaError_t cr = cudaMalloc(buf, bytes);
     if (cr != cudaSuccess) {
-        s->aux = NULL;
+        *buf = NULL;
         cudaGetLastError(); /* clear the recorded allocation error */
         return dd_fail(err, cr == cudaErrorMemoryAllocation ? DD_ENOMEM : DD_EFAIL,
-                       "cudaMalloc of %zu bytes of scratch for the check on GPU %d of host %s "
-                       "failed: %s",
-                       cap, s->device, cuda_host_name(), cudaGetErrorString(cr));
+                       "cudaMalloc of %zu bytes of %s on GPU %d of host %s failed: %s", bytes,
+                       what, s->device, cuda_host_name(), cudaGetErrorString(cr));
     }
-    s->aux_cap = cap;
+    *cap = bytes;
     return DD_OK;
+}
+
+/* The check's scratch: at least 64 KiB. */
+static int aux_scratch(cuda_state *s, size_t bytes, dd_err *err)
+{
+    size_t want = bytes < ((size_t)1 << 16) ? (size_t)1 << 16 : bytes;
+    if (bytes <= s->aux_cap)
+        return DD_OK;
+    return scratch_reserve(s, &s->aux, &s->aux_cap, want, "scratch for the check", err);
 }
 
 static int aux_launched(int kr, const char *what, int64_t rows, int64_t cols, dd_err *err)
@@ -152,32 +161,10 @@ int cuda_copy(dd_engine *e, void *dst, const void *src, size_t bytes, dd_err *er
                           "cudaMemcpyAsync GPU to GPU (the saved beta·C)", err);
 }
 
-/* The turned copies' scratch holds `bytes`.  Growing it waits for both
- * streams first: a copy or kernel in flight may still use the old one. */
+/* The turned copies' scratch holds `bytes`. */
 static int tbuf_reserve(cuda_state *s, size_t bytes, dd_err *err)
 {
-    if (bytes <= s->tbuf_cap)
-        return DD_OK;
-    int rc = dd_cuda_check(cudaStreamSynchronize(s->comm), "cudaStreamSynchronize", err);
-    if (!rc)
-        rc = dd_cuda_check(cudaStreamSynchronize(s->compute), "cudaStreamSynchronize", err);
-    if (!rc && s->tbuf)
-        rc = dd_cuda_check(cudaFree(s->tbuf), "cudaFree of the transposition scratch", err);
-    s->tbuf = NULL;
-    s->tbuf_cap = 0;
-    if (rc)
-        return rc;
-    cudaError_t cr = cudaMalloc(&s->tbuf, bytes);
-    if (cr != cudaSuccess) {
-        s->tbuf = NULL;
-        cudaGetLastError(); /* clear the recorded allocation error */
-        return dd_fail(err, cr == cudaErrorMemoryAllocation ? DD_ENOMEM : DD_EFAIL,
-                       "cudaMalloc of %zu bytes of transposition scratch on GPU %d of host %s "
-                       "failed: %s",
-                       bytes, s->device, cuda_host_name(), cudaGetErrorString(cr));
-    }
-    s->tbuf_cap = bytes;
-    return DD_OK;
+    return scratch_reserve(s, &s->tbuf, &s->tbuf_cap, bytes, "transposition scratch", err);
 }
 
 /* On the communication stream, like upload_async: the band up whole, then

@@ -20,17 +20,8 @@
 
 #include "engine.h"
 #include "rng.h"
+#include "../unit/dd_test.h"
 
-static int failures;
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
 static dd_engine gpu, cpu;
 
@@ -324,8 +315,8 @@ int main(int argc, char **argv)
     gpu.ops->close(&gpu);
     cpu.ops->close(&cpu);
     MPI_Finalize();
-    if (failures) {
-        fprintf(stderr, "%d failures\n", failures);
+    if (g_fail) {
+        fprintf(stderr, "%d g_fail\n", g_fail);
         return 1;
     }
     printf("engine_cuda: fill_random (and transposed) bit for bit, scale, copy and turned copies "

@@ -31,21 +31,11 @@
 #include "engine.h"
 #include "grid.h"
 #include "rng.h"
+#include "dd_test.h"
 
-static int g_rank, g_size, g_fail;
 static dd_engine g_eng;          /* the CPU engine: work memory is host memory */
 static const check_cterm *g_cin; /* beta·C_in's part of the check, or NULL */
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            g_fail++;                                                                              \
-            fprintf(stderr, "[rank %d] %s:%d: CHECK(%s) failed: ", g_rank, __FILE__, __LINE__,     \
-                    #cond);                                                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
 enum { TM = 37, TN = 29, TK = 26 }; /* K even: cancelling pairs; 13 | 13 splits a pair */
 static const uint64_t SEED = 7, XSEED = 99;

@@ -15,17 +15,8 @@
 
 #include "engine.h"
 #include "rng.h"
+#include "dd_test.h"
 
-static int failures;
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
 static double get(const void *p, dd_dtype t, int64_t i)
 {
@@ -298,8 +289,8 @@ int main(int argc, char **argv)
     all_cases(&e, DD_F32);
     e.ops->close(&e);
     MPI_Finalize();
-    if (failures) {
-        fprintf(stderr, "%d failures\n", failures);
+    if (g_fail) {
+        fprintf(stderr, "%d g_fail\n", g_fail);
         return 1;
     }
     printf("engine_cpu: absmax, matvec, fill_random (and transposed), scale, copy and turned "

@@ -10,17 +10,8 @@
 
 #include "engine.h"
 #include "rng.h"
+#include "dd_test.h"
 
-static int failures;
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
 static int calls;
 static int count_calls(void *arg, dd_err *err)
@@ -107,8 +98,8 @@ int main(int argc, char **argv)
            "CPU engine accepted kernel 08_dmma: %s", err2.msg);
     e.ops->close(&e);
     MPI_Finalize();
-    if (failures) {
-        fprintf(stderr, "%d failures\n", failures);
+    if (g_fail) {
+        fprintf(stderr, "%d g_fail\n", g_fail);
         return 1;
     }
     printf("engine_cpu: multiply and progress hook ok\n");

@@ -28,36 +28,11 @@
 #include <hdf5.h>
 
 #include "io.h"
+#include "dd_test.h"
 
-static int g_rank, g_size, g_fail;
 static char g_dir[512];
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            g_fail++;                                                                              \
-            fprintf(stderr, "[rank %d] %s:%d: CHECK(%s) failed: ", g_rank, __FILE__, __LINE__,     \
-                    #cond);                                                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
-/* 1 when rc and message are the same on every rank. */
-static int same_everywhere(int rc, const dd_err *e)
-{
-    struct {
-        int rc;
-        dd_err e;
-    } r0;
-    memset(&r0, 0, sizeof r0);
-    r0.rc = rc;
-    r0.e = *e;
-    MPI_Bcast(&r0, (int)sizeof r0, MPI_BYTE, 0, MPI_COMM_WORLD);
-    int same = r0.rc == rc && (rc == DD_OK || strcmp(r0.e.msg, e->msg) == 0), all;
-    MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return all;
-}
 
 /* Under DD_TEST_VERBOSE, rank 0 prints each message, to read it as a user would. */
 static int has(const dd_err *e, const char *words)

@@ -25,32 +25,11 @@
 #include <hdf5.h>
 
 #include "io.h"
+#include "dd_test.h"
 
-static int g_rank, g_size, g_fail;
 static char g_dir[512];
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            g_fail++;                                                                              \
-            fprintf(stderr, "[rank %d] %s:%d: CHECK(%s) failed: ", g_rank, __FILE__, __LINE__,     \
-                    #cond);                                                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
-/* 1 when rc and message are the same on every rank (collective: call it unconditionally). */
-static int same_everywhere(int rc, const dd_err *e)
-{
-    char mine[DD_ERRLEN + 32], r0[DD_ERRLEN + 32];
-    snprintf(mine, sizeof mine, "%d %s", rc, e->msg);
-    memcpy(r0, mine, sizeof r0);
-    MPI_Bcast(r0, (int)sizeof r0, MPI_CHAR, 0, MPI_COMM_WORLD);
-    int same = strcmp(r0, mine) == 0, all;
-    MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return all;
-}
 
 /* A refusal, agreed on every rank, whose message holds `words`. */
 #define REFUSED(rc, e, words)                                                                      \
