@@ -168,6 +168,16 @@ int dd_gen(const dd_run_opts *o)
                      "--io %s is not available in this build: use --io independent", o->io);
         goto fail;
     }
+    /* sizes no file system holds are refused before anything is created */
+    for (int i = 0; ops && i < n; i++) {
+        int overflow = 0;
+        (void)dd_mul3((uint64_t)m[i].rows, (uint64_t)m[i].cols, dd_elsize(o->dtype), &overflow);
+        if (overflow) {
+            rc = dd_fail(&err, DD_EUSAGE, "%s would be %lld×%lld: more than 2^64 bytes; give "
+                         "smaller sizes", m[i].name, (long long)m[i].rows, (long long)m[i].cols);
+            goto fail;
+        }
+    }
     if ((rc = io_output_prepare(world, o->out, NULL, o->force, &out, &err)) ||
         (rc = write_file(ops, world, o, out.tmp, m, n, &err)) ||
         (rc = verify_file(o, world, out.tmp, m, n, &err)) ||

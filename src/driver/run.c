@@ -155,10 +155,11 @@ static int host_memory_fits(run_ctx *c, size_t work, dd_err *err)
     char host[64] = "";
     gethostname(host, sizeof host - 1);
     return dd_fail(err, DD_EUSAGE,
-                   "the %d rank%s on host %s need %.2f GiB of memory (%.2f GiB per rank: blocks "
+                   "the %d rank%s on host %s need%s %.2f GiB of memory (%.2f GiB per rank: blocks "
                    "and panel buffers) but it allows %.2f GiB: use more hosts, fewer ranks per "
                    "host, or a smaller problem",
-                   ranks, ranks == 1 ? "" : "s", host, node / (1 << 30), mine / (1 << 30),
+                   ranks, ranks == 1 ? "" : "s", host, ranks == 1 ? "s" : "", node / (1 << 30),
+                   mine / (1 << 30),
                    have / (1 << 30));
 }
 

@@ -246,9 +246,9 @@ int run_verify_written(run_ctx *c, dd_err *err)
     rc = io_close_after(&io, rc, err);
     if (!rc && bad)
         rc = dd_fail(err, DD_ECHECK,
-                     "the output written to %s does not read back as computed (rank %d's block "
-                     "differs): the file system lost or misplaced data; %s was not written",
-                     c->out.tmp, c->rank, c->o->out);
+                     "the output does not read back as computed (rank %d's block differs): the "
+                     "file system lost or misplaced data; %s was not written",
+                     c->rank, c->o->out);
     free(buf);
     return dd_agree(c->world, rc, err);
 }
