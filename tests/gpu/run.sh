@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything a GPU host runs in one go: build, GPU tests, kernel bench,
 # dgemm-dist benchmarks (1 and 2 GPUs), cuBLASXt, and a summary table.
-#   tests/gpu/run.sh [stages...]    stages: build test kbench dbench whole scale
+#   tests/gpu/run.sh [stages...]    stages: build test kbench dbench whole ops scale
 #                                   (default: build test kbench dbench; scale
 #                                   is for machines of 4 or 8 GPUs)
 # Writes to $OUT (default ./out): build.log tests.log gemm-bench.{txt,jsonl}
@@ -92,6 +92,10 @@ fi
 if has whole; then
     # the whole run file to file against dd and an h5py + PyTorch script
     bash tests/gpu/wholerun.sh "$B" "${DD_WHOLE_N:-32768}"
+fi
+if has ops; then
+    # the four op(A)·op(B) combinations from files, 1 and 2 GPUs
+    bash tests/gpu/gemm_ops_bench.sh "$B" "${DD_OPS_N:-16384}"
 fi
 if has scale; then
     # Issue 7's runs, on machines of 4 or 8 GPUs (each skipped where fewer
