@@ -64,8 +64,8 @@ typedef struct {
 } dd_comm_cfg;
 
 typedef struct dd_comm_ops {
-    const char *name;  /* "mpi-host", "nccl", "mpi" */
-    int work_is_host;  /* the memory it moves: 1 host (CPU engine), 0 device */
+    const char *name; /* "mpi-host", "nccl", "mpi" */
+    int work_is_host; /* the memory it moves: 1 host (CPU engine), 0 device */
     /* Collective over world.  DD_EUNSUP when unusable here. */
     int (*open)(dd_comm *c, const dd_comm_cfg *cfg, dd_err *err);
     void (*close)(dd_comm *c);

@@ -6,8 +6,7 @@
 
 /* The backend serving cfg's memory that `name` asks for, or NULL with a
  * usage error.  maxshared: most ranks sharing one GPU anywhere. */
-static const dd_comm_ops *pick(const char *name, const dd_comm_cfg *cfg, int maxshared,
-                               dd_err *err)
+static const dd_comm_ops *pick(const char *name, const dd_comm_cfg *cfg, int maxshared, dd_err *err)
 {
     if (cfg->work_is_host) {
         if (!strcmp(name, "nccl")) {
@@ -43,9 +42,9 @@ int comm_select(const char *name, const dd_comm_cfg *cfg, dd_comm *c, dd_err *er
 {
     memset(c, 0, sizeof *c);
     int maxshared = 1;
-    int rc = dd_mpi_check(MPI_Allreduce(&cfg->ranks_per_device, &maxshared, 1, MPI_INT, MPI_MAX,
-                                        cfg->world),
-                          "MPI_Allreduce", err);
+    int rc = dd_mpi_check(
+        MPI_Allreduce(&cfg->ranks_per_device, &maxshared, 1, MPI_INT, MPI_MAX, cfg->world),
+        "MPI_Allreduce", err);
     const dd_comm_ops *ops = rc ? NULL : pick(name, cfg, maxshared, err);
     if (!ops)
         return dd_agree(cfg->world, rc ? rc : DD_EUSAGE, err);

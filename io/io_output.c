@@ -160,11 +160,11 @@ static int make_temporary(dd_output *out, const char *dir, const char *base, dd_
                        out->path);
     /* a bare output name keeps a relative temporary, as the user gave it */
     int bare = strchr(out->path, '/') == NULL;
-    if (snprintf(out->dir, sizeof out->dir, "%s%s.%s.tmp.XXXXXX", bare ? "" : dir,
-                 bare ? "" : "/", base) >= (int)sizeof out->dir ||
+    if (snprintf(out->dir, sizeof out->dir, "%s%s.%s.tmp.XXXXXX", bare ? "" : dir, bare ? "" : "/",
+                 base) >= (int)sizeof out->dir ||
         !mkdtemp(out->dir))
-        return dd_fail(err, DD_EIO, "cannot create a temporary directory beside %s: %s",
-                       out->path, strerror(errno));
+        return dd_fail(err, DD_EIO, "cannot create a temporary directory beside %s: %s", out->path,
+                       strerror(errno));
     if (snprintf(out->tmp, sizeof out->tmp, "%s/%s", out->dir, base) >= (int)sizeof out->tmp)
         return dd_fail(err, DD_EUSAGE, "output path %s is too long", out->path);
     char owner[4200], line[320], host[256] = "";

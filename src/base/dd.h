@@ -15,7 +15,7 @@
 enum {
     DD_OK = 0,
     DD_EFAIL = -1,
-    DD_EUSAGE = -2,  /* bad input or options: exit status 2 */
+    DD_EUSAGE = -2, /* bad input or options: exit status 2 */
     DD_ENOMEM = -3,
     DD_EIO = -4,
     DD_EUNSUP = -5,

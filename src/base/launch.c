@@ -18,8 +18,9 @@ static double started_at(long pid)
     buf[n] = '\0';
     const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
     unsigned long long ticks = 0;
-    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-                            "%*d %*d %llu",
+    if (!p || sscanf(p + 2,
+                     "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+                     "%*d %*d %llu",
                      &ticks) != 1)
         return -1;
     long hz = sysconf(_SC_CLK_TCK);
@@ -28,8 +29,8 @@ static double started_at(long pid)
 
 static int is_launcher(long pid)
 {
-    static const char *const names[] = {"mpirun",  "mpiexec",    "orterun",        "prterun",
-                                        "orted",   "prted",      "slurmstepd",     "hydra_pmi_proxy",
+    static const char *const names[] = {"mpirun",        "mpiexec", "orterun",    "prterun",
+                                        "orted",         "prted",   "slurmstepd", "hydra_pmi_proxy",
                                         "mpiexec.hydra", NULL};
     char path[64], comm[64] = "";
     snprintf(path, sizeof path, "/proc/%ld/comm", pid);

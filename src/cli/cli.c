@@ -349,7 +349,8 @@ static int finish_run(cli_state *st)
 {
     dd_run_opts *r = &st->o->run;
     if (st->o->check_given && st->o->no_check)
-        return dd_fail(st->err, DD_EUSAGE, "--check and --no-check contradict each other: give one");
+        return dd_fail(st->err, DD_EUSAGE,
+                       "--check and --no-check contradict each other: give one");
     r->check = !st->o->no_check; /* on by default: every run is verified */
     if (!r->in && !st->o->have_size)
         return dd_fail(st->err, DD_EUSAGE, "give an input: --in FILE or --size M,N,K (see --help)");

@@ -19,9 +19,9 @@ typedef struct {
     dd_cmd cmd;
     int help, version;
     int check_given, no_check; /* --check (the default) and --no-check */
-    int have_size;     /* --size, or gen's -m -n -k */
-    dd_run_opts run;   /* what the driver gets */
-    char cmdline[2048]; /* the command line, for records (run.cmdline points here) */
+    int have_size;             /* --size, or gen's -m -n -k */
+    dd_run_opts run;           /* what the driver gets */
+    char cmdline[2048];        /* the command line, for records (run.cmdline points here) */
 } dd_cli;
 
 /* Parses argv with getopt_long (GNU forms: --opt VALUE, --opt=VALUE, `--`

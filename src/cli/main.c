@@ -4,8 +4,8 @@
 
 #include "agree.h"
 #include "cli.h"
-#include "run.h"
 #include "dd_launch.h"
+#include "run.h"
 #include "timer.h"
 
 int main(int argc, char **argv)

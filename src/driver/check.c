@@ -18,7 +18,7 @@ typedef struct {
     dd_engine *e; /* where A, B, C live: the scans and products run there */
     dd_dtype t;
     int64_t K;
-    const void *A, *B, *C; /* work memory */
+    const void *A, *B, *C;  /* work memory */
     const check_cterm *cin; /* beta·C_in's part, or NULL (beta = 0) */
     uint64_t seed;
     dd_range rm, rn, rkq, rkp;

@@ -173,8 +173,10 @@ int dd_gen(const dd_run_opts *o)
         int overflow = 0;
         (void)dd_mul3((uint64_t)m[i].rows, (uint64_t)m[i].cols, dd_elsize(o->dtype), &overflow);
         if (overflow) {
-            rc = dd_fail(&err, DD_EUSAGE, "%s would be %lld×%lld: more than 2^64 bytes; give "
-                         "smaller sizes", m[i].name, (long long)m[i].rows, (long long)m[i].cols);
+            rc = dd_fail(&err, DD_EUSAGE,
+                         "%s would be %lld×%lld: more than 2^64 bytes; give "
+                         "smaller sizes",
+                         m[i].name, (long long)m[i].rows, (long long)m[i].cols);
             goto fail;
         }
     }

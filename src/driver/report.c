@@ -8,8 +8,9 @@
 #include "dd_json.h"
 #include "report.h"
 
-const char *const dd_phase_names[PH_COUNT] = {
-    "setup", "read", "upload", "multiply", "exposed_comm", "download", "check", "write", "teardown"};
+const char *const dd_phase_names[PH_COUNT] = {"setup",    "read",         "upload",
+                                              "multiply", "exposed_comm", "download",
+                                              "check",    "write",        "teardown"};
 
 /* Generated inputs are made, not read: their phase says so. */
 static const char *phase_name(const dd_record *r, int i)
@@ -141,8 +142,9 @@ void report_print(FILE *f, const dd_record *r)
     fprintf(f, "exposed   %.1f%% of the multiply phase spent waiting for panels\n",
             100.0 * r->exposed_fraction);
     if (r->wall > 0)
-        fprintf(f, "wall      %s from the launch; %s in all %d multiplies; %s (%.1f%%) in no "
-                   "phase\n",
+        fprintf(f,
+                "wall      %s from the launch; %s in all %d multiplies; %s (%.1f%%) in no "
+                "phase\n",
                 human_time(r->wall, a, sizeof a), human_time(r->multiply_all, b, sizeof b),
                 r->nrep + r->warmup, human_time(report_unaccounted(r), c, sizeof c),
                 100.0 * report_unaccounted(r) / r->wall);

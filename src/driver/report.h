@@ -35,7 +35,7 @@ typedef struct {
     char transa, transb; /* GEMM's op(A), op(B): 'N' or 'T' */
     double alpha, beta;  /* C = alpha·op(A)·op(B) + beta·C */
     const char *order;   /* "row" or "col": the files' layout */
-    const char *input; /* file name or "generated (seed S)" */
+    const char *input;   /* file name or "generated (seed S)" */
     const char *backend, *backend_why;
     const char *comm, *comm_detail;
     const char *kernel, *io;

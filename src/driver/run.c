@@ -50,7 +50,8 @@ static int setup_grid(run_ctx *c, dd_err *err)
     c->g = grid_make(P, Q, c->rank);
     /* both splits are collective: every rank makes both calls */
     int rc = dd_mpi_check(MPI_Comm_split(c->world, c->g.p, c->g.q, &c->row), "MPI_Comm_split", err);
-    int rc2 = dd_mpi_check(MPI_Comm_split(c->world, c->g.q, c->g.p, &c->col), "MPI_Comm_split", err);
+    int rc2 =
+        dd_mpi_check(MPI_Comm_split(c->world, c->g.q, c->g.p, &c->col), "MPI_Comm_split", err);
     return rc ? rc : rc2;
 }
 
@@ -100,9 +101,10 @@ static int open_backends(run_ctx *c, dd_err *err)
     int rc = engine_select(o->backend, &ecfg, &c->eng, c->why, sizeof c->why, err);
     c->eng_open = rc == DD_OK;
     if (!rc && o->host_to_host && c->eng.ops->work_is_host && c->rank == 0 && !o->quiet)
-        fprintf(stderr, "dgemm-dist: note: --host-to-host times the GPU's streamed pass from host "
-                        "data; the %s backend keeps its data on the host, so there is no such "
-                        "pass to time\n",
+        fprintf(stderr,
+                "dgemm-dist: note: --host-to-host times the GPU's streamed pass from host "
+                "data; the %s backend keeps its data on the host, so there is no such "
+                "pass to time\n",
                 c->eng.ops->name);
     return rc;
 }
@@ -159,8 +161,7 @@ static int host_memory_fits(run_ctx *c, size_t work, dd_err *err)
                    "and panel buffers) but it allows %.2f GiB: use more hosts, fewer ranks per "
                    "host, or a smaller problem",
                    ranks, ranks == 1 ? "" : "s", host, ranks == 1 ? "s" : "", node / (1 << 30),
-                   mine / (1 << 30),
-                   have / (1 << 30));
+                   mine / (1 << 30), have / (1 << 30));
 }
 
 /* Sizes, grid, panels, memory: everything before any data moves.  Every
@@ -212,7 +213,8 @@ static int plan(run_ctx *c, size_t *work_bytes, size_t *slot_bytes, dd_err *err)
         if (!rc) {                                                                                 \
             (c)->rec.ph[phase] = dd_stat_over((c)->world, dt_);                                    \
             (c)->rec.have[phase] = 1;                                                              \
-            run_note_phase((c), phase == PH_READ && !(c)->o->in ? "generate" : dd_phase_names[phase],  \
+            run_note_phase((c),                                                                    \
+                           phase == PH_READ && !(c)->o->in ? "generate" : dd_phase_names[phase],   \
                            (c)->rec.ph[phase].max);                                                \
         }                                                                                          \
     } while (0)
@@ -411,9 +413,7 @@ int dd_run(const dd_run_opts *o)
     }
     if (rc) {
         dd_report_error(c.world, &err);
-        status = rc == DD_EUSAGE   ? DD_EXIT_USAGE
-                 : rc == DD_ECHECK ? DD_EXIT_FAILED
-                                   : DD_EXIT_ERROR;
+        status = rc == DD_EUSAGE ? DD_EXIT_USAGE : rc == DD_ECHECK ? DD_EXIT_FAILED : DD_EXIT_ERROR;
     } else {
         status = failed_check ? DD_EXIT_FAILED : DD_EXIT_OK;
     }

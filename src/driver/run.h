@@ -40,10 +40,10 @@ typedef struct {
     int threads;         /* CPU BLAS threads, 0 = default */
     int repeat, warmup;
     int check, dry_run, quiet;
-    int host_to_host; /* also time one streamed host-to-host pass */
-    int progress;     /* seconds between progress lines in a batch log (0: none) */
+    int host_to_host;    /* also time one streamed host-to-host pass */
+    int progress;        /* seconds between progress lines in a batch log (0: none) */
     const char *cmdline; /* for records */
-    double t_start;      /* dd_now() at process start (0: at dd_run's start), for the wall account */
+    double t_start; /* dd_now() at process start (0: at dd_run's start), for the wall account */
 } dd_run_opts;
 
 /* Both are collective over MPI_COMM_WORLD and return an exit status that is

@@ -41,13 +41,13 @@ struct run_ctx {
     void *ring[2];      /* pinned ring slots for streaming blocks (GPU engines) */
     size_t ring_slot;   /* bytes per slot */
     dd_summa s;         /* work blocks and panels */
-    dd_output out; /* the output's temporary and final names */
+    dd_output out;      /* the output's temporary and final names */
     char why[192], input[512], mpi_version[128];
     dd_record rec;
-    struct { /* rank 0's progress lines during the multiplies */
-        double t0, last;     /* start of the multiplies, last line */
-        int64_t last_done;   /* panels done at the last line, over all repetitions */
-        int rep, reps;       /* repetition under way (warm-ups included), of */
+    struct {               /* rank 0's progress lines during the multiplies */
+        double t0, last;   /* start of the multiplies, last line */
+        int64_t last_done; /* panels done at the last line, over all repetitions */
+        int rep, reps;     /* repetition under way (warm-ups included), of */
     } prog;
 };
 
@@ -55,15 +55,15 @@ struct run_ctx {
 void run_note_phase(run_ctx *c, const char *what, double seconds);
 int run_alloc_blocks(run_ctx *c, dd_err *err);
 int run_load_inputs(run_ctx *c, dd_err *err); /* read (or generate) and upload, streamed */
-int run_multiply(run_ctx *c, dd_err *err); /* --warmup + --repeat timed multiplies */
-size_t run_c0_bytes(const run_ctx *c);     /* work memory of the saved beta·C (0: none) */
+int run_multiply(run_ctx *c, dd_err *err);    /* --warmup + --repeat timed multiplies */
+size_t run_c0_bytes(const run_ctx *c);        /* work memory of the saved beta·C (0: none) */
 int run_host_to_host(run_ctx *c, dd_err *err);
 int run_write_output(run_ctx *c, dd_err *err); /* to the temporary name, then commit */
 
 /* run_verify.c: the check guards the files (agreed; DD_ECHECK on a mismatch) */
-int run_verify_inputs(run_ctx *c, dd_err *err);  /* blocks in memory = samples of the input */
-int run_verify_c_input(run_ctx *c, dd_err *err); /* beta·C_in in memory = beta·samples of C */
-int run_verify_written(run_ctx *c, dd_err *err); /* the temporary output = what was computed */
+int run_verify_inputs(run_ctx *c, dd_err *err);   /* blocks in memory = samples of the input */
+int run_verify_c_input(run_ctx *c, dd_err *err);  /* beta·C_in in memory = beta·samples of C */
+int run_verify_written(run_ctx *c, dd_err *err);  /* the temporary output = what was computed */
 int run_fault_corrupt_c(run_ctx *c, dd_err *err); /* tests only (DD_FAULT=corrupt-c:R) */
 
 /* run_stream.c: blocks between files and work memory in bands through the
@@ -78,8 +78,8 @@ typedef struct run_source run_source;
 struct run_source {
     int (*fill)(const run_source *s, void *buf, int64_t r, int64_t h, dd_err *err);
     run_ctx *c;
-    dd_io *io;        /* file sources and sinks */
-    const char *dset; /* their dataset */
+    dd_io *io;                /* file sources and sinks */
+    const char *dset;         /* their dataset */
     int64_t row0, col0, cols; /* the stored sub-block's place in its dataset, its width */
     int trans;                /* the work block is the stored sub-block's transpose */
 };

@@ -179,10 +179,10 @@ int run_write_output(run_ctx *c, dd_err *err)
     io.ops = c->io;
     const char *names[1] = {o->c};
     int64_t dims[1][2] = {{c->tC ? c->N : c->M, c->tC ? c->M : c->N}};
-    int rc = dd_agree(
-        c->world,
-        io.ops->create(&io, c->world, c->out.tmp, 1, names, (const int64_t(*)[2])dims, c->type, err),
-        err);
+    int rc = dd_agree(c->world,
+                      io.ops->create(&io, c->world, c->out.tmp, 1, names, (const int64_t(*)[2])dims,
+                                     c->type, err),
+                      err);
     if (rc)
         return rc;
     if (dd_fault("slow-write")) /* a window for tests that signal a run mid-write */
@@ -309,9 +309,8 @@ static void record_median(run_ctx *c, const double *per_rank, const double *expo
     c->rec.ph[PH_MULTIPLY] = dd_stat_over(c->world, per_rank[med]);
     c->rec.ph[PH_EXPOSED] = dd_stat_over(c->world, exposed[med]);
     c->rec.have[PH_MULTIPLY] = c->rec.have[PH_EXPOSED] = 1;
-    c->rec.exposed_fraction = c->rec.ph[PH_MULTIPLY].avg > 0
-                                  ? c->rec.ph[PH_EXPOSED].avg / c->rec.ph[PH_MULTIPLY].avg
-                                  : 0;
+    c->rec.exposed_fraction =
+        c->rec.ph[PH_MULTIPLY].avg > 0 ? c->rec.ph[PH_EXPOSED].avg / c->rec.ph[PH_MULTIPLY].avg : 0;
     run_note_phase(c, "multiply", c->rec.tmed);
 }
 
@@ -396,5 +395,3 @@ int run_host_to_host(run_ctx *c, dd_err *err)
     }
     return rc;
 }
-
-

@@ -87,8 +87,7 @@ void run_print_dry_run(run_ctx *c, size_t work, size_t slots)
         snprintf(ab, sizeof ab, "%lldx%lld", all[r].rows, all[r].ak);
         snprintf(bb, sizeof bb, "%lldx%lld", all[r].bk, all[r].cols);
         printf("%5d   (%d,%d) %21s %21s %21s %12.1f %12.1f %12.1f\n", r, r / c->g.Q, r % c->g.Q, cb,
-               ab, bb, all[r].slots / 1048576.0, all[r].work / 1048576.0,
-               all[r].host / 1048576.0);
+               ab, bb, all[r].slots / 1048576.0, all[r].work / 1048576.0, all[r].host / 1048576.0);
     }
     free(all);
 }

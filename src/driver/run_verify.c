@@ -19,8 +19,8 @@ static int block_element(run_ctx *c, const void *block, int64_t cols, int64_t i,
                          void *val, dd_err *err)
 {
     size_t es = dd_elsize(c->type);
-    return c->eng.ops->download(&c->eng, val, (const char *)block + (size_t)(i * cols + j) * es,
-                                es, err);
+    return c->eng.ops->download(&c->eng, val, (const char *)block + (size_t)(i * cols + j) * es, es,
+                                err);
 }
 
 /* s·v in the file's type, as the engine's scale computes it (f32: s
@@ -83,8 +83,8 @@ static int sample_block(run_ctx *c, dd_io *io, const sample_of *b, int *bad, dd_
     int64_t rows = b->rows, cols = b->cols;
     if (rows == 0 || cols == 0)
         return DD_OK;
-    int64_t pick[13][2] = {{0, 0},           {0, cols - 1},       {rows - 1, 0},
-                           {rows - 1, cols - 1}, {rows / 2, cols / 2}};
+    int64_t pick[13][2] = {
+        {0, 0}, {0, cols - 1}, {rows - 1, 0}, {rows - 1, cols - 1}, {rows / 2, cols / 2}};
     for (int s = 5; s < 13; s++) {
         uint64_t h = dd_splitmix64(c->o->seed ^ b->salt ^ ((uint64_t)c->rank << 20) ^ (uint64_t)s);
         pick[s][0] = (int64_t)(h % (uint64_t)rows);
@@ -202,12 +202,11 @@ static int read_back(run_ctx *c, dd_io *io, void *got, void *want, int64_t row, 
     int rc = c->tC /* the dataset holds Cᵀ: the same run of values, turned */
                  ? io->ops->read_block(io, c->o->c, c->type, c0, nc, r0, nr, got, err)
                  : io->ops->read_block(io, c->o->c, c->type, r0, nr, c0, nc, got, err);
-    const char *src = (const char *)c->s.C + (is_row ? (size_t)(row - rm.start) * pitch
-                                                     : (size_t)(col - rn.start) * es);
+    const char *src = (const char *)c->s.C +
+                      (is_row ? (size_t)(row - rm.start) * pitch : (size_t)(col - rn.start) * es);
     dd_engine *e = &c->eng;
     if (!rc)
-        rc = e->ops->download_async(e, want, (size_t)nc * es, src, pitch, (size_t)nc * es, nr,
-                                    err);
+        rc = e->ops->download_async(e, want, (size_t)nc * es, src, pitch, (size_t)nc * es, nr, err);
     if (!rc)
         rc = e->ops->wait_copies(e, err);
     if (!rc && memcmp(got, want, (size_t)(nr * nc) * es))
@@ -252,4 +251,3 @@ int run_verify_written(run_ctx *c, dd_err *err)
     free(buf);
     return dd_agree(c->world, rc, err);
 }
-

@@ -34,15 +34,15 @@ size_t summa_work_bytes(const dd_summa *s, size_t *slot_bytes, int *overflow)
     if (s->g.Q > 1)
         slots = dd_mul3((uint64_t)s->Mp, (uint64_t)w, es * nslots, overflow);
     if (s->g.P > 1)
-        slots = dd_add(slots, dd_mul3((uint64_t)w, (uint64_t)s->Nq, es * nslots, overflow),
-                       overflow);
+        slots =
+            dd_add(slots, dd_mul3((uint64_t)w, (uint64_t)s->Nq, es * nslots, overflow), overflow);
     if (slot_bytes)
         *slot_bytes = slots;
-    size_t blocks = dd_add(dd_mul3((uint64_t)s->Mp, (uint64_t)s->Kq, es, overflow),
-                           dd_add(dd_mul3((uint64_t)s->Kp, (uint64_t)s->Nq, es, overflow),
-                                  dd_mul3((uint64_t)s->Mp, (uint64_t)s->Nq, es, overflow),
-                                  overflow),
-                           overflow);
+    size_t blocks =
+        dd_add(dd_mul3((uint64_t)s->Mp, (uint64_t)s->Kq, es, overflow),
+               dd_add(dd_mul3((uint64_t)s->Kp, (uint64_t)s->Nq, es, overflow),
+                      dd_mul3((uint64_t)s->Mp, (uint64_t)s->Nq, es, overflow), overflow),
+               overflow);
     return dd_add(slots, blocks, overflow);
 }
 
@@ -54,8 +54,7 @@ int summa_setup(dd_summa *s, dd_err *err)
     memset(s->slotB, 0, sizeof s->slotB);
     s->npanels = summa_panel_count(s);
     if (s->npanels < 0)
-        return dd_fail(err, DD_EUSAGE, "panel width %lld gives no panel list",
-                       (long long)s->nb);
+        return dd_fail(err, DD_EUSAGE, "panel width %lld gives no panel list", (long long)s->nb);
     s->panels = malloc((size_t)(s->npanels ? s->npanels : 1) * sizeof *s->panels);
     if (!s->panels)
         return dd_fail(err, DD_ENOMEM, "out of host memory for %lld panels", (long long)s->npanels);
@@ -165,8 +164,7 @@ static int multiply_panel(dd_summa *s, int64_t t, const dd_panel_xfer *x, dd_err
     int64_t lda = x->a.is_root ? s->Kq : x->a.width;
     const void *B = x->b.is_root ? x->b.src : x->b.dst;
     if (t == s->npanels / 2 && dd_fault("multiply"))
-        return dd_fail(err, DD_EFAIL, "injected fault in the multiply of panel %lld",
-                       (long long)t);
+        return dd_fail(err, DD_EFAIL, "injected fault in the multiply of panel %lld", (long long)t);
     return e->ops->gemm(e, s->type, s->Mp, s->Nq, s->panels[t].w, A, lda, B, s->Nq,
                         t > 0 || s->accumulate, s->C, s->Nq,
                         s->g.P * s->g.Q > 1 ? comm_progress : NULL, s->comm, err);

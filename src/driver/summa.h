@@ -17,8 +17,8 @@ typedef struct {
     dd_grid g;
     dd_dtype type;
     int64_t M, N, K;
-    int64_t nb;    /* panel width */
-    int lookahead; /* L >= 1 */
+    int64_t nb;     /* panel width */
+    int lookahead;  /* L >= 1 */
     int accumulate; /* 1: the first panel adds to C (GEMM's beta ≠ 0: C holds beta·C_in) */
     /* my blocks in work memory: A Mp×Kq, B Kp×Nq, C Mp×Nq, row-major */
     void *A, *B, *C;

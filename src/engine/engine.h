@@ -169,7 +169,7 @@ extern const dd_engine_ops dd_engine_cuda;
  * cfg->world.  auto takes CUDA when every rank has a GPU and falls back to
  * the CPU otherwise; `why` (len bytes) says which and why, for the report.
  * Collective; the result is agreed across ranks. */
-int engine_select(const char *name, const dd_engine_cfg *cfg, dd_engine *e, char *why,
-                  size_t len, dd_err *err);
+int engine_select(const char *name, const dd_engine_cfg *cfg, dd_engine *e, char *why, size_t len,
+                  dd_err *err);
 
 #endif

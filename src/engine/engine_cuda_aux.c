@@ -33,8 +33,8 @@ static int scratch_reserve(cuda_state *s, void **buf, size_t *cap, size_t bytes,
         *buf = NULL;
         cudaGetLastError(); /* clear the recorded allocation error */
         return dd_fail(err, cr == cudaErrorMemoryAllocation ? DD_ENOMEM : DD_EFAIL,
-                       "cudaMalloc of %zu bytes of %s on GPU %d of host %s failed: %s", bytes,
-                       what, s->device, cuda_host_name(), cudaGetErrorString(cr));
+                       "cudaMalloc of %zu bytes of %s on GPU %d of host %s failed: %s", bytes, what,
+                       s->device, cuda_host_name(), cudaGetErrorString(cr));
     }
     *cap = bytes;
     return DD_OK;

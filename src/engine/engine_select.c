@@ -41,8 +41,8 @@ static int try_cuda(const dd_engine_cfg *cfg, dd_engine *e, int *fallback, dd_er
 }
 #endif
 
-int engine_select(const char *name, const dd_engine_cfg *cfg, dd_engine *e, char *why,
-                  size_t len, dd_err *err)
+int engine_select(const char *name, const dd_engine_cfg *cfg, dd_engine *e, char *why, size_t len,
+                  dd_err *err)
 {
     memset(e, 0, sizeof *e);
     if (!strcmp(name, "cpu")) {

@@ -86,8 +86,12 @@ int main(int argc, char **argv)
     s.B = B;
     s.C = C;
     summa_shape(&s);
-    dd_comm_cfg ccfg = {.world = MPI_COMM_WORLD, .row = MPI_COMM_SELF, .col = MPI_COMM_SELF,
-                        .nslots = 2, .work_is_host = 1, .ranks_per_device = 1};
+    dd_comm_cfg ccfg = {.world = MPI_COMM_WORLD,
+                        .row = MPI_COMM_SELF,
+                        .col = MPI_COMM_SELF,
+                        .nslots = 2,
+                        .work_is_host = 1,
+                        .ranks_per_device = 1};
     c.ops = &dd_comm_mpi_host;
     int rc = e.ops->open(&e, &ecfg, &err);
     if (!rc)

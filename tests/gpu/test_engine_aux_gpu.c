@@ -18,10 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../unit/dd_test.h"
 #include "engine.h"
 #include "rng.h"
-#include "../unit/dd_test.h"
-
 
 static dd_engine gpu, cpu;
 

@@ -72,7 +72,8 @@ static int put_scaled(hid_t f, const char *name, hsize_t rows, hsize_t cols, dou
     for (size_t i = 0; i < n; i++)
         v[i] = (i % 2 ? -1.0 : 1.0) * (1.0 + (double)(i * 7 % 13) / 4.0) * scale;
     hid_t s = H5Screate_simple(2, dims, NULL);
-    hid_t d = s < 0 ? -1 : H5Dcreate2(f, name, H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t d =
+        s < 0 ? -1 : H5Dcreate2(f, name, H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     herr_t rc = d < 0 ? -1 : H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
     free(v);
     if (d >= 0)

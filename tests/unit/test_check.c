@@ -28,14 +28,13 @@
 #include <string.h>
 
 #include "check.h"
+#include "dd_test.h"
 #include "engine.h"
 #include "grid.h"
 #include "rng.h"
-#include "dd_test.h"
 
 static dd_engine g_eng;          /* the CPU engine: work memory is host memory */
 static const check_cterm *g_cin; /* beta·C_in's part of the check, or NULL */
-
 
 enum { TM = 37, TN = 29, TK = 26 }; /* K even: cancelling pairs; 13 | 13 splits a pair */
 static const uint64_t SEED = 7, XSEED = 99;

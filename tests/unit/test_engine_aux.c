@@ -13,10 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dd_test.h"
 #include "engine.h"
 #include "rng.h"
-#include "dd_test.h"
-
 
 static double get(const void *p, dd_dtype t, int64_t i)
 {

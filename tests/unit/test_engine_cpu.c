@@ -8,10 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dd_test.h"
 #include "engine.h"
 #include "rng.h"
-#include "dd_test.h"
-
 
 static int calls;
 static int count_calls(void *arg, dd_err *err)

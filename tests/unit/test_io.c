@@ -27,12 +27,10 @@
 
 #include <hdf5.h>
 
-#include "io.h"
 #include "dd_test.h"
+#include "io.h"
 
 static char g_dir[512];
-
-
 
 /* Under DD_TEST_VERBOSE, rank 0 prints each message, to read it as a user would. */
 static int has(const dd_err *e, const char *words)

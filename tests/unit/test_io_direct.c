@@ -24,12 +24,10 @@
 
 #include <hdf5.h>
 
-#include "io.h"
 #include "dd_test.h"
+#include "io.h"
 
 static char g_dir[512];
-
-
 
 /* A refusal, agreed on every rank, whose message holds `words`. */
 #define REFUSED(rc, e, words)                                                                      \
