@@ -23,6 +23,52 @@ typedef struct {
 } probe_mat;
 
 /* Checks one matrix dataset; `label` is "A", "B" or "C", `name` its name in the file. */
+/* The bytes of external file `ext` (as HDF5 names it: relative to the
+ * working directory, else beside the input), or -1 when neither exists. */
+static long long external_size(const char *path, const char *ext)
+{
+    struct stat st;
+    if (stat(ext, &st) == 0)
+        return (long long)st.st_size;
+    char beside[4096];
+    const char *slash = strrchr(path, '/');
+    if (ext[0] == '/' || !slash ||
+        snprintf(beside, sizeof beside, "%.*s/%s", (int)(slash - path), path, ext) >=
+            (int)sizeof beside ||
+        stat(beside, &st) != 0)
+        return -1;
+    return (long long)st.st_size;
+}
+
+/* A dataset kept in external raw files that hold less than they declare
+ * reads its missing values as zeros, and the product of those zeros would
+ * pass the check: refused. */
+static int check_external(hid_t dset, const char *path, const char *label, const char *name,
+                          dd_err *err)
+{
+    hid_t dcpl = H5Dget_create_plist(dset);
+    int n = dcpl < 0 ? 0 : H5Pget_external_count(dcpl), rc = DD_OK;
+    for (int i = 0; i < n && rc == DD_OK; i++) {
+        char ext[1024] = "";
+        off_t off = 0;
+        hsize_t size = 0;
+        if (H5Pget_external(dcpl, (unsigned)i, sizeof ext, ext, &off, &size) < 0)
+            rc = dd_fail(err, DD_EIO, "cannot read where dataset %s (\"%s\" in %s) keeps its data",
+                         label, name, path);
+        long long have = rc ? 0 : external_size(path, ext);
+        if (rc == DD_OK && size != H5F_UNLIMITED && have < (long long)(off + (off_t)size))
+            rc = dd_fail(err, DD_EUSAGE,
+                         "dataset %s (\"%s\" in %s) keeps its values in external file %s, which "
+                         "%s: the missing values would read as zeros; complete that file or store "
+                         "the dataset in %s",
+                         label, name, path, ext, have < 0 ? "is missing" : "is shorter than declared",
+                         path);
+    }
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    return rc;
+}
+
 static int probe_matrix(hid_t file, const char *path, const char *label, const char *name,
                         probe_mat *m, dd_err *err)
 {
@@ -51,6 +97,8 @@ static int probe_matrix(hid_t file, const char *path, const char *label, const c
         rc = dd_fail(err, DD_EUSAGE,
                      "dataset %s (\"%s\" in %s) is %lld×%lld; dgemm-dist needs a non-empty matrix",
                      label, name, path, (long long)dims[0], (long long)dims[1]);
+    if (rc == DD_OK)
+        rc = check_external(obj, path, label, name, err);
     m->rows = dims[0];
     m->cols = dims[1];
     H5Oclose(obj);

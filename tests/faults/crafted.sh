@@ -10,6 +10,8 @@
 #  - --size 200000 --backend cpu on one rank: 3 × 320 GB of blocks, more
 #    than the host has (a larger size where the host has more), also with
 #    --dry-run.
+#  - external.h5: A kept in an external raw file shorter than it declares
+#    (HDF5 would read the rest as zeros, and the check would pass).
 dir=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=common.sh
 . "$dir/common.sh"
@@ -42,6 +44,7 @@ refused size_2147483647_1_2147483649 1 "$size_words" --size 2147483647,1,2147483
 refused size_2147483647_1_2147483649_dry_run 1 "$size_words" --size 2147483647,1,2147483649 --dry-run
 refused panel_2pow63_minus_1 1 'panel' --in in.h5 --out o.h5 --panel 9223372036854775807 --quiet
 refused grid_641x6700417 1 'grid' --in in.h5 --out o.h5 --grid 641x6700417 --quiet
+refused external_raw_file_short 2 'external file .*shorter than declared' --in external.h5 --out o.h5 --quiet
 if grep -Eq '(^|[^0-9A-Za-z])-[0-9]' "$work/stderr"; then
     echo "FAIL grid_641x6700417_message: a negative number in: $(grep '^dgemm-dist: error:' "$work/stderr")"
     fails=$((fails + 1))

@@ -83,6 +83,35 @@ static int put_scaled(hid_t f, const char *name, hsize_t rows, hsize_t cols, dou
     return rc < 0 ? -1 : 0;
 }
 
+/* A (rows×cols f64) kept in an external raw file "NAME.raw" beside the
+ * file, written only `keep` bytes long: HDF5 would read the rest as zeros. */
+static int put_external(const char *dir, hid_t f, const char *name, hsize_t rows, hsize_t cols,
+                        size_t keep)
+{
+    char raw[4096], rel[256];
+    snprintf(rel, sizeof rel, "%s.raw", name);
+    snprintf(raw, sizeof raw, "%s/%s", dir, rel);
+    FILE *r = fopen(raw, "wb");
+    if (!r)
+        return -1;
+    for (size_t i = 0; i < keep; i++)
+        fputc(0x3f, r);
+    fclose(r);
+    hsize_t dims[2] = {rows, cols};
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), space = H5Screate_simple(2, dims, NULL);
+    int rc = dcpl < 0 || space < 0 ||
+             H5Pset_external(dcpl, raw, 0, (hsize_t)(rows * cols * sizeof(double))) < 0;
+    hid_t d = rc ? -1 : H5Dcreate2(f, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    rc |= d < 0;
+    if (d >= 0)
+        H5Dclose(d);
+    if (space >= 0)
+        H5Sclose(space);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    return rc ? -1 : 0;
+}
+
 static hid_t make(const char *dir, const char *name)
 {
     char path[4096];
@@ -103,6 +132,9 @@ static int make_faults(const char *dir)
     H5Fclose(f);
     f = make(dir, "extreme.h5");
     rc |= f < 0 || put_scaled(f, "A", 24, 16, 1e300) || put_scaled(f, "B", 16, 20, 1e-300);
+    H5Fclose(f);
+    f = make(dir, "external.h5"); /* A's raw file holds 100 of its 1536 bytes */
+    rc |= f < 0 || put_external(dir, f, "A", 12, 16, 100) || put_scaled(f, "B", 16, 20, 1.0);
     H5Fclose(f);
     f = make(dir, "extreme307.h5");
     rc |= f < 0 || put_scaled(f, "A", 24, 16, 2e306) || put_scaled(f, "B", 16, 20, 1e-307);
