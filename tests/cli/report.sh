@@ -57,11 +57,11 @@ print("report and records ok")
 PY
 # batch logs see life: progress lines at the --progress cadence (stderr is a
 # file here, not a terminal), none with --quiet
-"${mpirun[@]}" -n 2 "$DD_BIN" --size 1500 --panel 32 --repeat 10 --progress 1 --backend cpu \
+"${mpirun[@]}" -n 2 "$DD_BIN" --size 2400 --panel 32 --repeat 12 --progress 1 --backend cpu \
     >"$work/prog.out" 2>"$work/prog.err"
 grep -Eq '^\[dgemm-dist\] multiply  [0-9]+ of [0-9]+ panels \([0-9]+%\), .* GFLOP/s so far, about [0-9]+ s left$' \
     "$work/prog.err" || { cat "$work/prog.err"; fail "no progress line in a batch log"; }
-"${mpirun[@]}" -n 2 "$DD_BIN" --size 1500 --panel 32 --repeat 10 --progress 1 --backend cpu \
+"${mpirun[@]}" -n 2 "$DD_BIN" --size 2400 --panel 32 --repeat 2 --progress 1 --backend cpu \
     --quiet >"$work/prog.out" 2>"$work/prog.err"
 ! grep -q 'panels (' "$work/prog.err" || fail "--quiet printed progress"
 # one log, a stable order: every phase line (stderr) before the report

@@ -1,0 +1,257 @@
+/* api_context.c — contexts of the public API (dgemm_dist.h): the grid, the
+ * communicators, the engine and comm backends, opened as run.c opens them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agree.h"
+#include "api_impl.h"
+#include "summa.h"
+
+dd_status api_status(int rc)
+{
+    switch (rc) {
+    case DD_OK:
+        return DD_SUCCESS;
+    case DD_EUSAGE:
+        return DD_ERROR_USAGE;
+    case DD_ENOMEM:
+        return DD_ERROR_MEMORY;
+    case DD_EIO:
+        return DD_ERROR_IO;
+    case DD_EUNSUP:
+        return DD_ERROR_UNSUPPORTED;
+    case DD_ECHECK:
+        return DD_ERROR_CHECK_FAILED;
+    case DD_ECOMM:
+        return DD_ERROR_COMM;
+    default:
+        return DD_ERROR_INTERNAL;
+    }
+}
+
+const char *dd_status_string(dd_status s)
+{
+    static const char *names[] = {"success",     "usage error",         "out of memory",
+                                  "I/O error",   "communication error", "check failed",
+                                  "unsupported", "internal error",      "MPI error"};
+    if ((int)s < 0 || (size_t)s >= sizeof names / sizeof names[0])
+        return "unknown status";
+    return names[s];
+}
+
+void dd_version(int *major, int *minor, int *patch)
+{
+    if (major)
+        *major = DGEMM_DIST_VERSION_MAJOR;
+    if (minor)
+        *minor = DGEMM_DIST_VERSION_MINOR;
+    if (patch)
+        *patch = DGEMM_DIST_VERSION_PATCH;
+}
+
+void dd_context_options_init(dd_context_options *o)
+{
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    o->backend = "auto";
+    o->comm = "auto";
+    o->lookahead = 1;
+}
+
+dd_status dd_block_range(int64_t n, int parts, int index, int64_t *start, int64_t *len)
+{
+    if (n < 0 || parts < 1 || index < 0 || index >= parts)
+        return DD_ERROR_USAGE;
+    dd_range r = grid_block(n, parts, index);
+    if (start)
+        *start = r.start;
+    if (len)
+        *len = r.len;
+    return DD_SUCCESS;
+}
+
+const char *dd_context_last_error(const dd_context *ctx)
+{
+    return ctx ? ctx->err.msg : "no context (NULL)";
+}
+
+dd_status dd_context_grid(const dd_context *ctx, int *P, int *Q, int *p, int *q)
+{
+    if (!ctx)
+        return DD_ERROR_USAGE;
+    if (P)
+        *P = ctx->g.P;
+    if (Q)
+        *Q = ctx->g.Q;
+    if (p)
+        *p = ctx->g.p;
+    if (q)
+        *q = ctx->g.q;
+    return DD_SUCCESS;
+}
+
+const char *dd_context_backend(const dd_context *ctx)
+{
+    return ctx && ctx->eng_open ? ctx->eng.ops->name : "";
+}
+
+static void close_backends(dd_context *ctx)
+{
+    if (ctx->comm_open)
+        ctx->comm.ops->close(&ctx->comm);
+    ctx->comm_open = 0;
+    if (ctx->eng_open)
+        ctx->eng.ops->close(&ctx->eng);
+    ctx->eng_open = 0;
+    ctx->warmed = 0;
+}
+
+int api_open_backends(dd_context *ctx, dd_dtype t, dd_err *err)
+{
+    close_backends(ctx);
+    dd_engine_cfg ecfg = {ctx->world, ctx->node, t, ctx->have_kernel ? ctx->kernel : NULL,
+                          ctx->threads};
+    int rc = engine_select(ctx->backend, &ecfg, &ctx->eng, ctx->why, sizeof ctx->why, err);
+    ctx->eng_open = rc == DD_OK;
+    if (rc)
+        return rc;
+    ctx->type = t;
+    dd_engine *e = &ctx->eng;
+    dd_comm_cfg cfg = {ctx->world,
+                       ctx->row,
+                       ctx->col,
+                       ctx->lookahead + 1,
+                       e->ops->work_is_host,
+                       e->ops->comm_stream(e),
+                       e->ops->compute_stream(e),
+                       e->info.ranks_per_device};
+    rc = comm_select(ctx->comm_name, &cfg, &ctx->comm, err);
+    ctx->comm_open = rc == DD_OK;
+    return rc;
+}
+
+static int copy_name(char *dst, size_t n, const char *src, const char *what, dd_err *err)
+{
+    if (strlen(src) >= n)
+        return dd_fail(err, DD_EUSAGE, "%s name '%.64s' is too long", what, src);
+    snprintf(dst, n, "%s", src);
+    return DD_OK;
+}
+
+/* The options, checked locally (agreed by the caller). */
+static int take_options(dd_context *ctx, const dd_context_options *o, dd_err *err)
+{
+    int rc = copy_name(ctx->backend, sizeof ctx->backend, o->backend ? o->backend : "auto",
+                       "backend", err);
+    if (!rc)
+        rc = copy_name(ctx->comm_name, sizeof ctx->comm_name, o->comm ? o->comm : "auto", "comm",
+                       err);
+    ctx->have_kernel = o->kernel != NULL;
+    if (!rc && o->kernel)
+        rc = copy_name(ctx->kernel, sizeof ctx->kernel, o->kernel, "kernel", err);
+    ctx->panel = o->panel;
+    ctx->lookahead = o->lookahead ? o->lookahead : 1;
+    ctx->threads = o->threads;
+    if (rc)
+        return rc;
+    if (strcmp(ctx->backend, "auto") && strcmp(ctx->backend, "cuda") && strcmp(ctx->backend, "cpu"))
+        return dd_fail(err, DD_EUSAGE, "backend '%s': must be auto, cuda or cpu", ctx->backend);
+    if (strcmp(ctx->comm_name, "auto") && strcmp(ctx->comm_name, "nccl") &&
+        strcmp(ctx->comm_name, "mpi"))
+        return dd_fail(err, DD_EUSAGE, "comm '%s': must be auto, nccl or mpi", ctx->comm_name);
+    if (o->panel < 0)
+        return dd_fail(err, DD_EUSAGE, "panel %lld: must be >= 0 (0: default)",
+                       (long long)o->panel);
+    if (ctx->lookahead < 1 || ctx->lookahead > DD_LOOKAHEAD_MAX)
+        return dd_fail(err, DD_EUSAGE, "lookahead %d: must be 1..%d (0: default)", o->lookahead,
+                       DD_LOOKAHEAD_MAX);
+    if (o->threads < 0)
+        return dd_fail(err, DD_EUSAGE, "threads %d: must be >= 0 (0: default)", o->threads);
+    int P = o->P, Q = o->Q;
+    if (!P && !Q)
+        grid_default(ctx->size, &P, &Q);
+    if (P < 1 || Q < 1 || (int64_t)P * Q != ctx->size)
+        return dd_fail(err, DD_EUSAGE,
+                       "grid %dx%d does not cover the communicator's %d ranks (P*Q must equal "
+                       "the size; 0x0: the default)",
+                       o->P, o->Q, ctx->size);
+    ctx->g = grid_make(P, Q, ctx->rank);
+    return DD_OK;
+}
+
+/* Grid communicators: both splits made on every rank (collective). */
+static int split(dd_context *ctx, dd_err *err)
+{
+    int rc = dd_mpi_check(MPI_Comm_split(ctx->world, ctx->g.p, ctx->g.q, &ctx->row),
+                          "MPI_Comm_split", err);
+    int rc2 = dd_mpi_check(MPI_Comm_split(ctx->world, ctx->g.q, ctx->g.p, &ctx->col),
+                           "MPI_Comm_split", err);
+    int rc3 = dd_mpi_check(
+        MPI_Comm_split_type(ctx->world, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &ctx->node),
+        "MPI_Comm_split_type", err);
+    return rc ? rc : rc2 ? rc2 : rc3;
+}
+
+static dd_status create_fail(dd_status s, const char *msg, char *errbuf, size_t errlen)
+{
+    if (errbuf && errlen)
+        snprintf(errbuf, errlen, "%s", msg);
+    return s;
+}
+
+dd_status dd_context_create(MPI_Comm comm, const dd_context_options *opts, dd_context **out,
+                            char *errbuf, size_t errlen)
+{
+    int init = 0, fin = 0;
+    if (!out)
+        return create_fail(DD_ERROR_USAGE, "dd_context_create: ctx is NULL", errbuf, errlen);
+    *out = NULL;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (!init || fin)
+        return create_fail(DD_ERROR_MPI, "dd_context_create: MPI is not initialized", errbuf,
+                           errlen);
+    if (comm == MPI_COMM_NULL)
+        return create_fail(DD_ERROR_MPI, "dd_context_create: comm is MPI_COMM_NULL", errbuf,
+                           errlen);
+    dd_context_options defaults;
+    dd_context_options_init(&defaults);
+    dd_context *ctx = calloc(1, sizeof *ctx);
+    int local = ctx ? DD_OK : DD_ENOMEM, rc;
+    dd_err err = {{0}};
+    if (!ctx)
+        dd_fail(&err, DD_ENOMEM, "out of host memory for a context");
+    else
+        ctx->world = ctx->node = ctx->row = ctx->col = MPI_COMM_NULL;
+    /* agree on the allocation over the caller's communicator first */
+    if ((rc = dd_agree(comm, local, &err)))
+        goto fail;
+    if ((rc = dd_agree(comm, dd_mpi_check(MPI_Comm_dup(comm, &ctx->world), "MPI_Comm_dup", &err),
+                       &err)))
+        goto fail;
+    MPI_Comm_rank(ctx->world, &ctx->rank);
+    MPI_Comm_size(ctx->world, &ctx->size);
+    if ((rc = dd_agree(ctx->world, take_options(ctx, opts ? opts : &defaults, &err), &err)) ||
+        (rc = dd_agree(ctx->world, split(ctx, &err), &err)) ||
+        (rc = api_open_backends(ctx, DD_F64, &err)))
+        goto fail;
+    *out = ctx;
+    return DD_SUCCESS;
+fail:
+    dd_context_destroy(ctx);
+    return create_fail(api_status(rc), err.msg, errbuf, errlen);
+}
+
+void dd_context_destroy(dd_context *ctx)
+{
+    if (!ctx)
+        return;
+    close_backends(ctx);
+    MPI_Comm *comms[] = {&ctx->row, &ctx->col, &ctx->node, &ctx->world};
+    for (int i = 0; i < 4; i++)
+        if (*comms[i] != MPI_COMM_NULL)
+            MPI_Comm_free(comms[i]);
+    free(ctx);
+}

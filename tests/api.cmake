@@ -1,0 +1,41 @@
+# The library (include/dgemm_dist.h): its rules and refusals (test-api, at
+# 1 and 4 ranks), and the install as a client sees it: the build installed
+# into a prefix in the build tree, examples/ built there with
+# find_package(dgemm-dist) alone, run at 1, 2 and 4 ranks (and against the
+# static library), and compiled once with pkg-config alone.  Label: api.
+set(DD_API_ENV
+  "OMPI_ALLOW_RUN_AS_ROOT=1" "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+  "OMPI_MCA_rmaps_base_oversubscribe=1" "OMPI_MCA_btl_vader_single_copy_mechanism=none"
+  "OPENBLAS_NUM_THREADS=1")
+string(JOIN " " _dd_api_mpirun ${MPIEXEC_EXE} ${DD_MPIRUN_FLAGS})
+
+add_executable(test-api ${PROJECT_SOURCE_DIR}/tests/api/test_api.c)
+# the public header and the shared library; grid_block (dd_base, static)
+# to hold dd_block_range against
+target_link_libraries(test-api PRIVATE dgemm_dist_shared dd_base)
+target_compile_options(test-api PRIVATE ${DD_WARN})
+foreach(n 1 4)
+  dd_mpirun(_run ${n})
+  add_test(NAME api_rules_and_refusals_${n}rank COMMAND ${_run} $<TARGET_FILE:test-api>)
+  set_tests_properties(api_rules_and_refusals_${n}rank PROPERTIES
+    LABELS "api;mpi" TIMEOUT 30 PROCESSORS ${n} ENVIRONMENT "${DD_API_ENV}")
+endforeach()
+
+set(_dd_api_work ${CMAKE_BINARY_DIR}/api-install)
+set(_dd_api_sh ${PROJECT_SOURCE_DIR}/tests/api/example.sh)
+add_test(NAME api_install_and_build_example
+  COMMAND bash ${_dd_api_sh} install ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR} ${_dd_api_work})
+set_tests_properties(api_install_and_build_example PROPERTIES
+  LABELS api TIMEOUT 60 FIXTURES_SETUP dd_api_installed RESOURCE_LOCK dd_api_install)
+foreach(n 1 2 4)
+  add_test(NAME api_example_find_package_${n}rank
+    COMMAND bash ${_dd_api_sh} run ${_dd_api_work} ${n})
+  set_tests_properties(api_example_find_package_${n}rank PROPERTIES PROCESSORS ${n})
+  list(APPEND _dd_api_runs api_example_find_package_${n}rank)
+endforeach()
+add_test(NAME api_example_static_2rank COMMAND bash ${_dd_api_sh} run ${_dd_api_work} 2 static)
+add_test(NAME api_example_pkg_config_2rank
+  COMMAND bash ${_dd_api_sh} pkgconfig ${PROJECT_SOURCE_DIR} ${_dd_api_work})
+list(APPEND _dd_api_runs api_example_static_2rank api_example_pkg_config_2rank)
+set_tests_properties(${_dd_api_runs} PROPERTIES LABELS api TIMEOUT 30
+  FIXTURES_REQUIRED dd_api_installed ENVIRONMENT "${DD_API_ENV};DD_MPIRUN=${_dd_api_mpirun}")

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# tests/api/example.sh — the installed library as a client sees it.
+#   example.sh install BUILD_DIR SOURCE_DIR WORK   install into WORK/prefix,
+#                                                  build examples/ there with find_package
+#   example.sh run WORK RANKS [shared|static]      run block_gemm under mpirun
+#   example.sh pkgconfig SOURCE_DIR WORK           compile with pkg-config alone, run at 2 ranks
+# DD_MPIRUN: the launcher prefix (mpirun with --oversubscribe ...).
+set -euo pipefail
+mode=$1
+shift
+case $mode in
+install)
+    build=$1 src=$2 work=$3
+    rm -rf "$work"
+    mkdir -p "$work"
+    cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
+    for f in include/dgemm_dist.h bin/dgemm-dist; do
+        test -f "$work/prefix/$f" || { echo "not installed: $f" >&2; exit 1; }
+    done
+    ls "$work"/prefix/lib*/libdgemm-dist.so "$work"/prefix/lib*/libdgemm-dist.a \
+        "$work"/prefix/lib*/pkgconfig/dgemm-dist.pc "$work"/prefix/lib*/cmake/dgemm-dist/dgemm-distConfig.cmake
+    cmake -S "$src/examples" -B "$work/ex" -DCMAKE_PREFIX_PATH="$work/prefix" \
+        -DCMAKE_BUILD_TYPE=Release >"$work/ex-configure.log" || { cat "$work/ex-configure.log"; exit 1; }
+    cmake --build "$work/ex" -j2
+    ;;
+run)
+    work=$1 n=$2 kind=${3:-shared}
+    exe=$work/ex/block_gemm
+    [ "$kind" = static ] && exe=$work/ex/block_gemm_static
+    out=$($DD_MPIRUN -n "$n" "$exe" 2>&1) || { echo "$out"; exit 1; }
+    echo "$out"
+    grep -qx PASSED <<<"$out"
+    ;;
+pkgconfig)
+    src=$1 work=$2
+    pc=$(dirname "$(ls "$work"/prefix/lib*/pkgconfig/dgemm-dist.pc)")
+    flags=$(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs dgemm-dist)
+    libdir=$(PKG_CONFIG_PATH=$pc pkg-config --variable=libdir dgemm-dist)
+    echo "cc block_gemm.c $flags"
+    # shellcheck disable=SC2086
+    cc -std=c11 -Wall -Wextra -Werror -o "$work/block_gemm_pc" "$src/examples/block_gemm.c" $flags \
+        -lm -Wl,-rpath,"$libdir"
+    out=$($DD_MPIRUN -n 2 "$work/block_gemm_pc" 2>&1) || { echo "$out"; exit 1; }
+    echo "$out"
+    grep -qx PASSED <<<"$out"
+    ;;
+*)
+    echo "example.sh: unknown mode $mode" >&2
+    exit 2
+    ;;
+esac
