@@ -317,12 +317,14 @@ static dd_status gemm_any(gemm_call *g, dd_gemm_info *info)
     return api_status(rc);
 }
 
-dd_status dd_gemm(dd_context *ctx, char transa, char transb, int64_t M, int64_t N, int64_t K,
-                  double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
-                  double beta, double *C, int64_t ldc, dd_gemm_info *info)
+/* The two public entry points differ only in the element type. */
+static dd_status gemm_typed(dd_context *ctx, dd_dtype t, char transa, char transb, int64_t M,
+                            int64_t N, int64_t K, double alpha, const void *A, int64_t lda,
+                            const void *B, int64_t ldb, double beta, void *C, int64_t ldc,
+                            dd_gemm_info *info)
 {
     gemm_call g = {.ctx = ctx,
-                   .t = DD_F64,
+                   .t = t,
                    .ta = transa,
                    .tb = transb,
                    .M = M,
@@ -339,24 +341,18 @@ dd_status dd_gemm(dd_context *ctx, char transa, char transb, int64_t M, int64_t 
     return gemm_any(&g, info);
 }
 
+dd_status dd_gemm(dd_context *ctx, char transa, char transb, int64_t M, int64_t N, int64_t K,
+                  double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
+                  double beta, double *C, int64_t ldc, dd_gemm_info *info)
+{
+    return gemm_typed(ctx, DD_F64, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                      info);
+}
+
 dd_status dd_sgemm(dd_context *ctx, char transa, char transb, int64_t M, int64_t N, int64_t K,
                    float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
                    float beta, float *C, int64_t ldc, dd_gemm_info *info)
 {
-    gemm_call g = {.ctx = ctx,
-                   .t = DD_F32,
-                   .ta = transa,
-                   .tb = transb,
-                   .M = M,
-                   .N = N,
-                   .K = K,
-                   .alpha = alpha,
-                   .beta = beta,
-                   .A = A,
-                   .B = B,
-                   .C = C,
-                   .lda = lda,
-                   .ldb = ldb,
-                   .ldc = ldc};
-    return gemm_any(&g, info);
+    return gemm_typed(ctx, DD_F32, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                      info);
 }
