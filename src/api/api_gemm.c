@@ -113,19 +113,8 @@ static int alloc_blocks(gemm_call *g, dd_err *err)
     dd_context *ctx = g->ctx;
     dd_summa *s = &g->s;
     dd_engine *e = &ctx->eng;
-    memset(s, 0, sizeof *s);
-    s->engine = e;
-    s->comm = &ctx->comm;
-    s->g = ctx->g;
-    s->type = g->t;
-    s->M = g->M;
-    s->N = g->N;
-    s->K = g->K;
-    s->lookahead = ctx->lookahead;
-    s->accumulate = g->beta != 0;
-    s->nb = ctx->panel ? ctx->panel : e->ops->default_panel;
-    summa_shape(s);
-    s->npanels = summa_panel_count(s);
+    summa_init(s, e, &ctx->comm, ctx->g, g->t, g->M, g->N, g->K, ctx->panel, ctx->lookahead,
+               g->beta != 0);
     int overflow = 0, rc = DD_OK;
     summa_work_bytes(s, NULL, &overflow);
     if (overflow)

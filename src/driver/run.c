@@ -169,19 +169,8 @@ static int host_memory_fits(run_ctx *c, size_t work, dd_err *err)
 static int plan(run_ctx *c, size_t *work_bytes, size_t *slot_bytes, dd_err *err)
 {
     dd_summa *s = &c->s;
-    memset(s, 0, sizeof *s);
-    s->engine = &c->eng;
-    s->comm = &c->comm;
-    s->g = c->g;
-    s->type = c->type;
-    s->M = c->M;
-    s->N = c->N;
-    s->K = c->K;
-    s->lookahead = c->o->lookahead;
-    s->accumulate = c->read_c;
-    s->nb = c->o->panel ? c->o->panel : c->eng.ops->default_panel;
-    summa_shape(s);
-    s->npanels = summa_panel_count(s);
+    summa_init(s, &c->eng, &c->comm, c->g, c->type, c->M, c->N, c->K, c->o->panel, c->o->lookahead,
+               c->read_c);
     int overflow = 0, rc = DD_OK;
     *work_bytes =
         dd_add(summa_work_bytes(s, slot_bytes, &overflow),

@@ -5,6 +5,24 @@
 #include "dd_fault.h"
 #include "summa.h"
 
+void summa_init(dd_summa *s, dd_engine *e, dd_comm *c, dd_grid g, dd_dtype t, int64_t M, int64_t N,
+                int64_t K, int64_t panel, int lookahead, int accumulate)
+{
+    memset(s, 0, sizeof *s);
+    s->engine = e;
+    s->comm = c;
+    s->g = g;
+    s->type = t;
+    s->M = M;
+    s->N = N;
+    s->K = K;
+    s->lookahead = lookahead;
+    s->accumulate = accumulate;
+    s->nb = panel ? panel : e->ops->default_panel;
+    summa_shape(s);
+    s->npanels = summa_panel_count(s);
+}
+
 void summa_shape(dd_summa *s)
 {
     const dd_grid *g = &s->g;

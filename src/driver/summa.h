@@ -34,6 +34,11 @@ typedef struct {
     void *on_panel_arg;
 } dd_summa;
 
+/* A fresh multiply: everything set from the arguments, panel 0 meaning the
+ * engine's default width, then the block sizes and the panel count (no
+ * allocation; summa_setup allocates). */
+void summa_init(dd_summa *s, dd_engine *e, dd_comm *c, dd_grid g, dd_dtype t, int64_t M, int64_t N,
+                int64_t K, int64_t panel, int lookahead, int accumulate);
 /* Fill in the block sizes from g, M, N, K (pure). */
 void summa_shape(dd_summa *s);
 /* Panels of one multiply (pure: the same on every rank). */
