@@ -1,23 +1,43 @@
-/* dgemm_dist.h — the public C API of dgemm-dist: distributed GEMM on host
- * pointers in the project's 2-D block layout.
+/* dgemm_dist.h — the public C API of dgemm-dist: distributed GEMM
  *
- *   C = alpha·op(A)·op(B) + beta·C,  op(A) M×K, op(B) K×N, C M×N
+ *   C = alpha·op(A)·op(B) + beta·C,  op(A) M×K, op(B) K×N, C M×N,
+ *   op(X) = X (trans 'N') or X^T (trans 'T'; 'C' = 'T' for real data)
  *
- * Layout.  The ranks of the context's communicator form a P×Q process grid;
- * rank r sits at row p = r / Q, column q = r % Q.  A length n is cut into
- * `parts` contiguous blocks differing by at most one element (the first
- * n % parts blocks get one more): dd_block_range() says which.  Rank (p,q)
- * holds, row-major with a leading dimension (elements between rows):
- *   op(A): rows block(M,P,p) × cols block(K,Q,q)   (Mp × Kq, lda >= Kq)
- *   op(B): rows block(K,P,p) × cols block(N,Q,q)   (Kp × Nq, ldb >= Nq)
- *   C    : rows block(M,P,p) × cols block(N,Q,q)   (Mp × Nq, ldc >= Nq)
- * This is the layout the dgemm-dist program works in.  A leading dimension
- * must be at least 1 (and at least the block's width); a pointer may be
- * NULL only where its block is empty.
+ * Three entries, the same operation:
+ *   dd_gemm / dd_sgemm                 host pointers, the 2-D block layout below
+ *   dd_gemm_device / dd_sgemm_device   the same on device pointers (CUDA backend)
+ *   dd_pgemm / dd_psgemm               host pointers, any layout a dd_matrix_desc
+ *                                      describes (ScaLAPACK's 2-D block-cyclic
+ *                                      included), submatrices at 1-based offsets
+ *                                      as PBLAS's pdgemm takes them
+ * and a separate library, libdgemm-dist-scalapack, exports pdgemm_ and
+ * psgemm_ with ScaLAPACK's Fortran signature on top of dd_pgemm (see the
+ * end of this header).
+ *
+ * The 2-D block layout.  The ranks of the context's communicator form a P×Q
+ * process grid; rank r sits at row p = r / Q, column q = r % Q.  A length n
+ * is cut into `parts` contiguous blocks differing by at most one element
+ * (the first n % parts blocks get one more): dd_block_range() says which.
+ * A stored R×S matrix X is held by rank (p,q) as its block
+ *   rows block(R,P,p) × cols block(S,Q,q), row-major, leading dimension
+ *   ldx >= max(1, width of that block) (elements between rows).
+ * The stored matrices are A (M×K, or K×M when transa is 'T'), B (K×N, or
+ * N×K when transb is 'T') and C (M×N).  With 'N' on both, rank (p,q) holds
+ *   op(A): rows block(M,P,p) × cols block(K,Q,q)   (lda >= Kq)
+ *   op(B): rows block(K,P,p) × cols block(N,Q,q)   (ldb >= Nq)
+ *   C    : rows block(M,P,p) × cols block(N,Q,q)   (ldc >= Nq)
+ * which is the layout the multiply itself works in and the dgemm-dist
+ * program uses: such operands go to work memory with one copy each.  A
+ * transposed operand (stored A K×M: rows block(K,P,p) × cols block(M,Q,q),
+ * lda >= that width) is redistributed among the ranks first (one
+ * all-to-all exchange; see dd_pgemm).  A pointer may be NULL only where
+ * its block is empty (or not read: A and B when alpha = 0, C's input when
+ * beta = 0 is still written).
  *
  * Collectives.  Every function taking a context is collective over the
  * context's communicator: every rank calls it with the same M, N, K,
- * alpha, beta, transa, transb.  Errors are agreed: when any rank fails,
+ * alpha, beta, transa, transb (and, for dd_pgemm, the same offsets and
+ * global descriptor fields).  Errors are agreed: when any rank fails,
  * every rank returns the same code, and dd_context_last_error() gives the
  * same message on every rank (the lowest failing rank's).  The library
  * never calls exit() or abort(); the one exception to agreement is
@@ -26,10 +46,7 @@
  *
  * Threads: a context is used by one thread at a time.  MPI must be
  * initialized (MPI_Init or MPI_Init_thread) before dd_context_create and
- * finalized only after dd_context_destroy.
- *
- * This slice supports transa = transb = 'N' only; 'T' (or 'C') is refused
- * with DD_ERROR_UNSUPPORTED. */
+ * finalized only after dd_context_destroy. */
 #ifndef DGEMM_DIST_H
 #define DGEMM_DIST_H
 
@@ -55,7 +72,7 @@ typedef enum {
     DD_ERROR_IO = 3,           /* I/O (not used by dd_gemm: no files) */
     DD_ERROR_COMM = 4,         /* communication broke mid-multiply: not agreed, MPI_Abort */
     DD_ERROR_CHECK_FAILED = 5, /* info->check was set and the check FAILED (C is written) */
-    DD_ERROR_UNSUPPORTED = 6,  /* not supported: a transpose, a backend absent here */
+    DD_ERROR_UNSUPPORTED = 6,  /* not supported here: a backend absent, a device entry without one */
     DD_ERROR_INTERNAL = 7,     /* anything else (an MPI call failed, ...) */
     DD_ERROR_MPI = 8           /* MPI not initialized, or the communicator unusable */
 } dd_status;
@@ -113,9 +130,18 @@ typedef struct {
     double tflops;         /* 2·M·N·K / multiply_seconds / 1e12 (0 when nothing multiplied) */
     double check_residual; /* scaled residual (HPL style); NaN if not meaningful or unchecked */
     int check_passed;      /* 1: residual finite and < 16; 0: FAILED or unchecked */
+    /* On DD_ERROR_USAGE from dd_pgemm/dd_psgemm for one argument: which, as
+     * PBLAS numbers pdgemm's (TRANSA 1, TRANSB 2, M 3, N 4, K 5, ALPHA 6,
+     * A 7, IA 8, JA 9, DESCA 10, B 11, IB 12, JB 13, DESCB 14, BETA 15, C 16,
+     * IC 17, JC 18, DESCC 19) and, for a descriptor's field, 100·position +
+     * the field's ScaLAPACK index (DTYPE_ 1, CTXT_ 2 = grid and order, M_ 3,
+     * N_ 4, MB_ 5, NB_ 6, RSRC_ 7, CSRC_ 8, LLD_ 9): 1009 = DESCA's LLD_.
+     * dd_gemm's checks use the same numbers (A's ld is LLD_).  0 otherwise. */
+    int bad_argument;
 } dd_gemm_info;
 
-/* C ← alpha·op(A)·op(B) + beta·C on this rank's blocks (layout above).
+/* C ← alpha·op(A)·op(B) + beta·C on this rank's blocks (layout above):
+ * transa, transb 'N', 'T' or 'C' (either case).
  * BLAS rules: beta = 0: C is not read (NaN in it does not survive);
  * alpha = 0: A and B are not read and nothing is multiplied.  A and B are
  * never written.  info may be NULL.  With info->check, a FAILED check
@@ -129,6 +155,132 @@ dd_status dd_gemm(dd_context *ctx, char transa, char transb, int64_t M, int64_t 
 dd_status dd_sgemm(dd_context *ctx, char transa, char transb, int64_t M, int64_t N, int64_t K,
                    float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
                    float beta, float *C, int64_t ldc, dd_gemm_info *info);
+
+/* The same on device pointers: A, B and C are this rank's blocks (the 2-D
+ * block layout above, leading dimensions in elements) in the memory the
+ * context's backend computes in: GPU memory of the rank's device on the
+ * CUDA backend (cudaMalloc'd, or any pointer CUDA can copy device to
+ * device), host memory on the CPU backend.  Untransposed blocks go device
+ * to device (one copy when ld equals the block's width, one copy per row
+ * otherwise); a transposed operand is brought to the host, redistributed
+ * and copied up.  C is written on the device.  Collective; errors agreed. */
+dd_status dd_gemm_device(dd_context *ctx, char transa, char transb, int64_t M, int64_t N,
+                         int64_t K, double alpha, const double *A, int64_t lda, const double *B,
+                         int64_t ldb, double beta, double *C, int64_t ldc, dd_gemm_info *info);
+dd_status dd_sgemm_device(dd_context *ctx, char transa, char transb, int64_t M, int64_t N,
+                          int64_t K, float alpha, const float *A, int64_t lda, const float *B,
+                          int64_t ldb, float beta, float *C, int64_t ldc, dd_gemm_info *info);
+
+/* ---- Distributed-matrix descriptors and dd_pgemm ----------------------------------
+ *
+ * A dd_matrix_desc says how a whole (global) m×n matrix is spread over a
+ * process grid of nprow×npcol ranks of the context's communicator.
+ * Grid ranks: order 'R' (row-major, as BLACS gridinit 'R'): the process at
+ * grid row pr, column pc is rank pr·npcol + pc; 'C' (column-major, BLACS
+ * 'C'): rank pc·nprow + pr.  nprow·npcol must equal the communicator's size.
+ *
+ * DD_LAYOUT_BLOCK_CYCLIC — ScaLAPACK's 2-D block-cyclic layout, the fields
+ * those of a ScaLAPACK descriptor (DESC(M_), ...): rows are cut into
+ * blocks of mb, dealt to grid rows cyclically starting at grid row rsrc
+ * (block b on grid row (rsrc + b) mod nprow), columns likewise (nb, csrc,
+ * npcol).  Each rank stores its elements column-major in a local array
+ * with leading dimension lld >= max(1, local rows), local rows =
+ * dd_numroc(m, mb, myrow, rsrc, nprow), local columns = dd_numroc(n, nb,
+ * mycol, csrc, npcol): global element (i, j) (0-based) of block row
+ * bi = i / mb lies at local row (bi / nprow)·mb + i % mb, and likewise for
+ * columns.  Any block size >= 1.
+ *
+ * DD_LAYOUT_BLOCK — the project's 2-D block layout (see the top of this
+ * header): the grid's rank (pr, pc) holds rows block(m, nprow, pr) ×
+ * columns block(n, npcol, pc), row-major, ld = lld >= max(1, that width);
+ * mb, nb, rsrc, csrc are ignored.  nprow = npcol = 0 means the context's
+ * grid (then order must be 'R').
+ *
+ * dd_desc_block_cyclic and dd_desc_block fill a descriptor and check it
+ * (locally: DD_ERROR_USAGE naming the field). */
+typedef enum { DD_LAYOUT_BLOCK = 1, DD_LAYOUT_BLOCK_CYCLIC = 2 } dd_layout;
+
+typedef struct {
+    int layout;       /* DD_LAYOUT_BLOCK_CYCLIC or DD_LAYOUT_BLOCK (ScaLAPACK's DTYPE_) */
+    int64_t m, n;     /* M_, N_: the whole matrix */
+    int64_t mb, nb;   /* MB_, NB_: block sizes (block-cyclic), >= 1 */
+    int rsrc, csrc;   /* RSRC_, CSRC_: grid row and column of the first block */
+    int64_t lld;      /* LLD_: leading dimension of the local array */
+    int nprow, npcol; /* the process grid (BLACS's CTXT_ stands for it) */
+    char order;       /* 'R' or 'C': grid rank order, as above */
+} dd_matrix_desc;
+
+dd_status dd_desc_block_cyclic(dd_matrix_desc *d, int64_t m, int64_t n, int64_t mb, int64_t nb,
+                               int rsrc, int csrc, int nprow, int npcol, char order, int64_t lld);
+dd_status dd_desc_block(dd_matrix_desc *d, int64_t m, int64_t n, int nprow, int npcol,
+                        int64_t ld);
+/* ScaLAPACK's NUMROC: how many of n elements, cut into blocks of nb dealt
+ * cyclically over nprocs starting at isrc, process iproc holds (0 for bad
+ * arguments).  Local. */
+int64_t dd_numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs);
+
+/* sub(C) ← alpha·op(sub(A))·op(sub(B)) + beta·sub(C), PBLAS's pdgemm on
+ * dd's descriptors: sub(A) is the submatrix of the matrix descA describes
+ * whose top-left element is (ia, ja), 1-based, of M×K (transa 'N') or K×M
+ * ('T'/'C'); sub(B) at (ib, jb) K×N or N×K; sub(C) at (ic, jc) M×N.  A, B
+ * and C are this rank's local arrays (host memory).  Only sub(C)'s
+ * elements are written; the rest of C's local array is untouched.
+ * How: sub(A), sub(B) and sub(C) (the last only when beta ≠ 0) are
+ * redistributed into the context's 2-D block layout of op(A), op(B) and C
+ * (one all-to-all exchange each, MPI_Alltoallv, in rounds of at most 2^31-1
+ * elements per pair when larger), multiplied there, and C's result is sent
+ * back; operands already in that layout (DD_LAYOUT_BLOCK on the context's
+ * grid, offsets 1, 'N') are copied directly.  Extra host memory: about one
+ * local array of each operand, twice.  BLAS rules for alpha = 0 and beta = 0
+ * as dd_gemm.  Arguments are checked as PBLAS checks them (sizes >= 0,
+ * offsets >= 1, submatrices inside their matrices, descriptor fields,
+ * lld >= max(1, local rows)); info->bad_argument says which.  Collective;
+ * errors agreed. */
+dd_status dd_pgemm(dd_context *ctx, char transa, char transb, int64_t M, int64_t N, int64_t K,
+                   double alpha, const double *A, int64_t ia, int64_t ja,
+                   const dd_matrix_desc *descA, const double *B, int64_t ib, int64_t jb,
+                   const dd_matrix_desc *descB, double beta, double *C, int64_t ic, int64_t jc,
+                   const dd_matrix_desc *descC, dd_gemm_info *info);
+dd_status dd_psgemm(dd_context *ctx, char transa, char transb, int64_t M, int64_t N, int64_t K,
+                    float alpha, const float *A, int64_t ia, int64_t ja,
+                    const dd_matrix_desc *descA, const float *B, int64_t ib, int64_t jb,
+                    const dd_matrix_desc *descB, float beta, float *C, int64_t ic, int64_t jc,
+                    const dd_matrix_desc *descC, dd_gemm_info *info);
+
+/* ---- libdgemm-dist-scalapack: pdgemm_ and psgemm_ ---------------------------------
+ *
+ * A separate library (-ldgemm-dist-scalapack, CMake target
+ * dgemm-dist::scalapack, pkg-config dgemm-dist-scalapack) exports
+ *   void pdgemm_(const char *transa, const char *transb, const int *m,
+ *                const int *n, const int *k, const double *alpha,
+ *                const double *a, const int *ia, const int *ja,
+ *                const int *desca, const double *b, const int *ib,
+ *                const int *jb, const int *descb, const double *beta,
+ *                double *c, const int *ic, const int *jc, const int *descc);
+ * and psgemm_ (float), ScaLAPACK's Fortran ABI.  Link it before ScaLAPACK
+ * (… -ldgemm-dist-scalapack -lscalapack-openmpi …) and a ScaLAPACK program's
+ * pdgemm/psgemm calls run through dd_pgemm, on the GPUs where the ranks
+ * have them (host data in and out, as ScaLAPACK's contract is).  It needs a
+ * BLACS (ScaLAPACK's; the symbols are taken weakly, so the library itself
+ * does not depend on ScaLAPACK): the grid comes from Cblacs_gridinfo of
+ * DESCA's CTXT and the communicator from the BLACS context (Cblacs_get
+ * with what = 10, Cblacs2sys_handle), whose ranks are the grid's in
+ * row-major order.  One dd_context per communicator (same ranks in the
+ * same order) is kept and freed at MPI_Finalize.  Environment:
+ * DD_SCALAPACK_BACKEND (auto, cuda, cpu; default auto),
+ * DD_SCALAPACK_VERBOSE=1 (grid process (0,0) says on stderr which calls it
+ * serves).  A bad argument is reported as PBLAS does (PXERBLA with
+ * 100·position + field, and one line from process (0,0) saying what to
+ * change) and the call returns without touching C; unlike ScaLAPACK it
+ * does not abort.  A call it cannot serve (descriptor type other than 1,
+ * no BLACS, contexts of A, B, C differing, a backend failing to open) goes
+ * to the real ScaLAPACK routine when one is linked after it (found with
+ * dlsym(RTLD_NEXT)), with one note on stderr; else it is reported as an
+ * error the same way.  dd_scalapack_calls() (declared in that library's
+ * use only, see below) counts the calls served. */
+/* In libdgemm-dist-scalapack: the number of pdgemm_/psgemm_ calls this
+ * process has served itself (not handed to ScaLAPACK). */
+long dd_scalapack_calls(void);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,10 @@
-/* api_gemm.c — dd_gemm and dd_sgemm (dgemm_dist.h): the caller's host
- * blocks into work memory, alpha and beta applied where the data is, the
- * SUMMA multiply, the optional check, C back; the steps run.c and
- * run_data.c take, each agreed across ranks. */
+/* api_gemm.c — one multiply of the public API (dgemm_dist.h): the
+ * caller's operands into work memory (one copy each when already in the
+ * work layout, else redistributed: api_redist.c), alpha and beta applied
+ * where the data is, the SUMMA multiply, the optional check, C back; the
+ * steps run.c and run_data.c take, each agreed across ranks.  The public
+ * entry points are in api_entry.c. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,73 +14,32 @@
 #include "check.h"
 #include "summa.h"
 
-/* One call's arguments and state. */
-typedef struct {
-    dd_context *ctx;
-    dd_dtype t;
-    char ta, tb;
-    int64_t M, N, K;
-    double alpha, beta;
-    const void *A, *B;
-    void *C;
-    int64_t lda, ldb, ldc;
-    int check;
-    dd_summa s;
-    check_cterm cin;
-    double sec, gemm; /* this rank's multiply phase and local multiplies */
-    dd_check_result chk;
-} gemm_call;
-
-static int check_trans(char t, const char *name, dd_err *err)
+static int check_trans(char t, const char *name, int number, gemm_call *g, dd_err *err)
 {
-    if (t == 'N' || t == 'n')
+    if (t == 'N' || t == 'n' || t == 'T' || t == 't' || t == 'C' || t == 'c')
         return DD_OK;
-    if (t == 'T' || t == 't' || t == 'C' || t == 'c')
-        return dd_fail(err, DD_EUNSUP,
-                       "%s = '%c': transposed operands are not supported yet by the library "
-                       "(pass op(%c) itself, with %s = 'N')",
-                       name, t, name[5] == 'a' ? 'A' : 'B', name);
-    return dd_fail(err, DD_EUSAGE, "%s = '%c' (0x%02x): must be 'N' (or 'T', not supported yet)",
-                   name, t >= 32 && t < 127 ? t : '?', (unsigned char)t);
+    g->bad_arg = number;
+    return dd_fail(err, DD_EUSAGE, "%s = '%c' (0x%02x): must be 'N', 'T' or 'C'", name,
+                   t >= 32 && t < 127 ? t : '?', (unsigned char)t);
 }
 
-/* One operand's block: rows × cols at p with leading dimension ld (p may
- * be NULL when the block is empty, or not `read`). */
-static int check_block(const char *name, const void *p, int64_t rows, int64_t cols, int64_t ld,
-                       int read, int rank, dd_err *err)
-{
-    if (ld < 1 || ld < cols)
-        return dd_fail(err, DD_EUSAGE,
-                       "rank %d: ld%c = %lld is less than max(1, %lld), the width of its block of "
-                       "%s (%lld x %lld, row-major)",
-                       rank,
-                       name[0] == 'C'   ? 'c'
-                       : name[3] == 'A' ? 'a'
-                                        : 'b',
-                       (long long)ld, (long long)cols, name, (long long)rows, (long long)cols);
-    if (!p && read && rows > 0 && cols > 0)
-        return dd_fail(err, DD_EUSAGE, "rank %d: %s is NULL but its block is %lld x %lld", rank,
-                       name, (long long)rows, (long long)cols);
-    return DD_OK;
-}
-
-/* The same scalars on every rank: rank 0's against mine (collective). */
+/* The same arguments on every rank: rank 0's against mine (collective). */
 static int same_args(gemm_call *g, dd_err *err)
 {
-    double mine[7] = {(double)g->M, (double)g->N,  (double)g->K, g->alpha,
-                      g->beta,      (double)g->ta, (double)g->tb};
-    double r0[7];
+    double mine[API_GLOBALS], r0[API_GLOBALS];
+    int n = api_globals(g, mine);
     memcpy(r0, mine, sizeof r0);
-    int rc = dd_mpi_check(MPI_Bcast(r0, 7, MPI_DOUBLE, 0, g->ctx->world), "MPI_Bcast", err);
+    int rc = dd_mpi_check(MPI_Bcast(r0, API_GLOBALS, MPI_DOUBLE, 0, g->ctx->world), "MPI_Bcast",
+                          err);
     if (rc)
         return rc;
-    for (int i = 0; i < 7; i++)
+    for (int i = 0; i < n; i++)
         if (memcmp(&mine[i], &r0[i], sizeof(double)) && !(isnan(mine[i]) && isnan(r0[i])))
             return dd_fail(err, DD_EUSAGE,
-                           "rank %d: M, N, K, alpha, beta, transa and transb must be the same on "
+                           "rank %d: M, N, K, alpha, beta, transa, transb%s must be the same on "
                            "every rank (M=%lld N=%lld K=%lld here, M=%.0f N=%.0f K=%.0f on rank 0)",
-                           g->ctx->rank, (long long)g->M, (long long)g->N, (long long)g->K, r0[0],
-                           r0[1], r0[2]);
+                           g->ctx->rank, g->desc ? ", the offsets and descriptors' global fields" : "",
+                           (long long)g->M, (long long)g->N, (long long)g->K, r0[0], r0[1], r0[2]);
     return DD_OK;
 }
 
@@ -85,26 +47,27 @@ static int same_args(gemm_call *g, dd_err *err)
 static int validate(gemm_call *g, dd_err *err)
 {
     dd_context *ctx = g->ctx;
-    int rc = check_trans(g->ta, "transa", err);
+    int rc = check_trans(g->ta, "transa", 1, g, err);
     if (!rc)
-        rc = check_trans(g->tb, "transb", err);
-    if (!rc && (g->M < 0 || g->N < 0 || g->K < 0))
+        rc = check_trans(g->tb, "transb", 2, g, err);
+    if (!rc && (g->M < 0 || g->N < 0 || g->K < 0)) {
+        g->bad_arg = g->M < 0 ? 3 : g->N < 0 ? 4 : 5;
         rc = dd_fail(err, DD_EUSAGE, "M=%lld N=%lld K=%lld: sizes must be >= 0", (long long)g->M,
                      (long long)g->N, (long long)g->K);
+    }
     int rc2 = same_args(g, err); /* collective: made whatever rc is */
     rc = rc ? rc : rc2;
-    if (!rc) {
-        const dd_grid *gr = &ctx->g;
-        int64_t Mp = grid_block(g->M, gr->P, gr->p).len, Nq = grid_block(g->N, gr->Q, gr->q).len;
-        int64_t Kq = grid_block(g->K, gr->Q, gr->q).len, Kp = grid_block(g->K, gr->P, gr->p).len;
-        int ab = g->alpha != 0; /* alpha = 0: A and B are not read */
-        rc = check_block("op(A)", g->A, Mp, Kq, g->lda, ab, ctx->rank, err);
-        if (!rc)
-            rc = check_block("op(B)", g->B, Kp, Nq, g->ldb, ab, ctx->rank, err);
-        if (!rc)
-            rc = check_block("C", g->C, Mp, Nq, g->ldc, 1, ctx->rank, err);
-    }
-    return dd_agree(ctx->world, rc, err);
+    if (!rc)
+        rc = api_check_operands(g, err);
+    /* the lowest failing rank's argument number, like its message: MINLOC
+     * over (rank, number) pairs carries the number as the location */
+    struct {
+        int key, number;
+    } mine = {rc ? ctx->rank : INT_MAX, rc ? g->bad_arg : 0}, low;
+    rc = dd_agree(ctx->world, rc, err);
+    if (rc && MPI_Allreduce(&mine, &low, 1, MPI_2INT, MPI_MINLOC, ctx->world) == MPI_SUCCESS)
+        g->bad_arg = low.number;
+    return rc;
 }
 
 /* Blocks, slots and panels in work memory; agreed. */
@@ -149,38 +112,110 @@ static void free_blocks(gemm_call *g)
     check_cterm_free(&g->cin);
 }
 
-/* rows × cols at host (ld) into contiguous work memory. */
-static int upload(dd_engine *e, void *work, const void *host, int64_t ld, int64_t rows,
-                  int64_t cols, size_t es, dd_err *err)
+/* rows × cols between the caller's array (pitch ld) and contiguous work
+ * memory, in (out = 0) or out: host arrays by upload and download (wait
+ * with wait_copies), device arrays copied in place (one copy when
+ * contiguous, else one per row). */
+static int copy_user(gemm_call *g, void *work, const void *user, int64_t ld, int64_t rows,
+                     int64_t cols, int out, dd_err *err)
 {
+    dd_engine *e = &g->ctx->eng;
+    size_t es = dd_elsize(g->t), w = (size_t)cols * es, p = (size_t)ld * es;
     if (rows == 0 || cols == 0)
         return DD_OK;
-    return e->ops->upload_async(e, work, (size_t)cols * es, host, (size_t)ld * es,
-                                (size_t)cols * es, rows, err);
+    if (!g->device)
+        return out ? e->ops->download_async(e, (void *)user, p, work, w, w, rows, err)
+                   : e->ops->upload_async(e, work, w, user, p, w, rows, err);
+    if (ld == cols)
+        return out ? e->ops->copy(e, (void *)user, work, w * (size_t)rows, err)
+                   : e->ops->copy(e, work, user, w * (size_t)rows, err);
+    int rc = DD_OK;
+    for (int64_t i = 0; i < rows && !rc; i++) {
+        char *u = (char *)user + (size_t)i * p, *k = (char *)work + (size_t)i * w;
+        rc = out ? e->ops->copy(e, u, k, w, err) : e->ops->copy(e, k, u, w, err);
+    }
+    return rc;
 }
 
-/* The caller's blocks up (A and B only when alpha ≠ 0, C only when beta ≠
- * 0: BLAS's rules), alpha and beta applied; beta·C's part of the check.
+static int host_buf(dd_engine *e, size_t bytes, void **p, dd_err *err)
+{
+    return e->ops->host_alloc(e, bytes ? bytes : 8, p, err);
+}
+
+/* A redistributed operand into its work block W (layout wl, rows × cols):
+ * device arrays brought to the host first (dd_gemm_device's 2-D block
+ * layout), the exchange into host memory, up to W where work memory is
+ * not host memory.  Agreed. */
+static int redist_in(gemm_call *g, const api_operand *o, const rd_layout *wl, void *W,
+                     int64_t rows, int64_t cols, dd_err *err)
+{
+    dd_context *ctx = g->ctx;
+    dd_engine *e = &ctx->eng;
+    size_t es = dd_elsize(g->t);
+    rd_layout from = o->lay;
+    const void *src = o->p;
+    void *stage = NULL, *hostW = NULL;
+    int rc = DD_OK;
+    if (g->device) {
+        int pr, pc;
+        rd_coords(&from, ctx->rank, &pr, &pc);
+        int64_t r = grid_block(from.row.glen, from.row.np, pr).len;
+        int64_t c = grid_block(from.col.glen, from.col.np, pc).len;
+        rc = host_buf(e, (size_t)(r * c) * es, &stage, err);
+        if (!rc && r > 0 && c > 0)
+            rc = e->ops->download_async(e, stage, (size_t)c * es, o->p, (size_t)o->ld * es,
+                                        (size_t)c * es, r, err);
+        if (!rc)
+            rc = e->ops->wait_copies(e, err);
+        from.rs = c;
+        src = stage;
+    }
+    if (!rc && !e->ops->work_is_host)
+        rc = host_buf(e, (size_t)(rows * cols) * es, &hostW, err);
+    if (!(rc = dd_agree(ctx->world, rc, err)))
+        rc = rd_move(ctx->world, g->t, &from, src, wl, hostW ? hostW : W, o->trans, err);
+    if (!rc && hostW && rows > 0 && cols > 0)
+        rc = e->ops->upload_async(e, W, (size_t)cols * es, hostW, (size_t)cols * es,
+                                  (size_t)cols * es, rows, err);
+    if (!rc)
+        rc = e->ops->wait_copies(e, err);
+    if (stage)
+        e->ops->host_free(e, stage);
+    if (hostW)
+        e->ops->host_free(e, hostW);
+    return dd_agree(ctx->world, rc, err);
+}
+
+/* The caller's operands up (A and B only when alpha ≠ 0, C only when beta
+ * ≠ 0: BLAS's rules), alpha and beta applied; beta·C's part of the check.
  * Agreed. */
 static int load(gemm_call *g, dd_err *err)
 {
     dd_context *ctx = g->ctx;
     dd_engine *e = &ctx->eng;
     dd_summa *s = &g->s;
-    size_t es = dd_elsize(g->t);
+    const api_operand *ops[3] = {&g->a, &g->b, &g->c};
+    void *work[3] = {s->A, s->B, s->C};
+    int64_t rows[3] = {s->Mp, s->Kp, s->Mp}, cols[3] = {s->Kq, s->Nq, s->Nq};
     int rc = DD_OK;
-    if (g->alpha != 0) {
-        rc = upload(e, s->A, g->A, g->lda, s->Mp, s->Kq, es, err);
-        if (!rc)
-            rc = upload(e, s->B, g->B, g->ldb, s->Kp, s->Nq, es, err);
+    for (int k = 0; k < 3; k++) {
+        if (k < 2 ? g->alpha == 0 : g->beta == 0)
+            continue;
+        if (ops[k]->direct) {
+            rc = copy_user(g, work[k], ops[k]->p, ops[k]->ld, rows[k], cols[k], 0, err);
+            if (!rc)
+                rc = e->ops->wait_copies(e, err);
+            rc = dd_agree(ctx->world, rc, err);
+        } else {
+            rd_layout wl;
+            api_work_layout(g, k, &wl);
+            rc = redist_in(g, ops[k], &wl, work[k], rows[k], cols[k], err);
+        }
+        if (rc)
+            return rc;
     }
-    if (!rc && g->beta != 0)
-        rc = upload(e, s->C, g->C, g->ldc, s->Mp, s->Nq, es, err);
-    if (!rc)
-        rc = e->ops->wait_copies(e, err);
     /* alpha = 0: A and B were not read; zeros, for the check */
-    if (!rc)
-        rc = e->ops->scale(e, g->t, s->A, s->Mp * s->Kq, g->alpha, err);
+    rc = e->ops->scale(e, g->t, s->A, s->Mp * s->Kq, g->alpha, err);
     if (!rc && g->alpha == 0)
         rc = e->ops->scale(e, g->t, s->B, s->Kp * s->Nq, 0, err);
     if (!rc && g->beta != 0)
@@ -188,6 +223,33 @@ static int load(gemm_call *g, dd_err *err)
     if ((rc = dd_agree(ctx->world, rc, err)) || !g->check || g->beta == 0)
         return rc;
     return check_c_input(ctx->world, &ctx->g, e, g->t, g->M, g->N, s->C, 0x5eedULL, &g->cin, err);
+}
+
+/* C's work block back to the caller's layout (host memory): only sub(C)'s
+ * elements are written.  Agreed. */
+static int redist_out(gemm_call *g, dd_err *err)
+{
+    dd_context *ctx = g->ctx;
+    dd_engine *e = &ctx->eng;
+    dd_summa *s = &g->s;
+    size_t bytes = (size_t)(s->Mp * s->Nq) * dd_elsize(g->t), w = (size_t)s->Nq * dd_elsize(g->t);
+    void *hostC = NULL;
+    int rc = g->device ? dd_fail(err, DD_EFAIL, "a device C outside the work layout") : DD_OK;
+    if (!rc && !e->ops->work_is_host) {
+        rc = host_buf(e, bytes, &hostC, err);
+        if (!rc && bytes)
+            rc = e->ops->download_async(e, hostC, w, s->C, w, w, s->Mp, err);
+        if (!rc)
+            rc = e->ops->wait_copies(e, err);
+    }
+    rd_layout wl;
+    api_work_layout(g, 2, &wl);
+    if (!(rc = dd_agree(ctx->world, rc, err)))
+        rc = rd_move(ctx->world, g->t, &wl, hostC ? hostC : s->C, &g->c.lay, (void *)g->c.p, 0,
+                     err);
+    if (hostC)
+        e->ops->host_free(e, hostC);
+    return rc;
 }
 
 /* The distributed multiply, timed.  Agreed, but for a broken broadcast
@@ -227,7 +289,6 @@ static int finish(gemm_call *g, dd_err *err)
     dd_context *ctx = g->ctx;
     dd_engine *e = &ctx->eng;
     dd_summa *s = &g->s;
-    size_t es = dd_elsize(g->t);
     int rc = DD_OK;
     g->chk.residual = NAN;
     g->chk.passed = 0;
@@ -235,12 +296,15 @@ static int finish(gemm_call *g, dd_err *err)
         (rc = check_product(ctx->world, ctx->row, &ctx->g, e, g->t, g->M, g->N, g->K, s->A, s->B,
                             s->C, g->beta != 0 ? &g->cin : NULL, 0x5eedULL, &g->chk, err)))
         return rc;
-    if (s->Mp > 0 && s->Nq > 0)
-        rc = e->ops->download_async(e, g->C, (size_t)g->ldc * es, s->C, (size_t)s->Nq * es,
-                                    (size_t)s->Nq * es, s->Mp, err);
-    if (!rc)
-        rc = e->ops->wait_copies(e, err);
-    if ((rc = dd_agree(ctx->world, rc, err)))
+    if (g->c.direct) {
+        rc = copy_user(g, s->C, g->c.p, g->c.ld, s->Mp, s->Nq, 1, err);
+        if (!rc)
+            rc = e->ops->wait_copies(e, err);
+        rc = dd_agree(ctx->world, rc, err);
+    } else {
+        rc = redist_out(g, err);
+    }
+    if (rc)
         return rc;
     if (g->check && !g->chk.passed) {
         char line[256];
@@ -273,7 +337,9 @@ static int report(gemm_call *g, dd_gemm_info *info, dd_err *err)
 static int run_call(gemm_call *g, dd_err *err)
 {
     int rc = validate(g, err);
-    if (rc || g->M == 0 || g->N == 0) /* nothing to compute: BLAS's quick return */
+    /* nothing to compute, C unchanged: BLAS's quick returns (unless checked) */
+    if (rc || g->M == 0 || g->N == 0 ||
+        (!g->check && (g->alpha == 0 || g->K == 0) && g->beta == 1))
         return rc;
     if (g->t != g->ctx->type && (rc = api_open_backends(g->ctx, g->t, err)))
         return rc;
@@ -283,7 +349,7 @@ static int run_call(gemm_call *g, dd_err *err)
     return rc;
 }
 
-static dd_status gemm_any(gemm_call *g, dd_gemm_info *info)
+dd_status api_gemm(gemm_call *g, dd_gemm_info *info)
 {
     if (!g->ctx)
         return DD_ERROR_USAGE;
@@ -297,51 +363,14 @@ static dd_status gemm_any(gemm_call *g, dd_gemm_info *info)
         info->multiply_seconds = info->exposed_comm_seconds = info->tflops = 0;
         info->check_residual = NAN;
         info->check_passed = 0;
+        info->bad_argument = 0;
     }
     int rc = run_call(g, err);
+    if (info && rc == DD_EUSAGE)
+        info->bad_argument = g->bad_arg;
     if (rc == DD_OK || rc == DD_ECHECK) {
         int rc2 = report(g, info, err);
         rc = rc ? rc : rc2;
     }
     return api_status(rc);
-}
-
-/* The two public entry points differ only in the element type. */
-static dd_status gemm_typed(dd_context *ctx, dd_dtype t, char transa, char transb, int64_t M,
-                            int64_t N, int64_t K, double alpha, const void *A, int64_t lda,
-                            const void *B, int64_t ldb, double beta, void *C, int64_t ldc,
-                            dd_gemm_info *info)
-{
-    gemm_call g = {.ctx = ctx,
-                   .t = t,
-                   .ta = transa,
-                   .tb = transb,
-                   .M = M,
-                   .N = N,
-                   .K = K,
-                   .alpha = alpha,
-                   .beta = beta,
-                   .A = A,
-                   .B = B,
-                   .C = C,
-                   .lda = lda,
-                   .ldb = ldb,
-                   .ldc = ldc};
-    return gemm_any(&g, info);
-}
-
-dd_status dd_gemm(dd_context *ctx, char transa, char transb, int64_t M, int64_t N, int64_t K,
-                  double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
-                  double beta, double *C, int64_t ldc, dd_gemm_info *info)
-{
-    return gemm_typed(ctx, DD_F64, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
-                      info);
-}
-
-dd_status dd_sgemm(dd_context *ctx, char transa, char transb, int64_t M, int64_t N, int64_t K,
-                   float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
-                   float beta, float *C, int64_t ldc, dd_gemm_info *info)
-{
-    return gemm_typed(ctx, DD_F32, transa, transb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
-                      info);
 }

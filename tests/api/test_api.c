@@ -1,5 +1,6 @@
 /* test_api.c — the public API's rules (dgemm_dist.h): BLAS's alpha and
- * beta rules (beta = 0 with NaN in C), a refused transpose, refused sizes
+ * beta rules (beta = 0 with NaN in C), transposes (and the device entry,
+ * host memory on the CPU backend), a refused transa, refused sizes
  * and leading dimensions, the same code and message on every rank when one
  * rank passes a bad ld, dd_block_range against grid_block, bad options.
  * Run at any rank count. */
@@ -143,16 +144,16 @@ static void test_rules(dd_context *ctx, blocks *b)
 static void test_refusals(dd_context *ctx, blocks *b)
 {
     set_c(b, 0);
+    dd_gemm_info info = {0};
     dd_status st =
-        dd_gemm(ctx, 'T', 'N', M, N, K, 1, b->A, b->lda, b->B, b->ldb, 0, b->C, b->ldc, NULL);
-    CHECK(st == DD_ERROR_UNSUPPORTED && strstr(dd_context_last_error(ctx), "not supported"),
-          "transa T: %d %s", st, dd_context_last_error(ctx));
-    CHECK(agreed(st, dd_context_last_error(ctx)), "transa T not agreed");
+        dd_gemm(ctx, 'x', 'N', M, N, K, 1, b->A, b->lda, b->B, b->ldb, 0, b->C, b->ldc, &info);
+    CHECK(st == DD_ERROR_USAGE && strstr(dd_context_last_error(ctx), "transa") &&
+              info.bad_argument == 1,
+          "transa x: %d %s", st, dd_context_last_error(ctx));
+    CHECK(agreed(st, dd_context_last_error(ctx)), "transa x not agreed");
     CHECK(c_error(b, 0, 1, 0) == 0, "C changed by a refused call");
-    st = dd_gemm(ctx, 'N', 't', M, N, K, 1, b->A, b->lda, b->B, b->ldb, 0, b->C, b->ldc, NULL);
-    CHECK(st == DD_ERROR_UNSUPPORTED, "transb t: %d", st);
-    st = dd_gemm(ctx, 'N', 'x', M, N, K, 1, b->A, b->lda, b->B, b->ldb, 0, b->C, b->ldc, NULL);
-    CHECK(st == DD_ERROR_USAGE, "transb x: %d", st);
+    st = dd_gemm(ctx, 'N', 'x', M, N, K, 1, b->A, b->lda, b->B, b->ldb, 0, b->C, b->ldc, &info);
+    CHECK(st == DD_ERROR_USAGE && info.bad_argument == 2, "transb x: %d", st);
     st = dd_gemm(ctx, 'N', 'N', M, -1, K, 1, b->A, b->lda, b->B, b->ldb, 0, b->C, b->ldc, NULL);
     CHECK(st == DD_ERROR_USAGE && agreed(st, dd_context_last_error(ctx)), "N = -1: %d", st);
     /* lda below the block's width on every rank with a non-empty block */
@@ -161,7 +162,8 @@ static void test_refusals(dd_context *ctx, blocks *b)
           dd_context_last_error(ctx));
     /* one rank (the last) passes a bad ldc: every rank returns its code and message */
     int64_t ldc = g_rank == g_size - 1 ? b->Nq - 1 : b->ldc;
-    st = dd_gemm(ctx, 'N', 'N', M, N, K, 1, b->A, b->lda, b->B, b->ldb, 0, b->C, ldc, NULL);
+    st = dd_gemm(ctx, 'N', 'N', M, N, K, 1, b->A, b->lda, b->B, b->ldb, 0, b->C, ldc, &info);
+    CHECK(info.bad_argument == 1909, "bad ldc's number: %d", info.bad_argument);
     char want[64];
     snprintf(want, sizeof want, "rank %d: ldc", g_size - 1);
     CHECK(st == DD_ERROR_USAGE && strstr(dd_context_last_error(ctx), want), "one bad ldc: %d %s",
@@ -177,6 +179,57 @@ static void test_refusals(dd_context *ctx, blocks *b)
     set_c(b, 0);
     st = dd_gemm(ctx, 'N', 'N', M, N, K, 1, b->A, b->lda, b->B, b->ldb, 1, b->C, b->ldc, NULL);
     CHECK(st == DD_SUCCESS && c_error(b, 1, 1, 0) < 1e-12, "after refusals: %d", st);
+}
+
+/* Stored A^T (K×M) and B^T (N×K) in the 2-D block layout, padded:
+ * transa/transb 'T' and 'C' give the same C as 'N' on op(A), op(B). */
+static void test_transposes(dd_context *ctx, blocks *b)
+{
+    int64_t r0, rA, c0, cA, s0, rB, t0, cB; /* A^T: rows of K, cols of M; B^T: rows of N, cols of K */
+    dd_block_range(K, b->P, b->p, &r0, &rA);
+    dd_block_range(M, b->Q, b->q, &c0, &cA);
+    dd_block_range(N, b->P, b->p, &s0, &rB);
+    dd_block_range(K, b->Q, b->q, &t0, &cB);
+    int64_t lat = cA + 1, lbt = cB + 2;
+    double *At = calloc((size_t)(rA * lat + 1), sizeof(double));
+    double *Bt = calloc((size_t)(rB * lbt + 1), sizeof(double));
+    float *Ats = calloc((size_t)(rA * lat + 1), sizeof(float));
+    float *Bts = calloc((size_t)(rB * lbt + 1), sizeof(float));
+    for (int64_t k = 0; k < rA; k++)
+        for (int64_t i = 0; i < cA; i++)
+            Ats[k * lat + i] = (float)(At[k * lat + i] = a_at(c0 + i, r0 + k));
+    for (int64_t j = 0; j < rB; j++)
+        for (int64_t k = 0; k < cB; k++)
+            Bts[j * lbt + k] = (float)(Bt[j * lbt + k] = b_at(t0 + k, s0 + j));
+    const char *pairs[] = {"TN", "NT", "TT", "CC", "tn"};
+    for (size_t c = 0; c < sizeof pairs / sizeof pairs[0]; c++) {
+        char ta = pairs[c][0], tb = pairs[c][1];
+        int tra = ta != 'N' && ta != 'n', trb = tb != 'N' && tb != 'n';
+        set_c(b, 0);
+        dd_gemm_info info = {.check = 1};
+        dd_status st = dd_gemm(ctx, ta, tb, M, N, K, 1.5, tra ? At : b->A, tra ? lat : b->lda,
+                               trb ? Bt : b->B, trb ? lbt : b->ldb, -1, b->C, b->ldc, &info);
+        CHECK(st == DD_SUCCESS && c_error(b, 1.5, -1, 0) < 1e-12 && info.check_passed,
+              "%c%c: %s: %s, |C - ref| = %g", ta, tb, dd_status_string(st),
+              dd_context_last_error(ctx), c_error(b, 1.5, -1, 0));
+        st = dd_sgemm(ctx, ta, tb, M, N, K, 1.5f, tra ? Ats : b->As, tra ? lat : b->lda,
+                      trb ? Bts : b->Bs, trb ? lbt : b->ldb, -1, b->Cs, b->ldc, &info);
+        CHECK(st == DD_SUCCESS && c_error(b, 1.5, -1, 1) < 1e-5, "sgemm %c%c: %s: %s", ta, tb,
+              dd_status_string(st), dd_context_last_error(ctx));
+        /* the device entry: host memory on the CPU backend */
+        set_c(b, 0);
+        st = dd_gemm_device(ctx, ta, tb, M, N, K, 1.5, tra ? At : b->A, tra ? lat : b->lda,
+                            trb ? Bt : b->B, trb ? lbt : b->ldb, -1, b->C, b->ldc, NULL);
+        CHECK(st == DD_SUCCESS && c_error(b, 1.5, -1, 0) < 1e-12, "device %c%c: %s: %s", ta, tb,
+              dd_status_string(st), dd_context_last_error(ctx));
+    }
+    /* lda for a transposed A is the width of the stored block (M's part) */
+    dd_gemm_info info = {0};
+    dd_status st = dd_gemm(ctx, 'T', 'N', M, N, K, 1, At, cA - 1, b->B, b->ldb, 0, b->C, b->ldc,
+                           &info);
+    CHECK(cA < 2 || (st == DD_ERROR_USAGE && info.bad_argument == 1009), "T with lda < width: %d",
+          st);
+    free(At), free(Bt), free(Ats), free(Bts);
 }
 
 static void test_block_range(void)
@@ -245,6 +298,7 @@ int main(int argc, char **argv)
         fill(ctx, &b);
         test_rules(ctx, &b);
         test_refusals(ctx, &b);
+        test_transposes(ctx, &b);
         dd_context_destroy(ctx);
         free(b.A), free(b.B), free(b.C), free(b.As), free(b.Bs), free(b.Cs);
     }

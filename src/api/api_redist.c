@@ -1,0 +1,288 @@
+/* api_redist.c — one (sub)matrix from one layout to another (api_redist.h):
+ * each dimension cut into segments owned by one process of each layout,
+ * the tiles they make packed per destination rank, exchanged, unpacked. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agree.h"
+#include "api_redist.h"
+#include "grid.h"
+
+int rd_owner(const rd_dist *d, int64_t g)
+{
+    int64_t gi = d->off + g;
+    if (d->kind == RD_CYCLIC)
+        return (int)((d->src + gi / d->nb) % d->np);
+    return grid_owner(d->glen, d->np, gi);
+}
+
+int64_t rd_local(const rd_dist *d, int64_t g)
+{
+    int64_t gi = d->off + g;
+    if (d->kind == RD_CYCLIC)
+        return gi / d->nb / d->np * d->nb + gi % d->nb;
+    return gi - grid_block(d->glen, d->np, grid_owner(d->glen, d->np, gi)).start;
+}
+
+int64_t rd_run(const rd_dist *d, int64_t g)
+{
+    int64_t gi = d->off + g, end;
+    if (d->kind == RD_CYCLIC) {
+        end = (gi / d->nb + 1) * d->nb;
+    } else {
+        dd_range r = grid_block(d->glen, d->np, grid_owner(d->glen, d->np, gi));
+        end = r.start + r.len;
+    }
+    end -= d->off;
+    return (end < d->n ? end : d->n) - g;
+}
+
+int rd_rank(const rd_layout *l, int pr, int pc)
+{
+    return l->order == 'C' ? pc * l->row.np + pr : pr * l->col.np + pc;
+}
+
+void rd_coords(const rd_layout *l, int rank, int *pr, int *pc)
+{
+    int P = l->row.np, Q = l->col.np;
+    if (rank < 0 || rank >= P * Q) {
+        *pr = *pc = -1;
+    } else if (l->order == 'C') {
+        *pr = rank % P;
+        *pc = rank / P;
+    } else {
+        *pr = rank / Q;
+        *pc = rank % Q;
+    }
+}
+
+/* The part of one dimension a rank holds in its layout (`mine`, coordinate
+ * me), cut where the other layout's owner changes: segments of indices
+ * g..g+len-1 at local indices loc.., grouped by the other layout's owner
+ * (first[k]..first[k+1]), in index order within a group. */
+typedef struct {
+    int64_t g, len, loc;
+} rd_seg;
+
+typedef struct {
+    rd_seg *seg;
+    int64_t *first; /* np + 1 */
+    int64_t *elems; /* np: elements per owner in the other layout */
+    int np;
+} rd_segs;
+
+static void segs_free(rd_segs *s)
+{
+    free(s->seg);
+    free(s->first);
+    free(s->elems);
+    memset(s, 0, sizeof *s);
+}
+
+/* Walk my indices, cut at the other layout's runs; fill == 0 counts (into
+ * first[k + 1] and elems), fill == 1 writes the segments at pos[k]++. */
+static void segs_walk(rd_segs *s, const rd_dist *mine, int me, const rd_dist *other, int64_t *pos,
+                      int fill)
+{
+    for (int64_t g = 0; g < mine->n;) {
+        int64_t end = g + rd_run(mine, g);
+        if (rd_owner(mine, g) != me) {
+            g = end;
+            continue;
+        }
+        int64_t loc = rd_local(mine, g);
+        for (int64_t h = g; h < end;) {
+            int64_t len = rd_run(other, h);
+            len = len < end - h ? len : end - h;
+            int k = rd_owner(other, h);
+            if (fill) {
+                s->seg[pos[k]++] = (rd_seg){h, len, loc + (h - g)};
+            } else {
+                s->first[k + 1]++;
+                s->elems[k] += len;
+            }
+            h += len;
+        }
+        g = end;
+    }
+}
+
+static int segs_build(rd_segs *s, const rd_dist *mine, int me, const rd_dist *other, dd_err *err)
+{
+    int np = other->np;
+    memset(s, 0, sizeof *s);
+    s->np = np;
+    s->first = calloc((size_t)np + 1, sizeof *s->first);
+    s->elems = calloc((size_t)np, sizeof *s->elems);
+    int64_t *pos = calloc((size_t)np, sizeof *pos);
+    if (!s->first || !s->elems || !pos) {
+        free(pos);
+        return dd_fail(err, DD_ENOMEM, "out of host memory for a redistribution's index");
+    }
+    segs_walk(s, mine, me, other, NULL, 0);
+    for (int k = 0; k < np; k++)
+        s->first[k + 1] += s->first[k];
+    s->seg = malloc(sizeof *s->seg * (size_t)(s->first[np] ? s->first[np] : 1));
+    if (!s->seg) {
+        free(pos);
+        return dd_fail(err, DD_ENOMEM, "out of host memory for %lld segments of a redistribution",
+                       (long long)s->first[np]);
+    }
+    memcpy(pos, s->first, sizeof *pos * (size_t)np);
+    segs_walk(s, mine, me, other, pos, 1);
+    free(pos);
+    return DD_OK;
+}
+
+/* n elements between a packed buffer and a strided run (stride in elements). */
+static void run_copy(char *buf, char *p, int64_t n, int64_t stride, size_t es, int pack)
+{
+    if (stride == 1) {
+        if (pack)
+            memcpy(buf, p, (size_t)n * es);
+        else
+            memcpy(p, buf, (size_t)n * es);
+    } else if (es == 8) {
+        uint64_t *b = (uint64_t *)buf, *q = (uint64_t *)p;
+        for (int64_t i = 0; i < n; i++)
+            if (pack)
+                b[i] = q[i * stride];
+            else
+                q[i * stride] = b[i];
+    } else {
+        uint32_t *b = (uint32_t *)buf, *q = (uint32_t *)p;
+        for (int64_t i = 0; i < n; i++)
+            if (pack)
+                b[i] = q[i * stride];
+            else
+                q[i * stride] = b[i];
+    }
+}
+
+/* The tile rows R[kr] × columns C[kc] of the local array at base (strides
+ * rs, cs) to (pack) or from the buffer, columns outer, rows inner. */
+static char *tile(char *buf, char *base, const rd_segs *R, int kr, const rd_segs *C, int kc,
+                  int64_t rs, int64_t cs, size_t es, int pack)
+{
+    for (int64_t a = C->first[kc]; a < C->first[kc + 1]; a++) {
+        const rd_seg *cs_ = &C->seg[a];
+        for (int64_t c = 0; c < cs_->len; c++) {
+            char *col = base + (cs_->loc + c) * cs * (int64_t)es;
+            for (int64_t b = R->first[kr]; b < R->first[kr + 1]; b++) {
+                const rd_seg *r = &R->seg[b];
+                run_copy(buf, col + r->loc * rs * (int64_t)es, r->len, rs, es, pack);
+                buf += r->len * (int64_t)es;
+            }
+        }
+    }
+    return buf;
+}
+
+/* One side of a move as this rank sees it, in the source matrix's
+ * coordinates: my segments of rows and columns grouped by the partner
+ * layout's processes, my array's strides, and the partner's rank of each
+ * pair of partner coordinates. */
+typedef struct {
+    rd_segs R, C;
+    int64_t rs, cs;
+    const rd_layout *partner;
+    int partner_swapped; /* partner coordinates (along rows, along cols) are its (pc, pr) */
+    int64_t *count, *disp; /* per rank of comm */
+    char *buf;
+} rd_side;
+
+static int side_rank(const rd_side *s, int kr, int kc)
+{
+    return s->partner_swapped ? rd_rank(s->partner, kc, kr) : rd_rank(s->partner, kr, kc);
+}
+
+static void side_free(rd_side *s)
+{
+    segs_free(&s->R);
+    segs_free(&s->C);
+    free(s->count);
+    free(s->disp);
+    free(s->buf);
+}
+
+/* Segments, counts, displacements and the buffer of one side.  mine_r and
+ * mine_c are my dimensions' distributions (source coordinates), me_r and
+ * me_c my coordinates along them; other_r, other_c the partner's. */
+static int side_plan(rd_side *s, int size, size_t es, const rd_dist *mine_r, int me_r,
+                     const rd_dist *mine_c, int me_c, const rd_dist *other_r,
+                     const rd_dist *other_c, dd_err *err)
+{
+    s->count = calloc((size_t)size, sizeof *s->count);
+    s->disp = calloc((size_t)size, sizeof *s->disp);
+    if (!s->count || !s->disp)
+        return dd_fail(err, DD_ENOMEM, "out of host memory for a redistribution's counts");
+    int rc = DD_OK;
+    if (me_r >= 0 && me_c >= 0) {
+        rc = segs_build(&s->R, mine_r, me_r, other_r, err);
+        if (!rc)
+            rc = segs_build(&s->C, mine_c, me_c, other_c, err);
+        for (int kr = 0; !rc && kr < other_r->np; kr++)
+            for (int kc = 0; kc < other_c->np; kc++)
+                s->count[side_rank(s, kr, kc)] = s->R.elems[kr] * s->C.elems[kc];
+    }
+    if (rc)
+        return rc;
+    int64_t total = 0;
+    for (int r = 0; r < size; r++) {
+        s->disp[r] = total;
+        total += s->count[r];
+    }
+    s->buf = malloc(total ? (size_t)total * es : 1);
+    if (!s->buf)
+        return dd_fail(err, DD_ENOMEM,
+                       "out of host memory for a redistribution's buffer (%lld elements)",
+                       (long long)total);
+    return DD_OK;
+}
+
+/* Pack (send side) or unpack (receive side) every pair's tile. */
+static void side_copy(rd_side *s, char *base, size_t es, int pack)
+{
+    if (!s->R.first || !s->C.first)
+        return;
+    for (int kr = 0; kr < s->R.np; kr++)
+        for (int kc = 0; kc < s->C.np; kc++) {
+            int r = side_rank(s, kr, kc);
+            if (s->count[r])
+                tile(s->buf + s->disp[r] * (int64_t)es, base, &s->R, kr, &s->C, kc, s->rs, s->cs,
+                     es, pack);
+        }
+}
+
+int rd_move(MPI_Comm comm, dd_dtype t, const rd_layout *from, const void *src,
+            const rd_layout *to, void *dst, int trans, dd_err *err)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    size_t es = dd_elsize(t);
+    int fr, fc, tr, tc;
+    rd_coords(from, rank, &fr, &fc);
+    rd_coords(to, rank, &tr, &tc);
+    /* the destination in the source's coordinates */
+    const rd_dist *to_r = trans ? &to->col : &to->row, *to_c = trans ? &to->row : &to->col;
+    rd_side snd = {.rs = from->rs, .cs = from->cs, .partner = to, .partner_swapped = trans};
+    rd_side rcv = {.rs = trans ? to->cs : to->rs,
+                   .cs = trans ? to->rs : to->cs,
+                   .partner = from,
+                   .partner_swapped = 0};
+    int rc = side_plan(&snd, size, es, &from->row, fr, &from->col, fc, to_r, to_c, err);
+    if (!rc)
+        rc = side_plan(&rcv, size, es, to_r, trans ? tc : tr, to_c, trans ? tr : tc, &from->row,
+                       &from->col, err);
+    if (!(rc = dd_agree(comm, rc, err))) {
+        side_copy(&snd, (char *)src, es, 1);
+        rc = rd_exchange(comm, t == DD_F64 ? MPI_DOUBLE : MPI_FLOAT, es, snd.buf, snd.count,
+                         snd.disp, rcv.buf, rcv.count, rcv.disp, err);
+        if (!(rc = dd_agree(comm, rc, err)))
+            side_copy(&rcv, (char *)dst, es, 0);
+    }
+    side_free(&snd);
+    side_free(&rcv);
+    return rc;
+}

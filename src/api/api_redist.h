@@ -1,0 +1,80 @@
+/* api_redist.h — moving a distributed (sub)matrix from one layout to
+ * another among the ranks of a communicator: pack, one all-to-all
+ * exchange, unpack.  Private to src/api.
+ *
+ * A layout says, for each element (i, j) of an R×S matrix, which rank
+ * holds it and where in that rank's local array: each dimension is
+ * distributed on its own (rd_dist: the project's contiguous blocks, or
+ * ScaLAPACK's cyclic blocks) over one axis of a process grid, the grid's
+ * ranks are numbered row- or column-major, and the local array is strided
+ * (rs, cs: element (lr, lc) at lr·rs + lc·cs).  The matrix may be a
+ * submatrix of a larger one (off: where it starts in the whole).
+ *
+ * The exchange: every rank cuts each dimension of what it holds into
+ * segments that are contiguous in both layouts and owned by one process
+ * of each (api_segs.c); both sides enumerate a pair's elements in the same
+ * order (columns of the source matrix outer, rows inner, by global index),
+ * so no index travels with the data. */
+#ifndef DD_API_REDIST_H
+#define DD_API_REDIST_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "dd.h"
+
+enum { RD_BLOCK = 0, RD_CYCLIC = 1 };
+
+/* One dimension's distribution over np processes. */
+typedef struct {
+    int kind;     /* RD_BLOCK or RD_CYCLIC */
+    int np;       /* processes along this dimension */
+    int64_t n;    /* length of the (sub)matrix along it */
+    int64_t off;  /* index in the whole of the (sub)matrix's first element (0-based) */
+    int64_t glen; /* RD_BLOCK: length of the whole, cut into np blocks (grid_block) */
+    int64_t nb;   /* RD_CYCLIC: block size */
+    int src;      /* RD_CYCLIC: process holding the whole's first block */
+} rd_dist;
+
+typedef struct {
+    rd_dist row, col;
+    int64_t rs, cs; /* local element (lr, lc) at lr·rs + lc·cs (this rank's array) */
+    char order;     /* 'R': rank = pr·col.np + pc; 'C': rank = pc·row.np + pr */
+} rd_layout;
+
+/* Owner (process coordinate) and local index of index g (0 <= g < n) of
+ * a dimension, and how many indices from g on stay with that owner at
+ * consecutive local indices (>= 1). */
+int rd_owner(const rd_dist *d, int64_t g);
+int64_t rd_local(const rd_dist *d, int64_t g);
+int64_t rd_run(const rd_dist *d, int64_t g);
+/* A grid's rank from coordinates, and back (-1, -1 when rank is outside). */
+int rd_rank(const rd_layout *l, int pr, int pc);
+void rd_coords(const rd_layout *l, int rank, int *pr, int *pc);
+
+/* The most elements one exchange moves per pair of ranks in one round:
+ * INT_MAX (MPI's count type), or DD_REDIST_LIMIT from the environment when
+ * set to a smaller positive number (a test hook: several rounds on small
+ * matrices). */
+int64_t rd_count_limit(void);
+
+/* dst ← src: the matrix `from` lays out at src (this rank's local array)
+ * to the layout `to` at dst; trans: `to` lays out the transpose (an
+ * S×R matrix).  Only the (sub)matrix's elements are read or written.
+ * Collective over comm (whose size both grids must equal); t the element
+ * type.  Agreed. */
+int rd_move(MPI_Comm comm, dd_dtype t, const rd_layout *from, const void *src,
+            const rd_layout *to, void *dst, int trans, dd_err *err);
+
+/* The exchange itself: sbuf holds scount[r] elements for rank r at
+ * sdisp[r], rbuf receives rcount[r] from rank r at rdisp[r] (64-bit
+ * counts and displacements, in elements of type dt of es bytes).  One
+ * MPI_Alltoallv when every count and displacement fits in an int (and
+ * under rd_count_limit()), else rounds of MPI_Alltoallw moving at most
+ * rd_count_limit() elements per pair each, every rank taking the same
+ * road.  Collective; local errors only (MPI's). */
+int rd_exchange(MPI_Comm comm, MPI_Datatype dt, size_t es, const void *sbuf, const int64_t *scount,
+                const int64_t *sdisp, void *rbuf, const int64_t *rcount, const int64_t *rdisp,
+                dd_err *err);
+
+#endif
