@@ -7,7 +7,8 @@ pkgs=(build-essential cmake pkg-config python3
       openmpi-bin libopenmpi-dev
       libhdf5-dev libhdf5-openmpi-dev hdf5-tools
       libopenblas-dev
-      slurm-wlm munge gnuplot-nox file)
+      slurm-wlm munge gnuplot-nox file
+      iproute2 util-linux)  # the two-node test: ip netns, veth, unshare, nsenter
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
