@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Checks for the two-node test (tests/multinode/test-two-nodes.sh).
 
-  check.py record FILE.jsonl RANKS_PER_NODE CORES
+  check.py record FILE.jsonl RANKS_PER_NODE CORES [THREADS [JOBID]]
       dgemm-dist's JSON record of a run across node1 and node2: status ok,
       check passed, ranks = 2 x RANKS_PER_NODE, hosts node1 and node2, and
       the per-rank devices ("CPU <host> (<T> BLAS threads)") put
-      RANKS_PER_NODE ranks on each node.  T is what dgemm-dist derives from
-      its own node communicator (MPI_Comm_split_type): the host's CORES over
-      the ranks on that host; where that differs from what one shared node
-      would give, it shows the split saw two nodes.
+      RANKS_PER_NODE ranks on each node.  Without THREADS, T must be what
+      dgemm-dist derives from its own node communicator
+      (MPI_Comm_split_type): the host's CORES over the ranks on that host;
+      where that differs from what one shared node would give, it shows the
+      split saw two nodes.  With THREADS (a job that sets OMP_NUM_THREADS),
+      T must be THREADS; with JOBID, the record's slurm_job_id too.
   check.py probe FILE RANKS_PER_NODE
       node_probe's lines: on each node the node-local ranks are 0..n-1 in
       world-rank order, agree with the launcher's local rank, and would pick
@@ -31,7 +33,7 @@ def fail(msg):
     sys.exit(1)
 
 
-def record(path, per_node, cores):
+def record(path, per_node, cores, fixed=None, jobid=None):
     per_node, cores = int(per_node), int(cores)
     with open(path) as f:
         lines = [l for l in f if l.strip()]
@@ -65,9 +67,15 @@ def record(path, per_node, cores):
     def want(local):
         return cores // local if cores > local else 1
 
+    if jobid is not None and r.get("slurm_job_id") != jobid:
+        fail(f"{path}: slurm_job_id {r.get('slurm_job_id')!r}, expected {jobid!r}")
     right, wrong = want(per_node), want(2 * per_node)
     told = ""
-    if right <= 64 and wrong <= 64:  # OpenBLAS's MAX_THREADS in Debian's build
+    if fixed is not None:
+        if any(t != int(fixed) for t in threads):
+            fail(f"{path}: BLAS threads {threads}, expected {fixed} each (OMP_NUM_THREADS)")
+        told = f", {fixed} BLAS thread(s) per rank as the job asked"
+    elif right <= 64 and wrong <= 64:  # OpenBLAS's MAX_THREADS in Debian's build
         if any(t != right for t in threads):
             fail(f"{path}: BLAS threads {threads}, expected {right} each "
                  f"({cores} cores over {per_node} rank(s) per node; "

@@ -26,6 +26,7 @@
 # directory too, unless DD_KEEP=1 (on failure the daemons' logs are printed).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
 # shellcheck source-path=SCRIPTDIR
 # shellcheck source=two-nodes.sh
 source "$here/two-nodes.sh"
@@ -43,7 +44,7 @@ fail() {
 [[ -x $PROBE ]] || fail "node probe '$PROBE' is not executable (build target dd-node-probe)"
 
 if ! mn_check; then
-  echo "SKIP (two nodes): cannot make two nodes on this machine (reason above)"
+  echo "SKIP (two nodes): cannot make two nodes on this machine: $MN_WHY"
   exit $SKIP
 fi
 
@@ -118,6 +119,35 @@ run() {
   echo "   $name passed in $((SECONDS - t)) s"
 }
 
+# batch NAME LAUNCHER: jobs/dgemm.sbatch on both nodes (2 ranks each), as a
+# user submits it; srun, or mpirun inside the allocation (its remote daemon
+# started by Slurm, not by the agent).
+batch() {
+  local name=$1 launcher=$2 id state t=$SECONDS json=$WORK/$1.jsonl
+  echo "== $name: DD_LAUNCHER=$launcher sbatch --nodes=2 --ntasks-per-node=2 --cpus-per-task=1" \
+    "--gpus-per-node=0 jobs/dgemm.sbatch --size $SIZE --backend cpu"
+  veth_stats "$WORK/$name.before"
+  id=$(cd "$WORK" && DGEMM_DIST=$DGEMM_DIST DD_LAUNCHER=$launcher mn_in node1 sbatch --parsable \
+    --nodes=2 --ntasks-per-node=2 --cpus-per-task=1 --gpus-per-node=0 --time=5 \
+    "$repo/jobs/dgemm.sbatch" --size "$SIZE" --backend cpu --json "$json") \
+    || fail "$name: sbatch refused the job"
+  # shellcheck disable=SC2016 # expanded by the inner shell
+  DD_SLURM_WAIT=120 mn_in node1 bash -c 'source "$1" && dd_slurm_wait "$2"' wait \
+    "$repo/tests/slurm/private-slurm.sh" "$id" || fail "$name: job $id did not finish"
+  veth_stats "$WORK/$name.after"
+  state=$(mn_in node1 scontrol show job "$id" | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+  local log=$WORK/dgemm-dist-$id.out
+  [[ $state == COMPLETED ]] || { cat "$log" >&2 || true; fail "$name: job $id is ${state:-unknown}, not COMPLETED"; }
+  grep -q '^dgemm.sbatch: exit status 0' "$log" || { cat "$log" >&2; fail "$name: no 'exit status 0' in the job log"; }
+  grep -q '\.\.\.\.\.\. PASSED$' "$log" || { cat "$log" >&2; fail "$name: no PASSED check line in the job log"; }
+  grep '^dgemm.sbatch: running:' "$log" | sed 's/^/   /' || true
+  python3 "$here/check.py" record "$json" 2 "$cores" 1 "$id" | sed 's/^/   /' \
+    || { cat "$log" >&2; fail "$name: the run record is wrong"; }
+  python3 "$here/check.py" traffic "$WORK/$name.before" "$WORK/$name.after" "$min_bytes" | sed 's/^/   /' \
+    || fail "$name: the run's data did not cross the veth between the nodes"
+  echo "   $name: job $id COMPLETED in $((SECONDS - t)) s"
+}
+
 # probe NAME RANKS_PER_NODE LAUNCHER... : the GPU each rank would pick.
 probe() {
   local name=$1 per_node=$2 rc=0
@@ -136,7 +166,9 @@ probe srun_probe_n4 2 srun_on -n4 --ntasks-per-node=2
 run mpirun_n2 1 mn_mpirun -n 2 --host node1:1,node2:1
 run mpirun_n4 2 mn_mpirun -n 4 --host node1:2,node2:2
 probe mpirun_probe_n4 2 mn_mpirun -n 4 --host node1:2,node2:2
+batch sbatch_srun srun
+batch sbatch_mpirun mpirun
 
 passed=1
-echo "PASS (two nodes): srun and mpirun put ranks on node1 and node2, local ranks 0..n-1 per node," \
-  "results PASSED, data over the veth; $((SECONDS - t0)) s"
+echo "PASS (two nodes): srun, mpirun and jobs/dgemm.sbatch (both launchers) put ranks on node1 and" \
+  "node2, local ranks 0..n-1 per node, results PASSED, data over the veth; $((SECONDS - t0)) s"

@@ -7,7 +7,7 @@
 # node.  Needs root.  Sourced, not run:
 #
 #   source tests/multinode/two-nodes.sh
-#   mn_check || exit 77          # why not, on stderr: not root, no ip, ...
+#   mn_check || exit 77          # why not in MN_WHY: not root, no ip, ...
 #   mn_up "$dir"                 # nodes, link, munged, Slurm; trap mn_down
 #   mn_in node1 srun -N2 ...     # run a command on a node
 #   mn_mpirun -n 4 prog ...      # mpirun from node1 across both nodes
@@ -35,17 +35,26 @@ MN_NODES=(node1 node2)
 MN_SUBNET=10.217.17.0/24
 MN_ADDRS=(10.217.17.1 10.217.17.2)
 MN_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# The daemons and ip live in sbin, which a user's PATH may lack.
+PATH=$PATH:/usr/sbin:/sbin
+export PATH
 
 mn_say() { echo "two-nodes: $*" >&2; }
 
-# Can namespaces, a veth and Slurm be had here?  Says why not and returns 1.
+# Can namespaces, a veth and Slurm be had here?  If not, returns 1 with the
+# reason in MN_WHY.
 mn_check() {
+  MN_WHY=""
+  local why
+  why=$(mn_check_ 2>&1 >/dev/null) && return 0
+  export MN_WHY=${why#two-nodes: } # for the caller
+  return 1
+}
+mn_check_() {
   if (($(id -u) != 0)); then
     mn_say "not root (uid $(id -u)): network namespaces and veth pairs need root"
     return 1
   fi
-  PATH=$PATH:/usr/sbin:/sbin
-  export PATH
   local prog
   for prog in ip unshare nsenter setsid mount hostname python3; do
     command -v "$prog" >/dev/null 2>&1 || { mn_say "'$prog' not found (packages iproute2, util-linux, python3)"; return 1; }
