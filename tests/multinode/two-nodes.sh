@@ -241,7 +241,7 @@ except OSError as e:
   local states=""
   for i in $(seq 1 60); do
     states=$(mn_in node1 sinfo -h -N -o '%N=%T' 2>/dev/null | sort -u | tr '\n' ' ') || true
-    if [[ $states =~ node1=(idle|mixed) && $states =~ node2=(idle|mixed) ]]; then
+    if [[ " $states" =~ \ node1=(idle|mixed)\  && " $states" =~ \ node2=(idle|mixed)\  ]]; then
       mn_say "up: node1 ${MN_ADDRS[0]} and node2 ${MN_ADDRS[1]} on veth $MN_VETH," \
         "namespaces ${MN_NS[*]}, slurm: $states(dir $MN_DIR)"
       return 0
