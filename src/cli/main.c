@@ -38,6 +38,9 @@ int main(int argc, char **argv)
         o.run.t_start = t_start;
         status = o.cmd == DD_CMD_GEN ? dd_gen(&o.run) : dd_run(&o.run);
     }
-    MPI_Finalize();
+    int done = 0; /* a run finalizes MPI itself, to account for it */
+    MPI_Finalized(&done);
+    if (!done)
+        MPI_Finalize();
     return status;
 }

@@ -36,9 +36,7 @@ static int check_launch(run_ctx *c, dd_err *err)
 
 static int setup_grid(run_ctx *c, dd_err *err)
 {
-    int P = c->o->P, Q = c->o->Q;
-    if (!P)
-        grid_default(c->size, &P, &Q);
+    int P = c->tune.P, Q = c->tune.Q; /* --grid, or auto (tune.c) */
     if ((int64_t)P * Q != c->size) {
         int dP, dQ;
         grid_default(c->size, &dP, &dQ);
@@ -115,7 +113,7 @@ static int open_comm(run_ctx *c, dd_err *err)
     dd_comm_cfg cfg = {c->world,
                        c->row,
                        c->col,
-                       c->o->lookahead + 1,
+                       c->s.lookahead + 1,
                        e->ops->work_is_host,
                        e->ops->comm_stream(e),
                        e->ops->compute_stream(e),
@@ -169,7 +167,7 @@ static int host_memory_fits(run_ctx *c, size_t work, dd_err *err)
 static int plan(run_ctx *c, size_t *work_bytes, size_t *slot_bytes, dd_err *err)
 {
     dd_summa *s = &c->s;
-    summa_init(s, &c->eng, &c->comm, c->g, c->type, c->M, c->N, c->K, c->o->panel, c->o->lookahead,
+    summa_init(s, &c->eng, &c->comm, c->g, c->type, c->M, c->N, c->K, c->tune.nb, c->tune.L,
                c->read_c);
     int overflow = 0, rc = DD_OK;
     *work_bytes =
@@ -256,6 +254,7 @@ static void cleanup(run_ctx *c)
     free(c->rec.mult_times);
     free(c->rec.hosts);
     free(c->rec.devices);
+    free(c->rec.tele);
     if (c->row != MPI_COMM_NULL)
         MPI_Comm_free(&c->row);
     if (c->col != MPI_COMM_NULL)
@@ -264,20 +263,21 @@ static void cleanup(run_ctx *c)
         MPI_Comm_free(&c->node);
 }
 
-/* Everything before data moves: the launch, the inputs' shape, the grid,
- * the backends, the plan; the dry run ends here. */
+/* Everything before data moves: the launch, the inputs' shape, the
+ * backends, the settings (auto ones from the model: tune.c), the grid, the
+ * plan; the dry run ends here. */
 static int setup(run_ctx *c, size_t *work, size_t *slots, dd_err *err)
 {
     int rc;
     if ((rc = dd_agree(c->world, check_launch(c, err), err)) ||
         (rc = dd_agree(c->world, resolve_inputs(c, err), err)) ||
-        (rc = dd_agree(c->world, setup_grid(c, err), err)) ||
         (rc = dd_agree(c->world,
                        dd_mpi_check(MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, c->rank,
                                                         MPI_INFO_NULL, &c->node),
                                     "MPI_Comm_split_type", err),
                        err)) ||
-        (rc = open_backends(c, err)) || (rc = plan(c, work, slots, err)))
+        (rc = open_backends(c, err)) || (rc = tune_run(c, err)) ||
+        (rc = dd_agree(c->world, setup_grid(c, err), err)) || (rc = plan(c, work, slots, err)))
         return rc;
     return DD_OK;
 }
@@ -341,40 +341,61 @@ static int multiply_all(run_ctx *c, dd_err *err)
     return rc;
 }
 
-/* Rank 0: the report (or the check line alone with --quiet), the record;
- * devices and memory are released first, so the teardown is in them. */
+/* The communicators back, MPI finalized, then the device: every second up
+ * to here is in the teardown phase, so the wall in the report leaves out
+ * only printing it and exit.  After this no rank talks to another. */
+static void finalize(run_ctx *c)
+{
+    MPI_Comm *comms[] = {&c->row, &c->col, &c->node};
+    for (int i = 0; i < 3; i++)
+        if (*comms[i] != MPI_COMM_NULL)
+            MPI_Comm_free(comms[i]);
+    dd_stat before = dd_stat_over(c->world, dd_now() - c->rec.ph[PH_TEARDOWN].min);
+    double t0 = dd_now();
+    MPI_Finalize();
+    c->finalized = 1;
+    if (c->eng.ops && c->eng.ops->release_device)
+        c->eng.ops->release_device(&c->eng);
+    double after = dd_now() - t0; /* this rank's: nothing is gathered any more */
+    c->rec.ph[PH_TEARDOWN] = (dd_stat){before.min + after, before.avg + after, before.max + after};
+    c->rec.have[PH_TEARDOWN] = 1;
+    c->rec.wall = dd_now() - c->t_start;
+}
+
+/* Rank 0: the report (or the check line alone with --quiet), the record.
+ * Devices, memory and MPI are released first, so the teardown is in them;
+ * a failure to write the record is rank 0's alone (nothing agrees after
+ * MPI_Finalize; its exit status carries it). */
 static int finish(run_ctx *c, int failed_check, dd_err *err)
 {
     const dd_run_opts *o = c->o;
     int rc = DD_OK;
     run_fill_record(c);
-    double t0 = dd_now();
+    if (c->out.active) /* a FAILED check: the temporary goes, the old output stays */
+        io_output_abort(c->world, &c->out);
+    c->rec.ph[PH_TEARDOWN].min = dd_now(); /* finalize() turns it into a duration */
     release(c);
-    c->rec.ph[PH_TEARDOWN] = dd_stat_over(c->world, dd_now() - t0);
-    c->rec.have[PH_TEARDOWN] = 1;
-    c->rec.wall = dd_stat_over(c->world, dd_now() - c->t_start).max;
-    if (c->rank == 0) {
-        if (c->tty && !o->quiet)
-            fputc('\n', stderr);
-        if (!o->quiet)
-            report_print(stdout, &c->rec);
-        else if (o->check) {
-            char line[256];
-            check_line(&c->rec.chk, line, sizeof line);
-            printf("%s\n", line);
-        }
-        if (o->json)
-            rc = report_json(o->json, &c->rec, err);
+    finalize(c);
+    if (c->rank != 0)
+        return DD_OK;
+    if (c->tty && !o->quiet)
+        fputc('\n', stderr);
+    if (!o->quiet)
+        report_print(stdout, &c->rec);
+    else if (o->check) {
+        char line[256];
+        check_line(&c->rec.chk, line, sizeof line);
+        printf("%s\n", line);
     }
-    if ((rc = dd_agree(c->world, rc, err)))
-        return rc;
-    if (failed_check && c->rank == 0)
+    if (o->json)
+        rc = report_json(o->json, &c->rec, err);
+    if (failed_check)
         fprintf(stderr,
                 "dgemm-dist: error: the check FAILED (scaled residual %.3g >= %g, or not "
                 "finite): C is wrong, or the inputs hold NaN or Inf%s%s\n",
                 c->rec.chk.residual, DD_CHECK_THRESHOLD, o->out ? "; not written: " : "",
                 o->out ? o->out : "");
-    return DD_OK;
+    return rc;
 }
 
 int dd_run(const dd_run_opts *o)
@@ -400,12 +421,15 @@ int dd_run(const dd_run_opts *o)
             !(rc = data_out(&c, &failed_check, &err)))
             rc = finish(&c, failed_check, &err);
     }
-    if (rc) {
+    if (rc && c.finalized) {
+        fprintf(stderr, "dgemm-dist: error: %s\n", err.msg);
+        status = DD_EXIT_ERROR;
+    } else if (rc) {
         dd_report_error(c.world, &err);
         status = rc == DD_EUSAGE ? DD_EXIT_USAGE : rc == DD_ECHECK ? DD_EXIT_FAILED : DD_EXIT_ERROR;
     } else {
         status = failed_check ? DD_EXIT_FAILED : DD_EXIT_OK;
     }
-    cleanup(&c);
+    cleanup(&c); /* after finalize(): only host memory is left to free */
     return status;
 }

@@ -13,12 +13,14 @@
 #include "report.h"
 #include "run.h"
 #include "summa.h"
+#include "tune.h"
 
 typedef struct run_ctx run_ctx;
 struct run_ctx {
     const dd_run_opts *o;
     MPI_Comm world, node, row, col;
     int rank, size, tty;
+    int finalized; /* MPI_Finalize done (the success path, before the report) */
     double t_start; /* process start, for the setup phase and the wall */
     dd_grid g;
     dd_engine eng;
@@ -40,6 +42,7 @@ struct run_ctx {
     void *hA, *hB, *hC; /* host copies of the blocks: --host-to-host on a GPU only */
     void *ring[2];      /* pinned ring slots for streaming blocks (GPU engines) */
     size_t ring_slot;   /* bytes per slot */
+    dd_tune tune;       /* grid, panel, lookahead (auto: from the model) and the prediction */
     dd_summa s;         /* work blocks and panels */
     dd_output out;      /* the output's temporary and final names */
     char why[192], input[512], mpi_version[128];
@@ -59,6 +62,14 @@ int run_multiply(run_ctx *c, dd_err *err);    /* --warmup + --repeat timed multi
 size_t run_c0_bytes(const run_ctx *c);        /* work memory of the saved beta·C (0: none) */
 int run_host_to_host(run_ctx *c, dd_err *err);
 int run_write_output(run_ctx *c, dd_err *err); /* to the temporary name, then commit */
+
+/* run_telemetry.c: the GPUs' clock, power and energy over the timed
+ * multiplies (engine telemetry ops; nothing on engines without them).
+ * start: local.  stop: local, then with rc == DD_OK gathers every rank's
+ * figures into c->rec.tele on rank 0 (collective, agreed); returns rc or
+ * the gather's failure. */
+void run_telemetry_start(run_ctx *c);
+int run_telemetry_stop(run_ctx *c, int rc, dd_err *err);
 
 /* run_verify.c: the check guards the files (agreed; DD_ECHECK on a mismatch) */
 int run_verify_inputs(run_ctx *c, dd_err *err);   /* blocks in memory = samples of the input */

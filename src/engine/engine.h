@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "dd.h"
+#include "dd_telemetry.h"
 
 typedef struct dd_engine dd_engine;
 
@@ -44,6 +45,7 @@ typedef struct {
     char versions[256];   /* "CUDA 13.0, cuBLAS 13.1" or "OpenBLAS 0.3.21" */
     int device_index;     /* GPU ordinal, -1 on CPU */
     int ranks_per_device; /* max over this node of ranks sharing one GPU (1 = exclusive; CPU: 1) */
+    int threads;          /* CPU: BLAS threads per rank (for the performance model); GPU: 0 */
     size_t mem_free, mem_total; /* bytes of work memory, 0 if unknown */
 } dd_engine_info;
 
@@ -60,6 +62,11 @@ typedef struct dd_engine_ops {
      * (no GPU), so `--backend auto` can fall back. */
     int (*open)(dd_engine *e, const dd_engine_cfg *cfg, dd_err *err);
     void (*close)(dd_engine *e);
+    /* Optional (NULL: nothing to do).  After close, in a program that owns
+     * its process and has finalized MPI: hand the device back now (CUDA:
+     * the primary context), so that its cost falls in the run's teardown
+     * instead of in the exit after the report.  Never from a library. */
+    void (*release_device)(dd_engine *e);
     int (*alloc)(dd_engine *e, size_t bytes, void **p, dd_err *err);
     void (*free)(dd_engine *e, void *p);
     int (*host_alloc)(dd_engine *e, size_t bytes, void **p, dd_err *err);
@@ -150,6 +157,12 @@ typedef struct dd_engine_ops {
     /* Work to work memory, `bytes` (synchronous): the saved beta·C that each
      * repetition starts from. */
     int (*copy)(dd_engine *e, void *dst, const void *src, size_t bytes, dd_err *err);
+    /* Optional (NULL: no device to watch, the CPU engine).  The device's SM
+     * clock, power and energy between start and stop (dd_telemetry.h):
+     * start begins sampling in the background, stop ends it and fills *t,
+     * "not available" where NVML is absent.  Local; never fails. */
+    void (*telemetry_start)(dd_engine *e);
+    void (*telemetry_stop)(dd_engine *e, dd_telemetry *t);
 } dd_engine_ops;
 
 struct dd_engine {

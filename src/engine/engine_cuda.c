@@ -187,6 +187,7 @@ static int cuda_open(dd_engine *e, const dd_engine_cfg *cfg, dd_err *err)
         return rc;
     }
     fill_info(e, &prop);
+    s->tele = cuda_telemetry_open(device);
     return DD_OK;
 }
 
@@ -217,8 +218,17 @@ static void cuda_close(dd_engine *e)
         cudaFree(s->aux);
     if (s->tbuf)
         cudaFree(s->tbuf);
+    dd_tele_close(s->tele);
     free(s);
     e->impl = NULL;
+}
+
+/* The current device is the one open() chose; close() freed what the
+ * engine made, the reset returns the context itself. */
+static void cuda_release_device(dd_engine *e)
+{
+    (void)e;
+    cudaDeviceReset();
 }
 
 static double gib(size_t bytes)
@@ -453,6 +463,7 @@ const dd_engine_ops dd_engine_cuda = {
     .default_panel = 2048,
     .open = cuda_open,
     .close = cuda_close,
+    .release_device = cuda_release_device,
     .alloc = cuda_alloc,
     .free = cuda_free,
     .host_alloc = cuda_host_alloc,
@@ -476,4 +487,6 @@ const dd_engine_ops dd_engine_cuda = {
     .fill_random = cuda_fill_random,
     .scale = cuda_scale,
     .copy = cuda_copy,
+    .telemetry_start = cuda_telemetry_start,
+    .telemetry_stop = cuda_telemetry_stop,
 };
