@@ -23,7 +23,7 @@ if(NOT _dd_hver STREQUAL PROJECT_VERSION)
 endif()
 
 # The layers go into a shared library: position-independent code.
-set(DD_LIB_LAYERS dd_base dd_comm dd_engine dd_driver)
+set(DD_LIB_LAYERS dd_base dd_comm dd_engine dd_model dd_driver)
 foreach(lib ${DD_LIB_LAYERS} dd_io)
   set_target_properties(${lib} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endforeach()
