@@ -64,7 +64,7 @@ typedef struct {
 } dd_comm_cfg;
 
 typedef struct dd_comm_ops {
-    const char *name; /* "mpi-host", "nccl", "mpi" */
+    const char *name; /* "mpi-host", "nccl", "mpi", "ce" */
     int work_is_host; /* the memory it moves: 1 host (CPU engine), 0 device */
     /* Collective over world.  DD_EUNSUP when unusable here. */
     int (*open)(dd_comm *c, const dd_comm_cfg *cfg, dd_err *err);
@@ -85,15 +85,21 @@ struct dd_comm {
 extern const dd_comm_ops dd_comm_mpi_host;
 #ifdef DD_HAVE_CUDA
 extern const dd_comm_ops dd_comm_mpi_gpu; /* CUDA-aware or staged, decided at open */
+/* peer copies on the copy engines through CUDA IPC, grids whose rows and
+ * columns each lie on one host (comm_ce.c) */
+extern const dd_comm_ops dd_comm_ce;
 #endif
 #ifdef DD_HAVE_NCCL
 extern const dd_comm_ops dd_comm_nccl;
 #endif
 
-/* --comm NAME (auto | nccl | mpi): open the backend that serves cfg's
- * memory on every rank.  auto: on the host MPI; on GPUs NCCL when every
- * rank has a GPU of its own (and NCCL was built), MPI otherwise.
- * Collective; the result is agreed across ranks. */
+/* --comm NAME (auto | nccl | mpi | ce, alias cuda-ipc): open the backend
+ * that serves cfg's memory on every rank.  auto: on the host MPI; on GPUs
+ * NCCL when every rank has a GPU of its own (and NCCL was built), MPI
+ * otherwise (ce is never auto's choice until measured to win).  ce where
+ * it is refused (a row or column across hosts, no CUDA IPC): auto's
+ * choice, its detail saying why.  Collective; the result is agreed across
+ * ranks. */
 int comm_select(const char *name, const dd_comm_cfg *cfg, dd_comm *c, dd_err *err);
 
 #endif

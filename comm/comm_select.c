@@ -1,23 +1,32 @@
 /* comm_select.c — the one place that picks a comm backend by name (comm.h). */
+#include <stdio.h>
 #include <string.h>
 
 #include "agree.h"
 #include "comm.h"
+
+static int is_ce(const char *name)
+{
+    return !strcmp(name, "ce") || !strcmp(name, "cuda-ipc");
+}
 
 /* The backend serving cfg's memory that `name` asks for, or NULL with a
  * usage error.  maxshared: most ranks sharing one GPU anywhere. */
 static const dd_comm_ops *pick(const char *name, const dd_comm_cfg *cfg, int maxshared, dd_err *err)
 {
     if (cfg->work_is_host) {
-        if (!strcmp(name, "nccl")) {
+        if (!strcmp(name, "nccl") || is_ce(name)) {
             dd_fail(err, DD_EUSAGE,
-                    "--comm nccl needs the CUDA backend; the CPU backend broadcasts with MPI "
-                    "(use --comm mpi or auto)");
+                    "--comm %s needs the CUDA backend; the CPU backend broadcasts with MPI "
+                    "(use --comm mpi or auto)",
+                    name);
             return NULL;
         }
         return &dd_comm_mpi_host;
     }
 #ifdef DD_HAVE_CUDA
+    if (is_ce(name))
+        return &dd_comm_ce;
 #ifdef DD_HAVE_NCCL
     if (!strcmp(name, "nccl") || (!strcmp(name, "auto") && maxshared == 1))
         return &dd_comm_nccl;
@@ -38,6 +47,28 @@ static const dd_comm_ops *pick(const char *name, const dd_comm_cfg *cfg, int max
 #endif
 }
 
+/* --comm ce refused here (agreed): auto's backend, its detail saying why. */
+static int fall_back(const dd_comm_cfg *cfg, int maxshared, dd_comm *c, dd_err *err)
+{
+    char why[DD_ERRLEN];
+    snprintf(why, sizeof why, "%s", err->msg);
+    dd_err_clear(err);
+    memset(c, 0, sizeof *c);
+    const dd_comm_ops *ops = pick("auto", cfg, maxshared, err);
+    if (!ops)
+        return dd_agree(cfg->world, DD_EUSAGE, err);
+    c->ops = ops;
+    int rc = dd_agree(cfg->world, ops->open(c, cfg, err), err);
+    if (rc) {
+        c->ops = NULL;
+        return rc;
+    }
+    char detail[sizeof c->detail];
+    snprintf(detail, sizeof detail, "%s", c->detail);
+    snprintf(c->detail, sizeof c->detail, "%.48s; ce refused: %.95s", detail, why);
+    return DD_OK;
+}
+
 int comm_select(const char *name, const dd_comm_cfg *cfg, dd_comm *c, dd_err *err)
 {
     memset(c, 0, sizeof *c);
@@ -52,6 +83,8 @@ int comm_select(const char *name, const dd_comm_cfg *cfg, dd_comm *c, dd_err *er
     /* A backend that opened here while another rank failed stays open: its
      * teardown may wait on peers that are leaving; the process exits next. */
     rc = dd_agree(cfg->world, ops->open(c, cfg, err), err);
+    if (rc == DD_EUNSUP && is_ce(name))
+        return fall_back(cfg, maxshared, c, err);
     if (rc)
         c->ops = NULL;
     return rc;

@@ -1,7 +1,7 @@
 /* gemm-bench — check every kernel against cuBLAS, then time it.
  *
  *   gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32] [--reps N]
- *              [--warmup N] [--beta 0|1|auto] [--slow-limit N]
+ *              [--warmup N] [--beta 0|1|auto] [--slow-limit N] [--sustain SECONDS]
  *              [--json FILE] [--quick] [--seed S] [--device D]
  *
  * For each type and size: fresh uniform [-1,1) data made on the device
@@ -15,6 +15,18 @@
  * measured the same way in the same run.  Slow kernels (the first rungs of
  * the ladder) are skipped above --slow-limit (any of M, N, K).
  * Exit 77 when no GPU is present.
+ *
+ * Telemetry: every row carries the GPU's mean SM clock, mean power, the
+ * energy per run and the clock event reasons seen while it was timed
+ * (NVML, dd_telemetry.h; "-" where NVML is absent).  Burst rows are short
+ * (a cool GPU runs at its highest clock); the sustained mode measures
+ * what a GPU holds at its power cap.
+ *
+ * Sustained mode (--sustain S): after the burst rows of a size, cuBLAS and
+ * then each kernel that passed run back to back (no flush) for S seconds
+ * each; the row gives the median over the runs of the last half, and the
+ * clock, power and energy sampled over that half, so all are compared in
+ * the steady thermal state of a GPU that has been busy for S/2 seconds.
  *
  * Sizes: N (square) or MxNxK.  Default: 1024, 2048, 4096, 8192, 16384 and
  * the SUMMA panel shapes 8192x8192x1024, 16384x16384x1024.  Beta "auto" is
@@ -31,6 +43,7 @@
 #include <vector>
 
 #include "dd_json.h"
+#include "dd_telemetry.h"
 #include "gemm_check.cuh"
 #include "kernel.h"
 
@@ -48,6 +61,7 @@ struct options {
     int reps = 10, warmup = 2;
     int beta = -1; /* -1: auto */
     int64_t slow_limit = 4096;
+    double sustain = 0; /* seconds per kernel in the sustained mode; 0: off */
     const char *json = nullptr;
     uint64_t seed = 20240611;
     int device = 0;
@@ -65,11 +79,14 @@ int usage(FILE *f)
 {
     fprintf(f, "usage: gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32] [--reps N]\n"
                "                  [--warmup N] [--beta 0|1|auto] [--slow-limit N]\n"
-               "                  [--json FILE] [--quick] [--seed S] [--device D]\n"
+               "                  [--sustain SECONDS] [--json FILE] [--quick] [--seed S]\n"
+               "                  [--device D]\n"
                "  --sizes     comma list of N or MxNxK (default 1024,2048,4096,8192,16384,\n"
                "              8192x8192x1024,16384x16384x1024)\n"
                "  --kernels   comma list of names or name prefixes (default: all); cublas is\n"
                "              always timed, as the reference\n"
+               "  --sustain S also run cuBLAS and each kernel back to back for S seconds and\n"
+               "              report the median over the last half, with its clock and power\n"
                "  --quick     sizes 1024,2048,4096,4096x4096x1024; 3 reps, 1 warm-up\n"
                "  --json FILE append one JSON object per row (JSON Lines)\n");
     return f == stdout ? 0 : 2;
@@ -170,6 +187,12 @@ int parse(int argc, char **argv, options *o)
             }
         } else if (!strcmp(a, "--slow-limit")) {
             o->slow_limit = atoll(need());
+        } else if (!strcmp(a, "--sustain")) {
+            o->sustain = atof(need());
+            if (!(o->sustain >= 0 && o->sustain <= 3600)) {
+                fprintf(stderr, "gemm-bench: --sustain takes seconds, 0..3600\n");
+                return 2;
+            }
         } else if (!strcmp(a, "--json")) {
             o->json = need();
         } else if (!strcmp(a, "--quick")) {
@@ -213,7 +236,55 @@ struct row {
     double err;
     const char *status; /* "ok", "FAILED", "skipped", "error" */
     std::string note;
+    const char *mode = "burst"; /* or "sustained" */
+    double seconds = 0;         /* sustained: the whole run of the kernel */
+    dd_telemetry tele = {};     /* over the timed runs (sustained: the last half) */
 };
+
+/* Energy per run: the telemetry's energy over the runs it covered. */
+double joules_per_run(const row &r)
+{
+    return r.tele.available && r.reps > 0 ? r.tele.energy_j / r.reps : NAN;
+}
+
+void print_row(const row &r, const char *dims)
+{
+    char reasons[160] = "", mhz[16] = "-", watts[16] = "-", joules[16] = "-";
+    if (r.tele.available) {
+        snprintf(mhz, sizeof mhz, "%.0f", r.tele.sm_mhz_mean);
+        snprintf(watts, sizeof watts, "%.0f", r.tele.power_w_mean);
+        snprintf(joules, sizeof joules, "%.3g", joules_per_run(r));
+        dd_tele_reasons(r.tele.reasons, reasons, sizeof reasons);
+    }
+    printf("%-22s %-4s %-19s %4d %-9s %10.3f %9.2f %8.1f%% %9.2e %6s %5s %8s  ok  %s\n", r.kernel,
+           r.dtype, dims, r.beta, r.mode, r.ms_median, r.tflops, r.pct, r.err, mhz, watts, joules,
+           r.tele.available && strcmp(reasons, "none") ? reasons : "");
+}
+
+void json_telemetry(FILE *f, const row &r)
+{
+    const dd_telemetry &t = r.tele;
+    fprintf(f, ",\"telemetry\":{\"available\":%s", t.available ? "true" : "false");
+    if (!t.available) {
+        dd_json_kv_str(f, "why", t.why);
+        fputc('}', f);
+        return;
+    }
+    fprintf(f, ",\"samples\":%d", t.samples);
+    dd_json_kv_num(f, "seconds", t.seconds);
+    dd_json_kv_num(f, "sm_mhz_mean", t.sm_mhz_mean);
+    dd_json_kv_num(f, "sm_mhz_min", t.sm_mhz_min);
+    dd_json_kv_num(f, "sm_mhz_max", t.sm_mhz_max);
+    dd_json_kv_num(f, "power_w_mean", t.power_w_mean);
+    dd_json_kv_num(f, "power_w_max", t.power_w_max);
+    dd_json_kv_num(f, "power_limit_w", t.power_limit_w);
+    dd_json_kv_num(f, "energy_j", t.energy_j);
+    dd_json_kv_num(f, "energy_j_per_run", joules_per_run(r));
+    dd_json_kv_num(f, "temp_c", t.temp_c);
+    char reasons[200];
+    dd_json_kv_str(f, "reasons", dd_tele_reasons(t.reasons, reasons, sizeof reasons));
+    fputc('}', f);
+}
 
 /* Six significant digits, as in the recorded results (docs/results/), where
  * dd_json_num writes nine. */
@@ -231,11 +302,11 @@ void emit(const options &o, const env_info &env, const row &r)
     snprintf(dims, sizeof dims, "%lldx%lldx%lld", (long long)r.s.m, (long long)r.s.n,
              (long long)r.s.k);
     if (!strcmp(r.status, "ok"))
-        printf("%-22s %-4s %-19s %4d %10.3f %9.2f %8.1f%% %9.2e  ok\n", r.kernel, r.dtype, dims,
-               r.beta, r.ms_median, r.tflops, r.pct, r.err);
+        print_row(r, dims);
     else
-        printf("%-22s %-4s %-19s %4d %10s %9s %9s %9s  %s %s\n", r.kernel, r.dtype, dims, r.beta,
-               "-", "-", "-", "-", r.status, r.note.c_str());
+        printf("%-22s %-4s %-19s %4d %-9s %10s %9s %9s %9s %6s %5s %8s  %s %s\n", r.kernel,
+               r.dtype, dims, r.beta, r.mode, "-", "-", "-", "-", "-", "-", "-", r.status,
+               r.note.c_str());
     fflush(stdout);
     if (!o.json)
         return;
@@ -263,6 +334,11 @@ void emit(const options &o, const env_info &env, const row &r)
         f,
         ",\"dtype\":\"%s\",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"beta\":%d,\"reps\":%d,\"warmup\":%d",
         r.dtype, (long long)r.s.m, (long long)r.s.n, (long long)r.s.k, r.beta, r.reps, o.warmup);
+    fprintf(f, ",\"mode\":\"%s\"", r.mode);
+    if (!strcmp(r.mode, "sustained")) {
+        fprintf(f, ",\"sustain_seconds\":");
+        json_num(f, r.seconds);
+    }
     fprintf(f, ",\"ms_median\":");
     json_num(f, r.ms_median);
     fprintf(f, ",\"ms_min\":");
@@ -279,14 +355,34 @@ void emit(const options &o, const env_info &env, const row &r)
         fprintf(f, ",\"note\":");
         dd_json_str(f, r.note.c_str());
     }
+    json_telemetry(f, r);
     fprintf(f, "}\n");
     fclose(f);
 }
 
-/* Times fn: warm-up, then reps runs between events, L2 flushed before each. */
+/* The GPU's sampler (NVML), shared by every row. */
+dd_tele_sampler *g_tele;
+
+double now_s()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double median_of(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Times fn: warm-up, then reps runs between events, L2 flushed before each;
+ * telemetry over the timed runs (flushes included). */
 template <typename T, typename Fn>
 int time_kernel(Fn fn, const ddcheck::problem<T> &p, int warmup, int reps, void *flush,
-                size_t flush_bytes, cudaStream_t s, double *median, double *minimum)
+                size_t flush_bytes, cudaStream_t s, double *median, double *minimum,
+                dd_telemetry *tele)
 {
     for (int i = 0; i < warmup; ++i) {
         int e = fn(p.m, p.n, p.k, p.A, p.lda, p.B, p.ldb, p.beta, p.C, p.ldc, (void *)s);
@@ -296,6 +392,8 @@ int time_kernel(Fn fn, const ddcheck::problem<T> &p, int warmup, int reps, void 
     std::vector<cudaEvent_t> ev(2 * reps);
     for (auto &x : ev)
         CK(cudaEventCreate(&x));
+    CK(cudaStreamSynchronize(s));
+    dd_tele_start(g_tele);
     for (int i = 0; i < reps; ++i) {
         CK(cudaMemsetAsync(flush, i & 0xFF, flush_bytes, s));
         CK(cudaEventRecord(ev[2 * i], s));
@@ -305,6 +403,7 @@ int time_kernel(Fn fn, const ddcheck::problem<T> &p, int warmup, int reps, void 
         CK(cudaEventRecord(ev[2 * i + 1], s));
     }
     CK(cudaStreamSynchronize(s));
+    dd_tele_stop(g_tele, tele);
     CK(cudaGetLastError());
     std::vector<double> ms(reps);
     for (int i = 0; i < reps; ++i) {
@@ -314,10 +413,103 @@ int time_kernel(Fn fn, const ddcheck::problem<T> &p, int warmup, int reps, void 
     }
     for (auto &x : ev)
         CK(cudaEventDestroy(x));
-    std::sort(ms.begin(), ms.end());
-    *minimum = ms[0];
-    *median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+    *minimum = *std::min_element(ms.begin(), ms.end());
+    *median = median_of(ms);
     return 0;
+}
+
+/* One batch of back-to-back runs, each between consecutive events; their
+ * times appended to ms when keep. */
+template <typename T, typename Fn>
+int sustain_batch(Fn fn, const ddcheck::problem<T> &p, std::vector<cudaEvent_t> &ev,
+                  cudaStream_t s, bool keep, std::vector<double> *ms)
+{
+    int batch = (int)ev.size() - 1;
+    CK(cudaEventRecord(ev[0], s));
+    for (int i = 0; i < batch; ++i) {
+        int e = fn(p.m, p.n, p.k, p.A, p.lda, p.B, p.ldb, p.beta, p.C, p.ldc, (void *)s);
+        if (e)
+            return e;
+        CK(cudaEventRecord(ev[i + 1], s));
+    }
+    CK(cudaStreamSynchronize(s));
+    CK(cudaGetLastError());
+    for (int i = 0; keep && i < batch; ++i) {
+        float t;
+        CK(cudaEventElapsedTime(&t, ev[i], ev[i + 1]));
+        ms->push_back(t);
+    }
+    return 0;
+}
+
+/* Sustained: fn back to back for `seconds`, in batches of about 100 ms
+ * (est_ms: one run's time); the row's figures are those of the last half:
+ * median and minimum time, runs, telemetry. */
+template <typename T, typename Fn>
+int sustain_kernel(Fn fn, const ddcheck::problem<T> &p, double seconds, double est_ms,
+                   cudaStream_t s, row *r)
+{
+    int batch = (int)std::max(1.0, std::min(2000.0, 100.0 / std::max(est_ms, 1e-3)));
+    std::vector<cudaEvent_t> ev(batch + 1);
+    for (auto &x : ev)
+        CK(cudaEventCreate(&x));
+    std::vector<double> ms;
+    bool second = false;
+    double t0 = now_s();
+    int e = 0;
+    for (double el = 0; !e && (!second || el < seconds); el = now_s() - t0) {
+        if (!second && el >= 0.5 * seconds) {
+            second = true;
+            dd_tele_start(g_tele);
+        }
+        e = sustain_batch<T>(fn, p, ev, s, second, &ms);
+    }
+    dd_tele_stop(g_tele, &r->tele);
+    r->seconds = now_s() - t0;
+    for (auto &x : ev)
+        CK(cudaEventDestroy(x));
+    if (e || ms.empty())
+        return e ? e : (int)cudaErrorUnknown;
+    r->reps = (int)ms.size();
+    r->ms_min = *std::min_element(ms.begin(), ms.end());
+    r->ms_median = median_of(ms);
+    return 0;
+}
+
+/* The sustained rows of one type and size: cuBLAS first (its median is the
+ * 100%), then each kernel that passed, each for o.sustain seconds on the
+ * data of the burst rows.  Returns the number of failures. */
+template <typename T>
+int sustained(const options &o, const env_info &env, const kernel_desc *cublas, const row &cb_burst,
+              const std::vector<row> &burst, const std::vector<const kernel_desc *> &descs,
+              const ddcheck::problem<T> &p, cudaStream_t s)
+{
+    typedef ddcheck::type_info<T> TI;
+    double flops = 2.0 * p.m * p.n * p.k;
+    row cb = cb_burst;
+    cb.mode = "sustained";
+    int e = sustain_kernel<T>(TI::fn(cublas), p, o.sustain, cb_burst.ms_median, s, &cb);
+    if (e) {
+        fprintf(stderr, "gemm-bench: cuBLAS failed: %s\n", cudaGetErrorString((cudaError_t)e));
+        exit(1);
+    }
+    cb.tflops = flops / (cb.ms_median * 1e-3) / 1e12;
+    int failures = 0;
+    for (size_t i = 0; i < burst.size(); ++i) {
+        row r = burst[i];
+        r.mode = "sustained";
+        if ((e = sustain_kernel<T>(TI::fn(descs[i]), p, o.sustain, r.ms_median, s, &r))) {
+            r.status = "error";
+            r.note = cudaGetErrorString((cudaError_t)e);
+            ++failures;
+        } else {
+            r.tflops = flops / (r.ms_median * 1e-3) / 1e12;
+            r.pct = 100.0 * cb.ms_median / r.ms_median;
+        }
+        emit(o, env, r);
+    }
+    emit(o, env, cb);
+    return failures;
 }
 
 /* All kernels of one type and size.  Returns the number of failures. */
@@ -392,7 +584,7 @@ int bench_one(const options &o, const env_info &env, const std::vector<const ker
     row cb = {"cublas", TI::name(), sh, beta, o.reps, NAN, NAN, NAN, 100.0, 0.0, "ok", ""};
     {
         int e = time_kernel<T>(TI::fn(cublas), p, o.warmup, o.reps, flush, flush_bytes, s,
-                               &cb.ms_median, &cb.ms_min);
+                               &cb.ms_median, &cb.ms_min, &cb.tele);
         if (e) {
             fprintf(stderr, "gemm-bench: cuBLAS failed: %s\n", cudaGetErrorString((cudaError_t)e));
             exit(1);
@@ -400,6 +592,8 @@ int bench_one(const options &o, const env_info &env, const std::vector<const ker
         cb.tflops = flops / (cb.ms_median * 1e-3) / 1e12;
     }
 
+    std::vector<row> passed; /* timed: the sustained mode runs them again */
+    std::vector<const kernel_desc *> passed_desc;
     for (const kernel_desc *d : list) {
         auto fn = TI::fn(d);
         if (!fn || d == cublas)
@@ -437,8 +631,8 @@ int bench_one(const options &o, const env_info &env, const std::vector<const ker
             emit(o, env, r);
             continue;
         }
-        int e =
-            time_kernel<T>(fn, p, o.warmup, r.reps, flush, flush_bytes, s, &r.ms_median, &r.ms_min);
+        int e = time_kernel<T>(fn, p, o.warmup, r.reps, flush, flush_bytes, s, &r.ms_median,
+                               &r.ms_min, &r.tele);
         if (e) {
             r.status = "error";
             r.note = cudaGetErrorString((cudaError_t)e);
@@ -446,10 +640,14 @@ int bench_one(const options &o, const env_info &env, const std::vector<const ker
         } else {
             r.tflops = flops / (r.ms_median * 1e-3) / 1e12;
             r.pct = 100.0 * cb.ms_median / r.ms_median;
+            passed.push_back(r);
+            passed_desc.push_back(d);
         }
         emit(o, env, r);
     }
     emit(o, env, cb);
+    if (o.sustain > 0)
+        failures += sustained<T>(o, env, cublas, cb, passed, passed_desc, p, s);
 
     red.release();
     CK(cudaFree(A));
@@ -502,11 +700,26 @@ int main(int argc, char **argv)
     printf("# gemm-bench: %s, %d SMs, cc %d.%d, CUDA driver %d.%d runtime %d.%d, cuBLAS %s\n",
            env.gpu, env.sms, env.cc_major, env.cc_minor, env.driver / 1000,
            (env.driver % 1000) / 10, env.runtime / 1000, (env.runtime % 1000) / 10, env.cublas);
-    printf("# median of %d timed runs after %d warm-up, L2 flushed before each; check: err <= %g "
-           "vs cuBLAS\n",
+    printf("# burst: median of %d timed runs after %d warm-up, L2 flushed before each; check: "
+           "err <= %g vs cuBLAS\n",
            o.reps, o.warmup, DD_CHECK_THRESHOLD);
-    printf("%-22s %-4s %-19s %4s %10s %9s %9s %9s  %s\n", "kernel", "type", "MxNxK", "beta", "ms",
-           "TFLOP/s", "%cuBLAS", "check", "status");
+    if (o.sustain > 0)
+        printf("# sustained: back to back for %g s each, cuBLAS first; median, clock and power "
+               "of the last half\n",
+               o.sustain);
+    char bus[32] = "";
+    if (cudaDeviceGetPCIBusId(bus, (int)sizeof bus, o.device) != cudaSuccess)
+        bus[0] = '\0';
+    g_tele = dd_tele_open(bus[0] ? bus : nullptr, o.device);
+    dd_telemetry probe;
+    dd_tele_start(g_tele);
+    dd_tele_stop(g_tele, &probe);
+    printf("# telemetry: %s; MHz: mean SM clock, W: mean power, J/run: energy per run, then "
+           "the clock event reasons seen\n",
+           probe.available ? "NVML" : probe.why);
+    printf("%-22s %-4s %-19s %4s %-9s %10s %9s %9s %9s %6s %5s %8s  %s\n", "kernel", "type",
+           "MxNxK", "beta", "mode", "ms", "TFLOP/s", "%cuBLAS", "check", "MHz", "W", "J/run",
+           "status");
 
     cudaStream_t s;
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -525,6 +738,7 @@ int main(int argc, char **argv)
 
     CK(cudaFree(flush));
     CK(cudaStreamDestroy(s));
+    dd_tele_close(g_tele);
     kernel_cublas_shutdown();
     if (failures) {
         printf("gemm-bench: %d FAILED or errored row(s)\n", failures);

@@ -63,7 +63,7 @@ const opt_spec cli_specs[O_COUNT] = {
 
 static const char *const dtypes[] = {"f64", "double", "f32", "float", NULL};
 static const char *const backends[] = {"auto", "cuda", "cpu", NULL};
-static const char *const comms[] = {"auto", "nccl", "mpi", NULL};
+static const char *const comms[] = {"auto", "nccl", "mpi", "ce", "cuda-ipc", NULL};
 static const char *const ios[] = {"auto", "direct", "collective", "independent", NULL};
 static const char *const transes[] = {"N", "T", "n", "t", NULL};
 static const char *const orders[] = {"row", "col", NULL};
@@ -161,7 +161,7 @@ static const char *const *choices_of(int id, const char **expect)
         *expect = "auto, cuda or cpu";
         return backends;
     case O_COMM:
-        *expect = "auto, nccl or mpi";
+        *expect = "auto, nccl, mpi or ce (cuda-ipc)";
         return comms;
     case O_TRANSA:
     case O_TRANSB:

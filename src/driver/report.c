@@ -141,6 +141,7 @@ void report_print(FILE *f, const dd_record *r)
             r->tflops * scale / r->ranks, unit, r->gpus ? "GPU" : "rank");
     fprintf(f, "exposed   %.1f%% of the multiply phase spent waiting for panels\n",
             100.0 * r->exposed_fraction);
+    report_telemetry_print(f, r);
     if (r->wall > 0)
         fprintf(f,
                 "wall      %s from the launch; %s in all %d multiplies; %s (%.1f%%) in no "
@@ -270,6 +271,7 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
     dd_json_kv_num(f, "unaccounted_seconds", report_unaccounted(r));
     dd_json_kv_str(f, "output", r->output);
     json_check(f, r);
+    report_telemetry_json(f, r);
     fputs(",\"versions\":{\"mpi\":", f);
     dd_json_str(f, r->v_mpi);
     dd_json_kv_str(f, "hdf5", r->v_hdf5);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "check.h"
+#include "dd_telemetry.h"
 #include "timer.h"
 
 /* The phases of a run, in order.  setup: the launcher's start (mpirun,
@@ -57,6 +58,9 @@ typedef struct {
     char *hosts;   /* comma-separated distinct hostnames */
     char *devices; /* newline-separated device names per rank */
     const char *v_mpi, *v_hdf5, *v_blas, *v_engine;
+    /* rank 0 only: each rank's GPU telemetry over the timed multiplies
+     * (dd_telemetry.h), ranks entries; NULL where the engine has none */
+    dd_telemetry *tele;
 } dd_record;
 
 /* "C = A·B", or e.g. "C = -0.5·Aᵀ·B + 2.5·C": the expression a run computes. */
@@ -66,6 +70,10 @@ double report_unaccounted(const dd_record *r);
 /* Fill tmin/tmed/tflops from mult_times. */
 void report_finish(dd_record *r);
 void report_print(FILE *f, const dd_record *r);
+/* report_telemetry.c: the "GPU" lines of the report (nothing without
+ * telemetry) and the record's ,"telemetry":{...} (null without). */
+void report_telemetry_print(FILE *f, const dd_record *r);
+void report_telemetry_json(FILE *f, const dd_record *r);
 /* Append one JSON object on one line; returns 0 or errno-style failure. */
 int report_json(const char *path, const dd_record *r, dd_err *err);
 

@@ -334,6 +334,8 @@ int run_multiply(run_ctx *c, dd_err *err)
     for (int i = 0; i < total && !rc; i++) {
         double sec = 0, gemm = 0;
         c->prog.rep = i;
+        if (i == o->warmup)
+            run_telemetry_start(c);
         if ((rc = timed_multiply(c, i, 0, &sec, &gemm, err)))
             break;
         if (i >= o->warmup) {
@@ -353,6 +355,7 @@ int run_multiply(run_ctx *c, dd_err *err)
             fprintf(stderr, "[dgemm-dist] multiply  %d/%d done%s\n", i + 1, total,
                     i < o->warmup ? " (warm-up)" : "");
     }
+    rc = run_telemetry_stop(c, rc, err);
     if (!rc)
         record_median(c, per_rank, exposed);
     c->s.on_panel = NULL;

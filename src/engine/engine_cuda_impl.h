@@ -21,6 +21,7 @@ typedef struct {
     size_t aux_cap;  /* its bytes */
     void *tbuf;      /* device scratch of the turned copies (upload_t/download_t_async) */
     size_t tbuf_cap; /* its bytes */
+    dd_tele_sampler *tele; /* NVML on this GPU (engine_cuda_telemetry.c), NULL before open */
 } cuda_state;
 
 /* This host's name, for messages. */
@@ -44,5 +45,11 @@ int cuda_download_t(dd_engine *e, void *dst, const void *src, int64_t lds, int64
                     size_t es, dd_err *err);
 int cuda_scale(dd_engine *e, dd_dtype t, void *work, int64_t n, double s, dd_err *err);
 int cuda_copy(dd_engine *e, void *dst, const void *src, size_t bytes, dd_err *err);
+
+/* engine_cuda_telemetry.c: the sampler of this GPU (never NULL), and the
+ * telemetry ops. */
+dd_tele_sampler *cuda_telemetry_open(int device);
+void cuda_telemetry_start(dd_engine *e);
+void cuda_telemetry_stop(dd_engine *e, dd_telemetry *t);
 
 #endif

@@ -2,10 +2,12 @@
 # Everything a GPU host runs in one go: build, GPU tests, kernel bench,
 # dgemm-dist benchmarks (1 and 2 GPUs), cuBLASXt, and a summary table.
 #   tests/gpu/run.sh [stages...]    stages: build test kbench dbench whole ops scale
+#                                   sustain ce
 #                                   (default: build test kbench dbench; scale
 #                                   is for machines of 4 or 8 GPUs)
 # Writes to $OUT (default ./out): build.log tests.log gemm-bench.{txt,jsonl}
-# runs.jsonl bench.log cublasxt.jsonl summary.md
+# runs.jsonl bench.log cublasxt.jsonl summary.md; sustain: sustain.{txt,jsonl};
+# ce: ce.{txt,jsonl}
 # Environment: DD_N (benchmark size, default 16384), DD_REPEAT (default 5),
 # DD_KBENCH_ARGS (extra gemm-bench arguments).
 set -uo pipefail
@@ -22,14 +24,15 @@ ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 has() { [[ " $stages " == *" $1 "* ]]; }
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/bench.log"; }
 # dd TAG GPUS RANKS args...: one dgemm-dist run on the first GPUS GPUs, its record
-# appended to runs.jsonl and its report to bench.log; skipped with fewer GPUs.
+# appended to runs.jsonl (or $DD_JSON) and its report to bench.log; skipped with
+# fewer GPUs.
 dd() {
     local tag=$1 g=$2 r=$3
     shift 3
     [ "$ngpu" -ge "$g" ] || { log "skip $tag: needs $g GPUs"; return; }
     log "$tag: mpirun -n $r dgemm-dist $*"
     CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((g - 1))) \
-        mpirun -n "$r" --bind-to none "$B/dgemm-dist" "$@" --json "$OUT/runs.jsonl" \
+        mpirun -n "$r" --bind-to none "$B/dgemm-dist" "$@" --json "${DD_JSON:-$OUT/runs.jsonl}" \
         >>"$OUT/bench.log" 2>&1 || log "FAILED: $tag"
 }
 
@@ -114,4 +117,28 @@ if has scale; then
     done
     dd grid2x2_nccl       4 4 --size "$S" --grid 2x2 --comm nccl --check "${common[@]}"
     dd grid2x2_mpi        4 4 --size "$S" --grid 2x2 --comm mpi --check "${common[@]}"
+fi
+if has sustain; then
+    # Power is the wall: own kernels against cuBLAS burst (L2 flushed, a cool
+    # GPU) and sustained (12 s back to back each, the last half's median,
+    # SM clock and power), FP64 at 4096 and 16384, FP32 at 8192 (~80 s)
+    log "gemm-bench sustained"
+    "$B/kernels/gemm-bench" --kernels 08_dmma --types f64 --sizes 4096,16384 --sustain 12 \
+        --json "$OUT/sustain.jsonl" 2>&1 | tee "$OUT/sustain.txt"
+    "$B/kernels/gemm-bench" --kernels 07_warptile --types f32 --sizes 8192 --sustain 12 \
+        --json "$OUT/sustain.jsonl" 2>&1 | tee -a "$OUT/sustain.txt"
+fi
+if has ce; then
+    # Copy engines against NCCL on 2 GPUs (1x2 grid), with the 1-GPU rate of
+    # the same call: what the NCCL broadcast kernels take from the multiply
+    # (~70 s of device time on 2 H200s)
+    for n in 16384 32768; do
+        rep=5
+        [ "$n" -gt 16384 ] && rep=3
+        common=(--size "$n" --repeat "$rep" --warmup 1 --check)
+        DD_JSON="$OUT/ce.jsonl" dd "ce_1gpu_$n"    1 1 "${common[@]}"
+        DD_JSON="$OUT/ce.jsonl" dd "ce_nccl_$n"    2 2 --grid 1x2 --comm nccl "${common[@]}"
+        DD_JSON="$OUT/ce.jsonl" dd "ce_ce_$n"      2 2 --grid 1x2 --comm ce "${common[@]}"
+    done
+    python3 tests/gpu/ce_table.py "$OUT/ce.jsonl" | tee "$OUT/ce.txt"
 fi
