@@ -11,12 +11,14 @@
 int main(int argc, char **argv)
 {
     /* the wall account starts when the launcher (mpirun, srun) did, before MPI */
-    double t_start = dd_now() - dd_launcher_age();
+    double t_main = dd_now();
+    double t_start = t_main - dd_launcher_age();
     int provided;
     if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "dgemm-dist: error: MPI_Init_thread failed\n");
         return DD_EXIT_ERROR;
     }
+    double t_mpi = dd_now();
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -36,6 +38,8 @@ int main(int argc, char **argv)
         status = DD_EXIT_OK;
     } else {
         o.run.t_start = t_start;
+        o.run.t_main = t_main;
+        o.run.t_mpi = t_mpi;
         status = o.cmd == DD_CMD_GEN ? dd_gen(&o.run) : dd_run(&o.run);
     }
     int done = 0; /* a run finalizes MPI itself, to account for it */

@@ -18,6 +18,39 @@ static const char *phase_name(const dd_record *r, int i)
     return i == PH_READ && r->generated ? "generate" : dd_phase_names[i];
 }
 
+const char *const dd_setup_part_names[SP_COUNT] = {"launch",  "mpi",  "inputs", "devices",
+                                                   "plan",    "comm", "memory", "warm"};
+
+/* Seconds of setup part i; 0 where a mark is missing (a part skipped). */
+static double setup_part(const dd_record *r, int i)
+{
+    double t0 = r->setup_at[i], t1 = r->setup_at[i + 1];
+    return t0 > 0 && t1 >= t0 ? t1 - t0 : 0;
+}
+
+/* "  setup: launch 0.31 s · mpi 0.12 s · ..." under the phase table. */
+static void print_setup_parts(FILE *f, const dd_record *r)
+{
+    if (!r->have[PH_SETUP] || r->setup_at[0] <= 0)
+        return;
+    fprintf(f, "  setup in");
+    for (int i = 0; i < SP_COUNT; i++)
+        fprintf(f, "%s %s %.3f s", i ? " ·" : "", dd_setup_part_names[i], setup_part(r, i));
+    fputc('\n', f);
+}
+
+static void json_setup_parts(FILE *f, const dd_record *r)
+{
+    if (!r->have[PH_SETUP] || r->setup_at[0] <= 0)
+        return;
+    fputs(",\"setup_parts\":{", f);
+    for (int i = 0; i < SP_COUNT; i++) {
+        fprintf(f, "%s\"%s\":", i ? "," : "", dd_setup_part_names[i]);
+        dd_json_num(f, setup_part(r, i));
+    }
+    fputc('}', f);
+}
+
 double report_unaccounted(const dd_record *r)
 {
     double sum = r->multiply_all + r->host_to_host;
@@ -128,6 +161,8 @@ void report_print(FILE *f, const dd_record *r)
         fprintf(f, "%-14s %11s %11s %11s\n", i == PH_EXPOSED ? "  exposed comm" : phase_name(r, i),
                 human_time(r->ph[i].min, a, sizeof a), human_time(r->ph[i].avg, b, sizeof b),
                 human_time(r->ph[i].max, c, sizeof c));
+        if (i == PH_SETUP)
+            print_setup_parts(f, r);
     }
     fprintf(f, "\nmultiply  %d timed (+%d warm-up): min %s  median %s%s\n", r->nrep, r->warmup,
             human_time(r->tmin, a, sizeof a), human_time(r->tmed, b, sizeof b),
@@ -154,6 +189,10 @@ void report_print(FILE *f, const dd_record *r)
                 "host-to-host %s = %.4g TFLOP/s (A, B streamed up behind the multiply, C down)\n",
                 human_time(r->host_to_host, a, sizeof a),
                 2.0 * (double)r->M * (double)r->N * (double)r->K / r->host_to_host / 1e12);
+    if (r->tune_line)
+        fprintf(f, "%s\n", r->tune_line);
+    if (r->model_line)
+        fprintf(f, "model     %s\n", r->model_line);
     if (r->checked) {
         char line[256];
         check_line(&r->chk, line, sizeof line);
@@ -253,7 +292,9 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
         fputc('}', f);
         first = 0;
     }
-    fputs("},\"multiply_times\":[", f);
+    fputc('}', f);
+    json_setup_parts(f, r);
+    fputs(",\"multiply_times\":[", f);
     for (int i = 0; i < r->nrep; i++) {
         if (i)
             fputc(',', f);
@@ -271,6 +312,8 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
     dd_json_kv_num(f, "unaccounted_seconds", report_unaccounted(r));
     dd_json_kv_str(f, "output", r->output);
     json_check(f, r);
+    report_telemetry_json(f, r);
+    fprintf(f, ",\"model\":%s", r->model_json ? r->model_json : "null");
     report_telemetry_json(f, r);
     fputs(",\"versions\":{\"mpi\":", f);
     dd_json_str(f, r->v_mpi);

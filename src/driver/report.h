@@ -27,6 +27,13 @@ enum {
 };
 extern const char *const dd_phase_names[PH_COUNT];
 
+/* What the setup phase spent, in order, on rank 0: the launcher before the
+ * process, MPI_Init, probing the inputs, opening the devices, the plan,
+ * the communicators, the output's name and the memory, warming the
+ * communicators.  Each part ends at its mark; they add up to the setup. */
+enum { SP_LAUNCH, SP_MPI, SP_INPUTS, SP_DEVICES, SP_PLAN, SP_COMM, SP_MEMORY, SP_WARM, SP_COUNT };
+extern const char *const dd_setup_part_names[SP_COUNT];
+
 typedef struct {
     const char *cmdline;
     int ranks, P, Q;
@@ -44,6 +51,7 @@ typedef struct {
     /* per phase over ranks; have[i] = phase ran */
     dd_stat ph[PH_COUNT];
     int have[PH_COUNT];
+    double setup_at[SP_COUNT + 1]; /* rank 0: dd_now() at the start, then at each part's end */
     double *mult_times; /* per repetition, slowest rank */
     int nrep;
     double tmin, tmed, tflops, exposed_fraction;
@@ -61,6 +69,9 @@ typedef struct {
     /* rank 0 only: each rank's GPU telemetry over the timed multiplies
      * (dd_telemetry.h), ranks entries; NULL where the engine has none */
     dd_telemetry *tele;
+    /* the performance model (src/driver/tune.c): the settings' line, the
+     * prediction's line, the record's "model" object; NULL: none */
+    const char *tune_line, *model_line, *model_json;
 } dd_record;
 
 /* "C = A·B", or e.g. "C = -0.5·Aᵀ·B + 2.5·C": the expression a run computes. */

@@ -91,12 +91,20 @@ static int resolve_inputs(run_ctx *c, dd_err *err)
     return io_probe_gemm(c->world, o->in, &pg, &c->M, &c->N, &c->K, &c->type, err);
 }
 
+/* The end of setup part `part` (report.h), on rank 0's clock; passes rc. */
+static int mark(run_ctx *c, int part, int rc)
+{
+    c->rec.setup_at[part + 1] = dd_now();
+    return rc;
+}
+
 /* Engine (--backend), then the comm backend that serves its memory (--comm). */
 static int open_backends(run_ctx *c, dd_err *err)
 {
     const dd_run_opts *o = c->o;
     dd_engine_cfg ecfg = {c->world, c->node, c->type, o->kernel, o->threads};
-    int rc = engine_select(o->backend, &ecfg, &c->eng, c->why, sizeof c->why, err);
+    int rc = mark(c, SP_INPUTS, DD_OK); /* the inputs were probed before this */
+    rc = mark(c, SP_DEVICES, engine_select(o->backend, &ecfg, &c->eng, c->why, sizeof c->why, err));
     c->eng_open = rc == DD_OK;
     if (!rc && o->host_to_host && c->eng.ops->work_is_host && c->rank == 0 && !o->quiet)
         fprintf(stderr,
@@ -188,7 +196,7 @@ static int plan(run_ctx *c, size_t *work_bytes, size_t *slot_bytes, dd_err *err)
     }
     if (!rc && dd_fault("setup"))
         rc = dd_fail(err, DD_EFAIL, "injected fault at setup on rank %d", c->rank);
-    return dd_agree(c->world, rc, err);
+    return mark(c, SP_PLAN, dd_agree(c->world, rc, err));
 }
 
 /* time a step: returns its rc; records min/avg/max over ranks */
@@ -287,20 +295,20 @@ static int data_in(run_ctx *c, dd_err *err)
 {
     const dd_run_opts *o = c->o;
     int rc;
-    if ((rc = open_comm(c, err)))
+    if ((rc = mark(c, SP_COMM, open_comm(c, err))))
         return rc;
     if (o->json && (rc = io_output_check_side(c->world, o->json, "--json", o->in, o->out, err)))
         return rc;
     if (o->out && (rc = io_output_prepare(c->world, o->out, o->in, o->force, &c->out, err)))
         return rc;
-    if ((rc = run_alloc_blocks(c, err)))
+    if ((rc = mark(c, SP_MEMORY, run_alloc_blocks(c, err))))
         return rc;
     c->s.hA = c->hA;
     c->s.hB = c->hB;
     rc = summa_warm(&c->s, err);
     if (rc == DD_ECOMM)
         dd_abort_all(c->world, err);
-    if ((rc = dd_agree(c->world, rc, err)))
+    if ((rc = mark(c, SP_WARM, dd_agree(c->world, rc, err))))
         return rc;
     c->rec.ph[PH_SETUP] = dd_stat_over(c->world, dd_now() - c->t_start);
     c->rec.have[PH_SETUP] = 1;
@@ -408,6 +416,10 @@ int dd_run(const dd_run_opts *o)
     MPI_Comm_rank(c.world, &c.rank);
     MPI_Comm_size(c.world, &c.size);
     c.t_start = o->t_start > 0 ? o->t_start : dd_now();
+    /* setup parts: launcher until main(), MPI_Init, then dd_run's own */
+    c.rec.setup_at[SP_LAUNCH] = c.t_start;
+    c.rec.setup_at[SP_MPI] = o->t_main > 0 ? o->t_main : c.t_start;
+    c.rec.setup_at[SP_INPUTS] = o->t_mpi > 0 ? o->t_mpi : c.t_start;
     c.tty = isatty(2);
     io_quiet();
     dd_err err = {{0}};

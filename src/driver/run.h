@@ -44,6 +44,7 @@ typedef struct {
     int progress;        /* seconds between progress lines in a batch log (0: none) */
     const char *cmdline; /* for records */
     double t_start; /* dd_now() at process start (0: at dd_run's start), for the wall account */
+    double t_main, t_mpi; /* dd_now() at main()'s start and when MPI_Init returned (0: unknown) */
 } dd_run_opts;
 
 /* Both are collective over MPI_COMM_WORLD and return an exit status that is
