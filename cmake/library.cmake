@@ -2,8 +2,9 @@
 # the program's layers): the public C API (include/dgemm_dist.h,
 # src/api/), libdgemm-dist.so and libdgemm-dist.a built from the layers'
 # objects, and the install: header, libraries, CMake package
-# (find_package(dgemm-dist) → dgemm-dist::dgemm-dist), pkg-config file and
-# the dgemm-dist program.
+# (find_package(dgemm-dist) → dgemm-dist::dgemm-dist, dgemm-dist::scalapack),
+# pkg-config files and the dgemm-dist program; libdgemm-dist-scalapack
+# (pdgemm_/psgemm_ drop-in, src/scalapack).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -76,9 +77,32 @@ set_target_properties(dgemm_dist_static PROPERTIES
 add_library(dgemm-dist::dgemm-dist ALIAS dgemm_dist_shared)
 add_library(dgemm-dist::dgemm-dist-static ALIAS dgemm_dist_static)
 
+# libdgemm-dist-scalapack: pdgemm_ and psgemm_ with ScaLAPACK's Fortran ABI
+# on top of dd_pgemm (src/scalapack).  The BLACS it calls are weak
+# symbols, resolved at run time from the program's ScaLAPACK, so building
+# it needs no ScaLAPACK; the real routines are reached, when linked after
+# it, by dlsym(RTLD_NEXT).
+add_library(dgemm_dist_scalapack_shared SHARED src/scalapack/dd_scalapack.c)
+target_link_libraries(dgemm_dist_scalapack_shared PUBLIC dgemm_dist_shared PRIVATE ${CMAKE_DL_LIBS})
+target_compile_options(dgemm_dist_scalapack_shared PRIVATE ${DD_WARN})
+target_link_options(dgemm_dist_scalapack_shared PRIVATE
+  -Wl,--version-script=${PROJECT_SOURCE_DIR}/cmake/dgemm-dist-scalapack.map -Wl,--no-undefined)
+set_target_properties(dgemm_dist_scalapack_shared PROPERTIES
+  OUTPUT_NAME dgemm-dist-scalapack EXPORT_NAME scalapack INSTALL_RPATH "$ORIGIN"
+  VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
+  LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/dgemm-dist-scalapack.map)
+add_library(dgemm_dist_scalapack_static STATIC src/scalapack/dd_scalapack.c)
+target_link_libraries(dgemm_dist_scalapack_static PUBLIC dgemm_dist_static ${CMAKE_DL_LIBS})
+target_compile_options(dgemm_dist_scalapack_static PRIVATE ${DD_WARN})
+set_target_properties(dgemm_dist_scalapack_static PROPERTIES
+  OUTPUT_NAME dgemm-dist-scalapack EXPORT_NAME scalapack-static)
+add_library(dgemm-dist::scalapack ALIAS dgemm_dist_scalapack_shared)
+add_library(dgemm-dist::scalapack-static ALIAS dgemm_dist_scalapack_static)
+
 # ---- install ------------------------------------------------------------------------
 set(DD_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/dgemm-dist)
-install(TARGETS dgemm_dist_shared dgemm_dist_static EXPORT dgemm-distTargets
+install(TARGETS dgemm_dist_shared dgemm_dist_static
+  dgemm_dist_scalapack_shared dgemm_dist_scalapack_static EXPORT dgemm-distTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -112,4 +136,11 @@ if(DD_HAVE_CUDA)
   endif()
 endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/dgemm-dist.pc.in ${PROJECT_BINARY_DIR}/dgemm-dist.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/dgemm-dist.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+set(CMAKE_DL_LIBS_PC "")
+foreach(lib ${CMAKE_DL_LIBS})
+  string(APPEND CMAKE_DL_LIBS_PC " -l${lib}")
+endforeach()
+configure_file(${PROJECT_SOURCE_DIR}/cmake/dgemm-dist-scalapack.pc.in
+  ${PROJECT_BINARY_DIR}/dgemm-dist-scalapack.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/dgemm-dist.pc ${PROJECT_BINARY_DIR}/dgemm-dist-scalapack.pc
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -37,5 +37,12 @@ add_test(NAME api_example_static_2rank COMMAND bash ${_dd_api_sh} run ${_dd_api_
 add_test(NAME api_example_pkg_config_2rank
   COMMAND bash ${_dd_api_sh} pkgconfig ${PROJECT_SOURCE_DIR} ${_dd_api_work})
 list(APPEND _dd_api_runs api_example_static_2rank api_example_pkg_config_2rank)
+# the plain ScaLAPACK program of examples/, relinked against the installed drop-in
+find_library(SCALAPACK_LIBRARY NAMES scalapack-openmpi scalapack)
+if(SCALAPACK_LIBRARY)
+  add_test(NAME scalapack_relink_installed_4rank COMMAND bash ${_dd_api_sh} relink ${_dd_api_work} 4)
+  set_tests_properties(scalapack_relink_installed_4rank PROPERTIES PROCESSORS 4 LABELS "api;scalapack"
+    TIMEOUT 30 FIXTURES_REQUIRED dd_api_installed ENVIRONMENT "${DD_API_ENV};DD_MPIRUN=${_dd_api_mpirun}")
+endif()
 set_tests_properties(${_dd_api_runs} PROPERTIES LABELS api TIMEOUT 30
   FIXTURES_REQUIRED dd_api_installed ENVIRONMENT "${DD_API_ENV};DD_MPIRUN=${_dd_api_mpirun}")

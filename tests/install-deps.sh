@@ -6,7 +6,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config python3
       openmpi-bin libopenmpi-dev
       libhdf5-dev libhdf5-openmpi-dev hdf5-tools
-      libopenblas-dev
+      libopenblas-dev libscalapack-openmpi-dev
       slurm-wlm munge gnuplot-nox file
       iproute2 util-linux)  # the two-node test: ip netns, veth, unshare, nsenter
 missing=()

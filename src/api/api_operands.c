@@ -185,13 +185,13 @@ static int desc_operand(gemm_call *g, api_operand *o, const char *X, int pos, in
     l->cs = cyc ? d->lld : 1;
     if (o->i < 1 || (R > 0 && S > 0 && o->i - 1 + R > d->m))
         return bad(g, pos - 2, err,
-                   "i%s = %lld: the submatrix's %lld rows from there must lie in the %lld rows of %s",
-                   X, (long long)o->i, (long long)R, (long long)d->m, X);
+                   "i%c = %lld: the submatrix's %lld rows from there must lie in the %lld rows of %s",
+                   X[0] + 'a' - 'A', (long long)o->i, (long long)R, (long long)d->m, X);
     if (o->j < 1 || (R > 0 && S > 0 && o->j - 1 + S > d->n))
         return bad(g, pos - 1, err,
-                   "j%s = %lld: the submatrix's %lld columns from there must lie in the %lld "
+                   "j%c = %lld: the submatrix's %lld columns from there must lie in the %lld "
                    "columns of %s",
-                   X, (long long)o->j, (long long)S, (long long)d->n, X);
+                   X[0] + 'a' - 'A', (long long)o->j, (long long)S, (long long)d->n, X);
     const dd_grid *gr = &g->ctx->g;
     o->direct = !o->trans && !cyc && P == gr->P && Q == gr->Q && d->order == 'R' && o->i == 1 &&
                 o->j == 1 && d->m == R && d->n == S;

@@ -4,6 +4,9 @@
 #                                                  build examples/ there with find_package
 #   example.sh run WORK RANKS [shared|static]      run block_gemm under mpirun
 #   example.sh pkgconfig SOURCE_DIR WORK           compile with pkg-config alone, run at 2 ranks
+#   example.sh relink WORK RANKS                   the plain ScaLAPACK program, linked against
+#                                                  ScaLAPACK, then relinked with the drop-in first:
+#                                                  both PASSED, only the second served by dgemm-dist
 # DD_MPIRUN: the launcher prefix (mpirun with --oversubscribe ...).
 set -euo pipefail
 mode=$1
@@ -18,7 +21,9 @@ install)
         test -f "$work/prefix/$f" || { echo "not installed: $f" >&2; exit 1; }
     done
     ls "$work"/prefix/lib*/libdgemm-dist.so "$work"/prefix/lib*/libdgemm-dist.a \
-        "$work"/prefix/lib*/pkgconfig/dgemm-dist.pc "$work"/prefix/lib*/cmake/dgemm-dist/dgemm-distConfig.cmake
+        "$work"/prefix/lib*/libdgemm-dist-scalapack.so "$work"/prefix/lib*/libdgemm-dist-scalapack.a \
+        "$work"/prefix/lib*/pkgconfig/dgemm-dist.pc "$work"/prefix/lib*/pkgconfig/dgemm-dist-scalapack.pc \
+        "$work"/prefix/lib*/cmake/dgemm-dist/dgemm-distConfig.cmake
     cmake -S "$src/examples" -B "$work/ex" -DCMAKE_PREFIX_PATH="$work/prefix" \
         -DCMAKE_BUILD_TYPE=Release >"$work/ex-configure.log" || { cat "$work/ex-configure.log"; exit 1; }
     cmake --build "$work/ex" -j2
@@ -43,6 +48,18 @@ pkgconfig)
     out=$($DD_MPIRUN -n 2 "$work/block_gemm_pc" 2>&1) || { echo "$out"; exit 1; }
     echo "$out"
     grep -qx PASSED <<<"$out"
+    ;;
+relink)
+    work=$1 n=$2
+    for exe in scalapack_pdgemm scalapack_pdgemm_dd; do
+        test -x "$work/ex/$exe" || { echo "not built: $exe (ScaLAPACK not found by examples/?)" >&2; exit 1; }
+    done
+    plain=$(DD_SCALAPACK_VERBOSE=1 $DD_MPIRUN -n "$n" "$work/ex/scalapack_pdgemm" 2>&1) || { echo "$plain"; exit 1; }
+    dd=$(DD_SCALAPACK_VERBOSE=1 $DD_MPIRUN -n "$n" "$work/ex/scalapack_pdgemm_dd" 2>&1) || { echo "$dd"; exit 1; }
+    printf 'linked against ScaLAPACK:\n%s\nrelinked, drop-in first:\n%s\n' "$plain" "$dd"
+    grep -qx PASSED <<<"$plain" && grep -qx PASSED <<<"$dd"
+    if grep -q "served by dgemm-dist" <<<"$plain"; then echo "the plain program reached dgemm-dist" >&2; exit 1; fi
+    grep -q "PDGEMM: served by dgemm-dist" <<<"$dd" || { echo "the relinked program did not reach dgemm-dist" >&2; exit 1; }
     ;;
 *)
     echo "example.sh: unknown mode $mode" >&2

@@ -1,0 +1,389 @@
+/* test_pdgemm.c — libdgemm-dist-scalapack against ScaLAPACK itself.
+ *
+ * Linked as a ScaLAPACK program would be after relinking: the drop-in
+ * before -lscalapack-openmpi, so pdgemm_/psgemm_ are dgemm-dist's; the real
+ * routines are taken from the ScaLAPACK library by dlopen/dlsym on its
+ * path (DD_SCALAPACK_LIB).  Every case fills two copies of the same
+ * block-cyclic data (values a function of the global index, fixed seeds),
+ * runs the real routine on one and the drop-in on the other and compares
+ * every local element: inside sub(C) within 8·(k+1)·eps·(|alpha|·k·max|A|·
+ * max|B| + |beta|·max|C|) (the maxima <= 1: values lie in [-1, 1)),
+ * outside it (and in the local arrays' padding)
+ * bit for bit.  Where the BLACS grid holds every rank, dd_pgemm is also
+ * called directly on MPI_COMM_WORLD with the grid's order ('R' or 'C').
+ *
+ * Cases: every grid of 1x1, 1x2, 2x1, 2x2, 2x3, 3x2 that fits the ranks,
+ * BLACS order R and C, block sizes 1, 7, 64 (and unequal ones), the four
+ * transpose pairs, alpha/beta with beta = 0 on NaN in C, offsets ia, ja,
+ * ib, jb, ic, jc other than 1, first blocks off process (0, 0), psgemm_.
+ *
+ *   test_pdgemm            the oracle cases, then the refusals
+ *   test_pdgemm fallback   DD_SCALAPACK_BACKEND is bad: every call must
+ *                          reach ScaLAPACK (dd_scalapack_calls() stays 0)
+ */
+#include <dlfcn.h>
+#include <float.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dgemm_dist.h"
+
+void Cblacs_pinfo(int *me, int *np);
+void Cblacs_get(int ctxt, int what, int *val);
+void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
+void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
+void Cblacs_gridexit(int ctxt);
+int numroc_(const int *n, const int *nb, const int *iproc, const int *isrc, const int *np);
+
+typedef void pgemm_fn(const char *, const char *, const int *, const int *, const int *,
+                      const void *, const void *, const int *, const int *, const int *,
+                      const void *, const int *, const int *, const int *, const void *, void *,
+                      const int *, const int *, const int *);
+void pdgemm_(const char *, const char *, const int *, const int *, const int *, const double *,
+             const double *, const int *, const int *, const int *, const double *, const int *,
+             const int *, const int *, const double *, double *, const int *, const int *,
+             const int *);
+void psgemm_(const char *, const char *, const int *, const int *, const int *, const float *,
+             const float *, const int *, const int *, const int *, const float *, const int *,
+             const int *, const int *, const float *, float *, const int *, const int *,
+             const int *);
+
+static int g_rank, g_size, g_fail, g_cases, g_last_xerbla;
+static pgemm_fn *real_pdgemm, *real_psgemm;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            g_fail++;                                                                              \
+            fprintf(stderr, "[rank %d] line %d: CHECK(%s) failed: ", g_rank, __LINE__, #cond);     \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
+    } while (0)
+
+/* PBLAS's error hook: ours, so a refusal is seen (and ScaLAPACK's printing skipped). */
+void pxerbla_(const int *ictxt, const char *name, const int *info, size_t len)
+{
+    (void)ictxt, (void)name, (void)len;
+    g_last_xerbla = *info;
+}
+
+/* A value in [-1, 1) from (seed, i, j): a splitmix64 step. */
+static double value(uint64_t seed, int64_t i, int64_t j)
+{
+    uint64_t z = seed * 0x9e3779b97f4a7c15ULL + (uint64_t)i * 0xbf58476d1ce4e5b9ULL +
+                 (uint64_t)j * 0x94d049bb133111ebULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (double)(z >> 11) / (double)(1ULL << 52) - 1.0;
+}
+
+/* One process's local array of a block-cyclic matrix. */
+typedef struct {
+    int desc[9];
+    int locr, locc, lld;
+    double *d;
+    float *f;
+} mat;
+
+static int64_t global_index(int l, int nb, int me, int src, int np)
+{
+    return ((int64_t)(l / nb) * np + (me - src + np) % np) * nb + l % nb;
+}
+
+/* An m×n matrix, blocks mb×nb from (rsrc, csrc), lld padded; values from
+ * seed (NaN everywhere when seed is 0), padding 777. */
+static void mat_make(mat *x, int ctxt, int m, int n, int mb, int nb, int rsrc, int csrc,
+                     uint64_t seed)
+{
+    int P, Q, pr, pc;
+    Cblacs_gridinfo(ctxt, &P, &Q, &pr, &pc);
+    x->locr = numroc_(&m, &mb, &pr, &rsrc, &P);
+    x->locc = numroc_(&n, &nb, &pc, &csrc, &Q);
+    x->lld = (x->locr > 1 ? x->locr : 1) + 3;
+    int d[9] = {1, ctxt, m, n, mb, nb, rsrc, csrc, x->lld};
+    memcpy(x->desc, d, sizeof d);
+    size_t len = (size_t)x->lld * (size_t)(x->locc > 1 ? x->locc : 1);
+    x->d = malloc(len * sizeof(double));
+    x->f = malloc(len * sizeof(float));
+    for (int c = 0; c < (x->locc > 1 ? x->locc : 1); c++)
+        for (int r = 0; r < x->lld; r++) {
+            double v = 777;
+            if (r < x->locr && c < x->locc)
+                v = seed ? value(seed, global_index(r, mb, pr, rsrc, P),
+                                 global_index(c, nb, pc, csrc, Q))
+                         : NAN;
+            x->d[(size_t)c * x->lld + r] = v;
+            x->f[(size_t)c * x->lld + r] = (float)v;
+        }
+}
+
+static void mat_copy(mat *dst, const mat *src)
+{
+    *dst = *src;
+    size_t len = (size_t)src->lld * (size_t)(src->locc > 1 ? src->locc : 1);
+    dst->d = malloc(len * sizeof(double));
+    dst->f = malloc(len * sizeof(float));
+    memcpy(dst->d, src->d, len * sizeof(double));
+    memcpy(dst->f, src->f, len * sizeof(float));
+}
+
+static void mat_free(mat *x)
+{
+    free(x->d);
+    free(x->f);
+}
+
+typedef struct {
+    char ta, tb;
+    int m, n, k, ia, ja, ib, jb, ic, jc;
+    double alpha, beta;
+    int mbA, nbA, mbB, nbB, mbC, nbC, src; /* src: first blocks on process (1, 1) when it exists */
+    int single;
+} pcase;
+
+/* |got - want| within tol inside sub(C), identical bits outside; returns the worst ratio. */
+static double compare(const mat *want, const mat *got, const pcase *c, int ctxt, double tol)
+{
+    int P, Q, pr, pc;
+    Cblacs_gridinfo(ctxt, &P, &Q, &pr, &pc);
+    double worst = 0;
+    for (int col = 0; col < (got->locc > 1 ? got->locc : 1); col++)
+        for (int r = 0; r < got->lld; r++) {
+            size_t at = (size_t)col * got->lld + r;
+            double w = c->single ? want->f[at] : want->d[at], g = c->single ? got->f[at] : got->d[at];
+            int inside = 0;
+            if (r < got->locr && col < got->locc) {
+                int64_t i = global_index(r, got->desc[4], pr, got->desc[6], P);
+                int64_t j = global_index(col, got->desc[5], pc, got->desc[7], Q);
+                inside = i >= c->ic - 1 && i < c->ic - 1 + c->m && j >= c->jc - 1 &&
+                         j < c->jc - 1 + c->n;
+            }
+            if (inside) {
+                double e = isfinite(g) && isfinite(w) ? fabs(g - w) / tol : INFINITY;
+                worst = e > worst ? e : worst;
+            } else if (memcmp(&w, &g, sizeof w) && !(isnan(w) && isnan(g))) {
+                worst = INFINITY; /* an element outside sub(C) changed */
+            }
+        }
+    return worst;
+}
+
+static void call(pgemm_fn *f, const pcase *c, mat *A, mat *B, mat *C)
+{
+    float fa = (float)c->alpha, fb = (float)c->beta;
+    f(&c->ta, &c->tb, &c->m, &c->n, &c->k, c->single ? (void *)&fa : (void *)&c->alpha,
+      c->single ? (void *)A->f : (void *)A->d, &c->ia, &c->ja, A->desc,
+      c->single ? (void *)B->f : (void *)B->d, &c->ib, &c->jb, B->desc,
+      c->single ? (void *)&fb : (void *)&c->beta, c->single ? (void *)C->f : (void *)C->d, &c->ic,
+      &c->jc, C->desc);
+}
+
+/* dd_pgemm on MPI_COMM_WORLD with the BLACS grid's order (grid = every rank). */
+static dd_status call_direct(dd_context *ctx, const pcase *c, mat *A, mat *B, mat *C, int P,
+                             int Q, char order)
+{
+    dd_matrix_desc d[3];
+    mat *x[3] = {A, B, C};
+    for (int i = 0; i < 3; i++) {
+        const int *s = x[i]->desc;
+        dd_desc_block_cyclic(&d[i], s[2], s[3], s[4], s[5], s[6], s[7], P, Q, order, s[8]);
+    }
+    if (c->single)
+        return dd_psgemm(ctx, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, A->f, c->ia,
+                         c->ja, &d[0], B->f, c->ib, c->jb, &d[1], (float)c->beta, C->f, c->ic,
+                         c->jc, &d[2], NULL);
+    return dd_pgemm(ctx, c->ta, c->tb, c->m, c->n, c->k, c->alpha, A->d, c->ia, c->ja, &d[0], B->d,
+                    c->ib, c->jb, &d[1], c->beta, C->d, c->ic, c->jc, &d[2], NULL);
+}
+
+/* One case on one grid: real, drop-in and (grid = world) dd_pgemm. */
+static void run_case(const pcase *c, int ctxt, char order, dd_context *world_ctx)
+{
+    int P, Q, pr, pc;
+    Cblacs_gridinfo(ctxt, &P, &Q, &pr, &pc);
+    int ar = c->ta == 'N' ? c->m : c->k, ac = c->ta == 'N' ? c->k : c->m;
+    int br = c->tb == 'N' ? c->k : c->n, bc = c->tb == 'N' ? c->n : c->k;
+    int rs = c->src && P > 1 ? 1 : 0, cs = c->src && Q > 1 ? Q - 1 : 0;
+    mat A, B, C0, C1, C2;
+    mat_make(&A, ctxt, c->ia - 1 + ar + 2, c->ja - 1 + ac + 1, c->mbA, c->nbA, rs, cs, 11);
+    mat_make(&B, ctxt, c->ib - 1 + br + 1, c->jb - 1 + bc + 3, c->mbB, c->nbB, cs ? 0 : rs, cs,
+             22);
+    mat_make(&C0, ctxt, c->ic - 1 + c->m + 1, c->jc - 1 + c->n + 2, c->mbC, c->nbC, rs, 0,
+             c->beta == 0 ? 0 : 33);
+    mat_copy(&C1, &C0);
+    mat_copy(&C2, &C0);
+    if (getenv("DD_TEST_VERBOSE"))
+        fprintf(stderr, "[rank %d] grid %dx%d %c %c%c m%d n%d k%d blocks A%dx%d B%dx%d C%dx%d\n",
+                g_rank, P, Q, order, c->ta, c->tb, c->m, c->n, c->k, c->mbA, c->nbA, c->mbB,
+                c->nbB, c->mbC, c->nbC);
+    call(c->single ? real_psgemm : real_pdgemm, c, &A, &B, &C0);
+    call(c->single ? (pgemm_fn *)psgemm_ : (pgemm_fn *)pdgemm_, c, &A, &B, &C1);
+    /* every value lies in [-1, 1): max|A|, max|B|, max|C| <= 1 */
+    double eps = c->single ? FLT_EPSILON : DBL_EPSILON;
+    double tol = 8 * (c->k + 1) * eps * (fabs(c->alpha) * c->k + fabs(c->beta)) + 1e-300;
+    double e = compare(&C0, &C1, c, ctxt, tol);
+    CHECK(e <= 1, "%s %dx%d %c %c%c m%d n%d k%d a%g b%g blocks A%dx%d B%dx%d C%dx%d off %d,%d %d,%d "
+                  "%d,%d: drop-in vs ScaLAPACK error %.3g x tol",
+          c->single ? "psgemm" : "pdgemm", P, Q, order, c->ta, c->tb, c->m, c->n, c->k, c->alpha,
+          c->beta, c->mbA, c->nbA, c->mbB, c->nbB, c->mbC, c->nbC, c->ia, c->ja, c->ib, c->jb,
+          c->ic, c->jc, e);
+    if (world_ctx && P * Q == g_size) {
+        dd_status st = call_direct(world_ctx, c, &A, &B, &C2, P, Q, order);
+        e = compare(&C0, &C2, c, ctxt, tol);
+        CHECK(st == DD_SUCCESS && e <= 1, "dd_pgemm direct %dx%d %c %c%c: %s (%s), error %.3g x tol",
+              P, Q, order, c->ta, c->tb, dd_status_string(st), dd_context_last_error(world_ctx), e);
+    }
+    g_cases++;
+    mat_free(&A), mat_free(&B), mat_free(&C0), mat_free(&C1), mat_free(&C2);
+}
+
+/* The cases of one grid: block sizes × transposes, the rest varied by a counter. */
+static void grid_cases(int ctxt, char order, dd_context *world_ctx, int quick, int first)
+{
+    static const int bs[] = {1, 7, 64};
+    static const char tr[][2] = {{'N', 'N'}, {'N', 'T'}, {'T', 'N'}, {'T', 'C'}};
+    static const double ab[][2] = {{1, 0}, {-0.5, 2}, {2.5, 1}, {0, 1.5}, {1.25, -1}};
+    static const int sizes[][3] = {{37, 29, 23}, {70, 9, 41}, {5, 66, 130}, {1, 1, 1},
+                                   {129, 40, 7}, {12, 13, 0}};
+    int counter = first; /* the same cases on every process of the grid */
+    for (int b = 0; b < 3; b++)
+        for (int t = 0; t < 4; t++) {
+            if (quick && (b + t) % 3)
+                continue;
+            int n = counter++;
+            pcase c = {.ta = tr[t][0], .tb = tr[t][1]};
+            const int *sz = sizes[n % 6];
+            c.m = sz[0], c.n = sz[1], c.k = sz[2];
+            c.alpha = ab[n % 5][0], c.beta = ab[n % 5][1];
+            c.ia = 1 + n % 4, c.ja = 1 + (n / 2) % 3, c.ib = 1 + (n / 3) % 3, c.jb = 1 + n % 2;
+            c.ic = 1 + (n / 4) % 3, c.jc = 1 + (n + 1) % 3;
+            int s = bs[b], s2 = bs[(b + n) % 3];
+            c.mbA = s, c.nbA = n % 2 ? s : s2, c.mbB = s2, c.nbB = s, c.mbC = s, c.nbC = n % 3 ? s : s2;
+            c.src = n % 2;
+            c.single = n % 7 == 3;
+            run_case(&c, ctxt, order, world_ctx);
+        }
+}
+
+/* Bad arguments: the PBLAS number through PXERBLA, C untouched, no crash. */
+static void refusals(int ctxt)
+{
+    pcase c = {'N', 'N', 20, 16, 12, 1, 1, 1, 1, 1, 1, 1.0, 0.5, 4, 4, 4, 4, 4, 4, 0, 0};
+    mat A, B, C, C0;
+    mat_make(&A, ctxt, 20, 12, 4, 4, 0, 0, 11);
+    mat_make(&B, ctxt, 12, 16, 4, 4, 0, 0, 22);
+    mat_make(&C, ctxt, 20, 16, 4, 4, 0, 0, 33);
+    mat_copy(&C0, &C);
+    struct {
+        int which, entry, value, want; /* which: 0 A, 1 B, 2 C desc; -1 scalar */
+        const char *what;
+    } bad[] = {{0, 8, 0, 1009, "LLD_A below the local rows (every process)"},
+               {2, 4, 0, 1905, "MB_C = 0"},
+               {1, 6, 7, 1407, "RSRC_B outside the grid"},
+               {1, 1, 12345, 1402, "CTXT_B not A's"},
+               {-1, 3, -1, 3, "M < 0"},
+               {-1, 8, 0, 8, "IA = 0"},
+               {-1, 17, 20, 17, "IC + M - 1 > M_C"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        pcase cc = c;
+        mat *x[3] = {&A, &B, &C};
+        int save = 0;
+        if (bad[i].which >= 0) {
+            save = x[bad[i].which]->desc[bad[i].entry];
+            x[bad[i].which]->desc[bad[i].entry] = bad[i].value;
+        } else if (bad[i].entry == 3) {
+            cc.m = bad[i].value;
+        } else if (bad[i].entry == 8) {
+            cc.ia = bad[i].value;
+        } else {
+            cc.ic = bad[i].value;
+        }
+        g_last_xerbla = 0;
+        call((pgemm_fn *)pdgemm_, &cc, &A, &B, &C);
+        CHECK(g_last_xerbla == bad[i].want, "%s: PXERBLA got %d, want %d", bad[i].what,
+              g_last_xerbla, bad[i].want);
+        if (bad[i].which >= 0)
+            x[bad[i].which]->desc[bad[i].entry] = save;
+        CHECK(!memcmp(C.d, C0.d, sizeof(double) * (size_t)C.lld * (size_t)(C.locc > 1 ? C.locc : 1)),
+              "%s: C changed", bad[i].what);
+    }
+    /* and the next good call is served */
+    g_last_xerbla = 0;
+    call((pgemm_fn *)pdgemm_, &c, &A, &B, &C);
+    CHECK(g_last_xerbla == 0, "a good call after refusals: PXERBLA %d", g_last_xerbla);
+    mat_free(&A), mat_free(&B), mat_free(&C), mat_free(&C0);
+}
+
+static int find_real(void)
+{
+    void *h = dlopen(DD_SCALAPACK_LIB, RTLD_NOW | RTLD_GLOBAL);
+    real_pdgemm = h ? (pgemm_fn *)dlsym(h, "pdgemm_") : NULL;
+    real_psgemm = h ? (pgemm_fn *)dlsym(h, "psgemm_") : NULL;
+    if (!real_pdgemm || !real_psgemm || real_pdgemm == (pgemm_fn *)pdgemm_) {
+        fprintf(stderr, "test_pdgemm: ScaLAPACK's own pdgemm_ not found in %s (%s)\n",
+                DD_SCALAPACK_LIB, dlerror());
+        return 0;
+    }
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    int fallback = argc > 1 && !strcmp(argv[1], "fallback");
+    if (!find_real()) {
+        MPI_Finalize();
+        return 1;
+    }
+    dd_context_options o;
+    dd_context_options_init(&o);
+    o.backend = "cpu";
+    dd_context *world_ctx = NULL;
+    char msg[256];
+    if (!fallback && dd_context_create(MPI_COMM_WORLD, &o, &world_ctx, msg, sizeof msg))
+        CHECK(0, "dd_context_create: %s", msg);
+    static const int grids[][2] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {2, 3}, {3, 2}};
+    int in_grid = 0;
+    for (int gi = 0; gi < 6; gi++) {
+        if (grids[gi][0] * grids[gi][1] > g_size)
+            continue;
+        for (int oi = 0; oi < 2; oi++) {
+            char order = oi ? 'C' : 'R';
+            int ctxt;
+            Cblacs_get(-1, 0, &ctxt);
+            Cblacs_gridinit(&ctxt, oi ? "C" : "R", grids[gi][0], grids[gi][1]);
+            if (ctxt >= 0) {
+                in_grid = 1;
+                grid_cases(ctxt, order, world_ctx, fallback, (gi * 2 + oi) * 12);
+                if (!fallback && gi == 3 && oi == 0)
+                    refusals(ctxt);
+                Cblacs_gridexit(ctxt);
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
+    }
+    long served = dd_scalapack_calls();
+    if (fallback)
+        CHECK(served == 0, "DD_SCALAPACK_BACKEND bad, yet %ld calls were served by dgemm-dist",
+              served);
+    else
+        CHECK(served > 0 || !in_grid, "no call was served by dgemm-dist");
+    dd_context_destroy(world_ctx);
+    int fails = 0, cases = 0;
+    MPI_Allreduce(&g_fail, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Reduce(&g_cases, &cases, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (g_rank == 0)
+        printf("test_pdgemm%s: %d rank%s, %d case-runs over the ranks, %s\n",
+               fallback ? " fallback" : "", g_size, g_size == 1 ? "" : "s", cases,
+               fails ? "FAILED" : "all passed");
+    MPI_Finalize();
+    return fails != 0;
+}
