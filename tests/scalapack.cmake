@@ -41,3 +41,11 @@ add_test(NAME scalapack_fallback_to_scalapack_4rank COMMAND ${_run} $<TARGET_FIL
 set_tests_properties(scalapack_fallback_to_scalapack_4rank PROPERTIES PROCESSORS 4 TIMEOUT 60
   LABELS "scalapack;api;mpi" ENVIRONMENT "${DD_SL_ENV};DD_SCALAPACK_BACKEND=abacus"
   PASS_REGULAR_EXPRESSION "handed to the ScaLAPACK routine.*all passed|all passed")
+
+# the benchmark (not a test): the drop-in against ScaLAPACK's pdgemm_
+# (tests/bench/pdgemm_bench.c; docs/results/cpu-pdgemm-2026-11-30)
+add_executable(pdgemm-bench ${PROJECT_SOURCE_DIR}/tests/bench/pdgemm_bench.c)
+target_link_libraries(pdgemm-bench PRIVATE dgemm_dist_scalapack_shared ${SCALAPACK_LIBRARY} MPI::MPI_C m ${CMAKE_DL_LIBS})
+target_compile_definitions(pdgemm-bench PRIVATE DD_SCALAPACK_LIB="${_dd_sl_real}")
+target_compile_options(pdgemm-bench PRIVATE ${DD_WARN})
+set_target_properties(pdgemm-bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})

@@ -56,6 +56,10 @@ void rd_coords(const rd_layout *l, int rank, int *pr, int *pc)
     }
 }
 
+/* Segments end at multiples of RD_TILE too, so that a tile (a row segment
+ * × a column segment) stays in cache whichever side is strided. */
+enum { RD_TILE = 64 };
+
 /* The part of one dimension a rank holds in its layout (`mine`, coordinate
  * me), cut where the other layout's owner changes: segments of indices
  * g..g+len-1 at local indices loc.., grouped by the other layout's owner
@@ -92,8 +96,9 @@ static void segs_walk(rd_segs *s, const rd_dist *mine, int me, const rd_dist *ot
         }
         int64_t loc = rd_local(mine, g);
         for (int64_t h = g; h < end;) {
-            int64_t len = rd_run(other, h);
+            int64_t len = rd_run(other, h), tile_end = (h / RD_TILE + 1) * RD_TILE;
             len = len < end - h ? len : end - h;
+            len = len < tile_end - h ? len : tile_end - h;
             int k = rd_owner(other, h);
             if (fill) {
                 s->seg[pos[k]++] = (rd_seg){h, len, loc + (h - g)};
@@ -159,18 +164,21 @@ static void run_copy(char *buf, char *p, int64_t n, int64_t stride, size_t es, i
     }
 }
 
-/* The tile rows R[kr] × columns C[kc] of the local array at base (strides
- * rs, cs) to (pack) or from the buffer, columns outer, rows inner. */
+/* The rows R[kr] × columns C[kc] of the local array at base (strides rs,
+ * cs) to (pack) or from the buffer: tile by tile (column segments outer,
+ * row segments inner), each tile column by column, rows inner.  Both sides
+ * cut the same segments (at both layouts' boundaries and at RD_TILE), so
+ * they enumerate the same elements in the same order. */
 static char *tile(char *buf, char *base, const rd_segs *R, int kr, const rd_segs *C, int kc,
                   int64_t rs, int64_t cs, size_t es, int pack)
 {
     for (int64_t a = C->first[kc]; a < C->first[kc + 1]; a++) {
-        const rd_seg *cs_ = &C->seg[a];
-        for (int64_t c = 0; c < cs_->len; c++) {
-            char *col = base + (cs_->loc + c) * cs * (int64_t)es;
-            for (int64_t b = R->first[kr]; b < R->first[kr + 1]; b++) {
-                const rd_seg *r = &R->seg[b];
-                run_copy(buf, col + r->loc * rs * (int64_t)es, r->len, rs, es, pack);
+        const rd_seg *cg = &C->seg[a];
+        for (int64_t b = R->first[kr]; b < R->first[kr + 1]; b++) {
+            const rd_seg *r = &R->seg[b];
+            for (int64_t c = 0; c < cg->len; c++) {
+                char *p = base + ((cg->loc + c) * cs + r->loc * rs) * (int64_t)es;
+                run_copy(buf, p, r->len, rs, es, pack);
                 buf += r->len * (int64_t)es;
             }
         }
@@ -240,18 +248,47 @@ static int side_plan(rd_side *s, int size, size_t es, const rd_dist *mine_r, int
     return DD_OK;
 }
 
-/* Pack (send side) or unpack (receive side) every pair's tile. */
-static void side_copy(rd_side *s, char *base, size_t es, int pack)
+/* Pack (send side) or unpack (receive side) every pair's tile but this
+ * rank's own (`self`), which self_copy moves directly. */
+static void side_copy(rd_side *s, char *base, size_t es, int pack, int self)
 {
     if (!s->R.first || !s->C.first)
         return;
     for (int kr = 0; kr < s->R.np; kr++)
         for (int kc = 0; kc < s->C.np; kc++) {
             int r = side_rank(s, kr, kc);
-            if (s->count[r])
+            if (s->count[r] && r != self)
                 tile(s->buf + s->disp[r] * (int64_t)es, base, &s->R, kr, &s->C, kc, s->rs, s->cs,
                      es, pack);
         }
+}
+
+/* What this rank keeps: from its send side's tile for itself straight to
+ * its receive side's (the two enumerate the same segments, in order). */
+static void self_copy(const rd_side *snd, int sr, int sc, const char *src, const rd_side *rcv,
+                      int rr, int rc, char *dst, size_t es)
+{
+    const rd_segs *SR = &snd->R, *SC = &snd->C, *RR = &rcv->R, *RC = &rcv->C;
+    int64_t b0 = RR->first[rr];
+    for (int64_t a = SC->first[sc], a2 = RC->first[rc]; a < SC->first[sc + 1]; a++, a2++) {
+        const rd_seg *cs = &SC->seg[a], *cd = &RC->seg[a2];
+        for (int64_t b = SR->first[sr], b2 = b0; b < SR->first[sr + 1]; b++, b2++) {
+            const rd_seg *r = &SR->seg[b], *rd = &RR->seg[b2];
+            for (int64_t c = 0; c < cs->len; c++) {
+                const char *p = src + ((cs->loc + c) * snd->cs + r->loc * snd->rs) * (int64_t)es;
+                char *q = dst + ((cd->loc + c) * rcv->cs + rd->loc * rcv->rs) * (int64_t)es;
+                if (snd->rs == 1 && rcv->rs == 1) {
+                    memcpy(q, p, (size_t)r->len * es);
+                } else if (es == 8) {
+                    for (int64_t i = 0; i < r->len; i++)
+                        ((uint64_t *)q)[i * rcv->rs] = ((const uint64_t *)p)[i * snd->rs];
+                } else {
+                    for (int64_t i = 0; i < r->len; i++)
+                        ((uint32_t *)q)[i * rcv->rs] = ((const uint32_t *)p)[i * snd->rs];
+                }
+            }
+        }
+    }
 }
 
 int rd_move(MPI_Comm comm, dd_dtype t, const rd_layout *from, const void *src,
@@ -276,11 +313,16 @@ int rd_move(MPI_Comm comm, dd_dtype t, const rd_layout *from, const void *src,
         rc = side_plan(&rcv, size, es, to_r, trans ? tc : tr, to_c, trans ? tr : tc, &from->row,
                        &from->col, err);
     if (!(rc = dd_agree(comm, rc, err))) {
-        side_copy(&snd, (char *)src, es, 1);
+        side_copy(&snd, (char *)src, es, 1, rank);
+        int64_t keep = snd.count[rank]; /* my own part moves directly, not through MPI */
+        snd.count[rank] = rcv.count[rank] = 0;
         rc = rd_exchange(comm, t == DD_F64 ? MPI_DOUBLE : MPI_FLOAT, es, snd.buf, snd.count,
                          snd.disp, rcv.buf, rcv.count, rcv.disp, err);
-        if (!(rc = dd_agree(comm, rc, err)))
-            side_copy(&rcv, (char *)dst, es, 0);
+        if (!(rc = dd_agree(comm, rc, err))) {
+            side_copy(&rcv, (char *)dst, es, 0, rank);
+            if (keep)
+                self_copy(&snd, trans ? tc : tr, trans ? tr : tc, src, &rcv, fr, fc, dst, es);
+        }
     }
     side_free(&snd);
     side_free(&rcv);

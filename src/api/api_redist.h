@@ -12,9 +12,9 @@
  *
  * The exchange: every rank cuts each dimension of what it holds into
  * segments that are contiguous in both layouts and owned by one process
- * of each (api_segs.c); both sides enumerate a pair's elements in the same
- * order (columns of the source matrix outer, rows inner, by global index),
- * so no index travels with the data. */
+ * of each; both sides enumerate a pair's elements in the same order (tile
+ * by tile, columns of the source matrix outer, rows inner), so no index
+ * travels with the data. */
 #ifndef DD_API_REDIST_H
 #define DD_API_REDIST_H
 

@@ -1,0 +1,163 @@
+/* pdgemm_bench.c — the pdgemm_ drop-in (libdgemm-dist-scalapack) against
+ * ScaLAPACK's own pdgemm_ on the same block-cyclic data (not a test).
+ *
+ *   mpirun -n 4 pdgemm-bench --n 4096 --nb 64 [--reps 3] [--which both|dd|scalapack]
+ *                            [--json FILE]
+ *
+ * The ranks form the most nearly square BLACS grid P×Q (P <= Q, row-major);
+ * A and B n×n, seeded uniform [-1, 1), blocks nb×nb; C = A·B (alpha 1,
+ * beta 0).  Each implementation: one warm-up call, then --reps calls timed
+ * from a barrier to the slowest rank's return; the median is reported.
+ * The drop-in's C is compared with ScaLAPACK's (when both run): max
+ * |difference| / (n·eps·max|A|·max|B|) must stay below 16, else no time is
+ * printed and the exit status is 1.  One table line per implementation on
+ * rank 0 and, with --json, one JSON Lines record each.  The drop-in's
+ * backend is DD_SCALAPACK_BACKEND's (default auto: CUDA where every rank
+ * has a GPU). */
+#include <dlfcn.h>
+#include <float.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void Cblacs_get(int ctxt, int what, int *val);
+void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
+void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
+void Cblacs_gridexit(int ctxt);
+int numroc_(const int *n, const int *nb, const int *iproc, const int *isrc, const int *np);
+typedef void pdgemm_fn(const char *, const char *, const int *, const int *, const int *,
+                       const double *, const double *, const int *, const int *, const int *,
+                       const double *, const int *, const int *, const int *, const double *,
+                       double *, const int *, const int *, const int *);
+pdgemm_fn pdgemm_;
+
+static double uniform(uint64_t i, uint64_t j, uint64_t seed)
+{
+    uint64_t z = seed * 0x9e3779b97f4a7c15ULL ^ (i * 0xbf58476d1ce4e5b9ULL + j);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (double)(z >> 11) / (double)(1ULL << 52) - 1.0;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* reps timed calls (after one warm-up): the median of the slowest rank's times */
+static double timed(pdgemm_fn *f, int n, const double *A, const double *B, double *C,
+                    const int *desc, int reps)
+{
+    double one = 1, zero = 0, t[64];
+    int i1 = 1;
+    for (int r = -1; r < reps; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        f("N", "N", &n, &n, &n, &one, A, &i1, &i1, desc, B, &i1, &i1, desc, &zero, C, &i1, &i1,
+          desc);
+        double dt = MPI_Wtime() - t0, mx;
+        MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (r >= 0)
+            t[r] = mx;
+    }
+    qsort(t, (size_t)reps, sizeof t[0], cmp);
+    return t[reps / 2];
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size, n = 2048, nb = 64, reps = 3, zero = 0;
+    const char *which = "both", *json = NULL;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--n"))
+            n = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--nb"))
+            nb = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--reps"))
+            reps = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--which"))
+            which = argv[i + 1];
+        else if (!strcmp(argv[i], "--json"))
+            json = argv[i + 1];
+    }
+    if (n < 1 || nb < 1 || reps < 1 || reps > 64) {
+        if (!rank)
+            fprintf(stderr, "pdgemm-bench: --n, --nb >= 1, --reps 1..64\n");
+        MPI_Finalize();
+        return 2;
+    }
+    int P = 1, Q, ctxt, pr, pc;
+    for (int p = 1; p * p <= size; p++)
+        if (size % p == 0)
+            P = p;
+    Q = size / P;
+    Cblacs_get(-1, 0, &ctxt);
+    Cblacs_gridinit(&ctxt, "R", P, Q);
+    Cblacs_gridinfo(ctxt, &P, &Q, &pr, &pc);
+    int lr = numroc_(&n, &nb, &pr, &zero, &P), lc = numroc_(&n, &nb, &pc, &zero, &Q);
+    int lld = lr > 1 ? lr : 1, desc[9] = {1, ctxt, n, n, nb, nb, 0, 0, lld};
+    size_t len = (size_t)lld * (size_t)(lc > 1 ? lc : 1);
+    double *A = malloc(len * 8), *B = malloc(len * 8), *C[2] = {calloc(len, 8), calloc(len, 8)};
+    for (int c = 0; c < lc; c++)
+        for (int r = 0; r < lr; r++) {
+            uint64_t i = (uint64_t)(r / nb * P + pr) * nb + r % nb;
+            uint64_t j = (uint64_t)(c / nb * Q + pc) * nb + c % nb;
+            A[(size_t)c * lld + r] = uniform(i, j, 1);
+            B[(size_t)c * lld + r] = uniform(i, j, 2);
+        }
+    void *h = dlopen(DD_SCALAPACK_LIB, RTLD_NOW | RTLD_GLOBAL);
+    pdgemm_fn *fn[2] = {h ? (pdgemm_fn *)dlsym(h, "pdgemm_") : NULL, pdgemm_};
+    const char *names[2] = {"scalapack", "dgemm-dist"};
+    int run[2] = {strcmp(which, "dd") != 0, strcmp(which, "scalapack") != 0}, fails = 0;
+    double sec[2] = {0, 0};
+    if (run[0] && !fn[0]) {
+        if (!rank)
+            fprintf(stderr, "pdgemm-bench: ScaLAPACK's pdgemm_ not found in %s\n", DD_SCALAPACK_LIB);
+        MPI_Finalize();
+        return 1;
+    }
+    for (int i = 0; i < 2; i++)
+        if (run[i])
+            sec[i] = timed(fn[i], n, A, B, C[i], desc, reps);
+    if (run[0] && run[1]) { /* the two Cs agree */
+        double d = 0, all;
+        for (size_t i = 0; i < len; i++)
+            d = fmax(d, fabs(C[0][i] - C[1][i]));
+        MPI_Allreduce(&d, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        fails = !(all / (n * DBL_EPSILON) < 16);
+        if (!rank && fails)
+            fprintf(stderr, "pdgemm-bench: the drop-in's C differs from ScaLAPACK's by %.3g\n",
+                    all);
+    }
+    const char *be = getenv("DD_SCALAPACK_BACKEND");
+    for (int i = 0; i < 2 && !rank && !fails; i++) {
+        if (!run[i])
+            continue;
+        double gf = 2.0 * n * (double)n * n / sec[i] / 1e9;
+        printf("%-10s n %6d  nb %4d  ranks %2d  grid %dx%d  %9.3f s  %9.1f GFLOP/s\n", names[i], n,
+               nb, size, P, Q, sec[i], gf);
+        FILE *f = json ? fopen(json, "a") : NULL;
+        if (f) {
+            fprintf(f,
+                    "{\"bench\":\"pdgemm\",\"impl\":\"%s\",\"backend\":\"%s\",\"n\":%d,\"nb\":%d,"
+                    "\"ranks\":%d,\"grid\":\"%dx%d\",\"reps\":%d,\"seconds\":%.6f,\"gflops\":%.2f}\n",
+                    names[i], i ? (be && *be ? be : "auto") : "scalapack", n, nb, size, P, Q, reps,
+                    sec[i], gf);
+            fclose(f);
+        }
+    }
+    if (!rank && run[0] && run[1] && !fails)
+        printf("dgemm-dist / ScaLAPACK: %.2fx\n", sec[0] / sec[1]);
+    free(A), free(B), free(C[0]), free(C[1]);
+    Cblacs_gridexit(ctxt);
+    MPI_Finalize();
+    return fails;
+}
