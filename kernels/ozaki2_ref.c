@@ -1,0 +1,215 @@
+/* ozaki2_ref.c — the Ozaki scheme II on the host (ozaki2.h, ozaki2_ref.h).
+ * Straight loops, no blocking: a reference for the GPU kernel and for the
+ * accuracy tests, not a fast path. */
+#include "ozaki2_ref.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ozaki2.h"
+
+void oz2_ref_native(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
+                    const double *B, int64_t ldb, int beta, double *C, int64_t ldc)
+{
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+            double s = 0;
+            for (int64_t l = 0; l < k; ++l)
+                s += A[i * lda + l] * B[l * ldb + j];
+            C[i * ldc + j] = beta ? C[i * ldc + j] + s : s;
+        }
+}
+
+/* The scale of one row (stride 1) or column (stride ld) of length k, and
+ * its range check: *bad 0 fine, 1 non-finite, 2 too many lossy elements;
+ * *lossy and *nnz counted. */
+static int scale_vector(const double *x, int64_t stride, int64_t k, int half_bits, int *bad,
+                        int64_t *lossy, int64_t *nnz)
+{
+    double amax = 0;
+    *bad = 0;
+    for (int64_t l = 0; l < k; ++l) {
+        double v = fabs(x[l * stride]);
+        if (!isfinite(v))
+            *bad = 1;
+        amax = v > amax ? v : amax;
+    }
+    if (*bad)
+        return 0;
+    int e = 0;
+    if (amax > 0)
+        (void)frexp(amax, &e);
+    double sumsq = 0;
+    for (int64_t l = 0; l < k; ++l) {
+        double v = ldexp(x[l * stride], -e);
+        sumsq += v * v;
+    }
+    int s = oz2_shift(amax, sumsq, half_bits);
+    *lossy = 0, *nnz = 0;
+    for (int64_t l = 0; l < k; ++l) {
+        int lo;
+        (void)oz2_scaled(x[l * stride], s, &lo);
+        *lossy += lo;
+        *nnz += x[l * stride] != 0;
+    }
+    if (*lossy * OZ2_LOSSY_DEN > *nnz)
+        *bad = 2;
+    return s;
+}
+
+/* Scales of every row of A (sa) and column of B (sb); 0, or 1 with the
+ * reason written when some row or column is out of range. */
+static int scale_all(const oz2_params *p, int64_t m, int64_t n, int64_t k, const double *A,
+                     int64_t lda, const double *B, int64_t ldb, int *sa, int *sb, char *why,
+                     size_t len)
+{
+    int out = 0;
+    for (int64_t v = 0; v < m + n; ++v) {
+        int bad;
+        int64_t lossy = 0, nnz = 0;
+        int is_a = v < m;
+        int64_t idx = is_a ? v : v - m;
+        int s = is_a ? scale_vector(A + idx * lda, 1, k, p->half_bits, &bad, &lossy, &nnz)
+                     : scale_vector(B + idx, ldb, k, p->half_bits, &bad, &lossy, &nnz);
+        (is_a ? sa : sb)[idx] = s;
+        if (bad && !out) {
+            out = 1;
+            if (bad == 1)
+                snprintf(why, len, "%s %lld of %s holds a non-finite value", is_a ? "row" : "column",
+                         (long long)idx, is_a ? "A" : "B");
+            else
+                snprintf(why, len,
+                         "%s %lld of %s: %lld of its %lld nonzeros keep < %d bits at %d moduli "
+                         "(exponent range too wide)",
+                         is_a ? "row" : "column", (long long)idx, is_a ? "A" : "B",
+                         (long long)lossy, (long long)nnz, OZ2_KEEP_BITS, p->n);
+        }
+    }
+    return out;
+}
+
+/* Residues mod m_i of the scaled integers, then the INT8 products in INT32
+ * (exact: k ≤ OZ2_KCHUNK), reduced to symmetric residues in res[i·m·n + ..]. */
+static void modular_products(const oz2_params *p, int64_t m, int64_t n, int64_t k,
+                             const double *As, const double *Bs, int8_t *a8, int8_t *b8, float *res)
+{
+    for (int i = 0; i < p->n; ++i) {
+        for (int64_t q = 0; q < m * k; ++q)
+            a8[q] = (int8_t)oz2_symmod(As[q], p->m[i], p->rinv[i]);
+        for (int64_t q = 0; q < k * n; ++q)
+            b8[q] = (int8_t)oz2_symmod(Bs[q], p->m[i], p->rinv[i]);
+        for (int64_t r = 0; r < m; ++r)
+            for (int64_t c = 0; c < n; ++c) {
+                int32_t acc = 0;
+                for (int64_t l = 0; l < k; ++l)
+                    acc += (int32_t)a8[r * k + l] * (int32_t)b8[l * n + c];
+                res[(size_t)i * m * n + r * n + c] =
+                    (float)oz2_symmod((double)acc, p->m[i], p->rinv[i]);
+            }
+    }
+}
+
+/* The exact integer products of As (m×k) and Bs (k×n), tight, into X
+ * (m×n) as doubles.  Returns 0, or -1 out of memory. */
+static int crt_product(const oz2_params *p, int64_t m, int64_t n, int64_t k, const double *As,
+                       const double *Bs, double *X)
+{
+    int8_t *a8 = malloc((size_t)(m * k) + 1), *b8 = malloc((size_t)(k * n) + 1);
+    float *res = malloc(sizeof(float) * (size_t)p->n * (size_t)(m * n) + 1);
+    int rc = -1;
+    if (a8 && b8 && res) {
+        modular_products(p, m, n, k, As, Bs, a8, b8, res);
+        float c[OZ2_MAX_MODULI];
+        for (int64_t q = 0; q < m * n; ++q) {
+            for (int i = 0; i < p->n; ++i)
+                c[i] = res[(size_t)i * m * n + q];
+            X[q] = oz2_garner(p, c);
+        }
+        rc = 0;
+    }
+    free(a8), free(b8), free(res);
+    return rc;
+}
+
+int oz2_ref_int_product(int moduli, int64_t m, int64_t n, int64_t k, const double *A,
+                        const double *B, double *C)
+{
+    oz2_params p;
+    oz2_params_init(&p, moduli);
+    return crt_product(&p, m, n, k, A, B, C);
+}
+
+/* One k chunk (k ≤ OZ2_KCHUNK).  Returns 0, -1 out of memory. */
+static int chunk(const oz2_ref_opts *o, const oz2_params *p, int64_t m, int64_t n, int64_t k,
+                 const double *A, int64_t lda, const double *B, int64_t ldb, int beta, double *C,
+                 int64_t ldc, oz2_ref_result *res)
+{
+    int *sa = malloc(sizeof(int) * (size_t)m), *sb = malloc(sizeof(int) * (size_t)n);
+    double *As = malloc(sizeof(double) * (size_t)(m * k)), *Bs = NULL, *X = NULL;
+    int rc = -1;
+    if (!sa || !sb || !As)
+        goto out;
+    char why[sizeof res->reason];
+    if (scale_all(p, m, n, k, A, lda, B, ldb, sa, sb, why, sizeof why)) {
+        if (!res->reason[0])
+            memcpy(res->reason, why, sizeof why);
+        if (!o->force) {
+            res->fallback = 1;
+            oz2_ref_native(m, n, k, A, lda, B, ldb, beta, C, ldc);
+            rc = 0;
+            goto out;
+        }
+    }
+    Bs = malloc(sizeof(double) * (size_t)(k * n));
+    X = malloc(sizeof(double) * (size_t)(m * n));
+    if (!Bs || !X)
+        goto out;
+    int lo;
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t l = 0; l < k; ++l)
+            As[i * k + l] = oz2_scaled(A[i * lda + l], sa[i], &lo);
+    for (int64_t l = 0; l < k; ++l)
+        for (int64_t j = 0; j < n; ++j)
+            Bs[l * n + j] = oz2_scaled(B[l * ldb + j], sb[j], &lo);
+    if ((rc = crt_product(p, m, n, k, As, Bs, X)))
+        goto out;
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+            double v = ldexp(X[i * n + j], -(sa[i] + sb[j]));
+            C[i * ldc + j] = beta ? C[i * ldc + j] + v : v;
+        }
+out:
+    free(sa), free(sb), free(As), free(Bs), free(X);
+    return rc;
+}
+
+int oz2_ref_dgemm(const oz2_ref_opts *o, int64_t m, int64_t n, int64_t k, const double *A,
+                  int64_t lda, const double *B, int64_t ldb, int beta, double *C, int64_t ldc,
+                  oz2_ref_result *res)
+{
+    if (m < 0 || n < 0 || k < 0 || (beta != 0 && beta != 1) || lda < k || ldb < n || ldc < n)
+        return -1;
+    int nm = o->moduli ? o->moduli : oz2_auto_moduli(k);
+    if (nm < OZ2_MIN_MODULI || nm > OZ2_MAX_MODULI)
+        return -1;
+    oz2_params p;
+    oz2_params_init(&p, nm);
+    memset(res, 0, sizeof *res);
+    res->moduli = nm;
+    if (m == 0 || n == 0)
+        return 0;
+    if (k == 0) {
+        for (int64_t i = 0; i < m && !beta; ++i)
+            memset(C + i * ldc, 0, sizeof(double) * (size_t)n);
+        return 0;
+    }
+    int64_t kc = o->kchunk > 0 && o->kchunk < OZ2_KCHUNK ? o->kchunk : OZ2_KCHUNK;
+    for (int64_t l0 = 0; l0 < k; l0 += kc) {
+        int64_t kk = k - l0 < kc ? k - l0 : kc;
+        if (chunk(o, &p, m, n, kk, A + l0, lda, B + l0 * ldb, ldb, l0 ? 1 : beta, C, ldc, res))
+            return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,47 @@
+/* ozaki2_ref.h — the Ozaki scheme II on the host (ozaki2.h): a plain C
+ * reference of what the GPU kernel ozaki2 does, INT8 products by integer
+ * loops.  For tests; row-major like kernel.h. */
+#ifndef DD_OZAKI2_REF_H
+#define DD_OZAKI2_REF_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    int moduli; /* 0: oz2_auto_moduli(k) */
+    int force;  /* 1: never fall back (to measure the emulation out of range) */
+    int kchunk; /* 0: OZ2_KCHUNK; smaller to exercise the chunked path */
+} oz2_ref_opts;
+
+typedef struct {
+    int moduli;       /* moduli used */
+    int fallback;     /* 1: the range check failed; C computed natively */
+    char reason[192]; /* why, when fallback (or when force overrode it) */
+} oz2_ref_result;
+
+/* C(m×n, ldc) = A(m×k, lda)·B(k×n, ldb) + beta·C (beta 0 or 1) through
+ * the scheme; out of range inputs (non-finite values, rows or columns of
+ * too wide a range) are computed by the native loop instead, unless
+ * o->force.  Returns 0, or -1 on bad arguments / out of memory. */
+int oz2_ref_dgemm(const oz2_ref_opts *o, int64_t m, int64_t n, int64_t k, const double *A,
+                  int64_t lda, const double *B, int64_t ldb, int beta, double *C, int64_t ldc,
+                  oz2_ref_result *res);
+
+/* The modular pipeline alone on integer matrices (|entries| < 2^62, the
+ * caller keeping |A·B| < M/2): residues, INT8 products, Garner.  C is
+ * m×n, tight.  Returns 0, or -1 out of memory. */
+int oz2_ref_int_product(int moduli, int64_t m, int64_t n, int64_t k, const double *A,
+                        const double *B, double *C);
+
+/* The native product, a plain triple loop in FP64 (the fallback). */
+void oz2_ref_native(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
+                    const double *B, int64_t ldb, int beta, double *C, int64_t ldc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
