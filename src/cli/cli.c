@@ -118,6 +118,10 @@ static int parse_size(const char *s, int64_t sz[3])
 
 static int take_grid(cli_state *st, const char *v)
 {
+    if (!strcmp(v, "auto")) { /* the model's choice (src/driver/tune.c) */
+        st->o->run.P = st->o->run.Q = 0;
+        return DD_OK;
+    }
     const char *x = strpbrk(v, "xX");
     char p[32];
     uint64_t P, Q;
@@ -138,7 +142,7 @@ static int take_grid(cli_state *st, const char *v)
 bad:
     return dd_fail(st->err, DD_EUSAGE,
                    "bad value '%s' for --grid: expected PxQ, e.g. 2x4, with P, Q >= 1 and "
-                   "P*Q <= %llu",
+                   "P*Q <= %llu, or auto",
                    v, (unsigned long long)INT_MAX31);
 }
 
@@ -216,10 +220,14 @@ static int take_number(cli_state *st, int id, const char *v)
     const opt_spec *s = &cli_specs[id];
     dd_run_opts *r = &st->o->run;
     uint64_t x;
-    if (parse_u64(v, s->lo, s->hi, &x))
+    int may_auto = id == O_PANEL || id == O_LOOKAHEAD; /* 0: the model's choice */
+    if (may_auto && !strcmp(v, "auto"))
+        x = 0;
+    else if (parse_u64(v, s->lo, s->hi, &x))
         return dd_fail(st->err, DD_EUSAGE,
-                       "bad value '%s' for %s: expected an integer from %llu to %llu", v,
-                       s->spelling, (unsigned long long)s->lo, (unsigned long long)s->hi);
+                       "bad value '%s' for %s: expected an integer from %llu to %llu%s", v,
+                       s->spelling, (unsigned long long)s->lo, (unsigned long long)s->hi,
+                       may_auto ? ", or auto" : "");
     switch (id) {
     case O_M:
     case O_N:
@@ -371,7 +379,7 @@ static void defaults(dd_cli *o, int argc, char **argv)
     o->run.transa = o->run.transb = 'N';
     o->run.alpha = 1;
     o->run.beta = 0;
-    o->run.lookahead = 1;
+    o->run.lookahead = 0; /* auto, like --grid and --panel */
     o->run.backend = "auto";
     o->run.comm = "auto";
     o->run.io = "auto";

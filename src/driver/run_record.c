@@ -79,6 +79,9 @@ void run_print_dry_run(run_ctx *c, size_t work, size_t slots)
                c->read_c ? "; C's input read" : "",
                run_c0_bytes(c) ? ", beta·C kept for each repetition" : "");
     printf("backend %s (%s)\n", c->eng.ops->name, c->why);
+    printf("%s\n", c->tune.line);
+    if (c->tune.have)
+        printf("model: %s\n", c->tune.model);
     printf("%5s %7s %21s %21s %21s %12s %12s %12s\n", "rank", "(p,q)", "C block", "A block",
            "B block", "panels MiB", "total MiB", "host MiB");
     for (int r = 0; r < c->size; r++) {
@@ -106,7 +109,10 @@ void run_fill_record(run_ctx *c)
     r->N = c->N;
     r->K = c->K;
     r->nb = c->s.nb;
-    r->lookahead = o->lookahead;
+    r->lookahead = c->s.lookahead;
+    r->tune_line = c->tune.line[0] ? c->tune.line : NULL;
+    r->model_line = c->tune.have ? c->tune.model : NULL;
+    r->model_json = c->tune.have ? c->tune.json : NULL;
     r->repeat = o->repeat;
     r->warmup = o->warmup;
     r->type = c->type;

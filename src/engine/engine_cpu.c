@@ -69,6 +69,7 @@ static int cpu_open(dd_engine *e, const dd_engine_cfg *cfg, dd_err *err)
     snprintf(e->info.versions, sizeof e->info.versions, "%s", engine_cpu_blas_version());
     e->info.device_index = -1;
     e->info.ranks_per_device = 1;
+    e->info.threads = nt;
     return DD_OK;
 }
 

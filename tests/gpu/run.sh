@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything a GPU host runs in one go: build, GPU tests, kernel bench,
 # dgemm-dist benchmarks (1 and 2 GPUs), cuBLASXt, and a summary table.
-#   tests/gpu/run.sh [stages...]    stages: build test kbench dbench whole ops scale
+#   tests/gpu/run.sh [stages...]    stages: build test kbench dbench whole ops scale model
 #                                   sustain ce
 #                                   (default: build test kbench dbench; scale
 #                                   is for machines of 4 or 8 GPUs)
@@ -99,6 +99,11 @@ fi
 if has ops; then
     # the four op(A)·op(B) combinations from files, 1 and 2 GPUs
     bash tests/gpu/gemm_ops_bench.sh "$B" "${DD_OPS_N:-16384}"
+fi
+if has model; then
+    # the performance model against runs on 1 and 2 GPUs (NVLink, NCCL on
+    # sockets, staged MPI) after its calibration bench: model-check-gpu.md
+    bash tests/gpu/model_check.sh gpu "$B"
 fi
 if has scale; then
     # Issue 7's runs, on machines of 4 or 8 GPUs (each skipped where fewer

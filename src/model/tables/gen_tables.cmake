@@ -6,6 +6,8 @@
 # Rates: device,kernel,dtype,threads,m,n,k,gflops,source — rows of one
 # (device, kernel, dtype, threads) make one table.  Links:
 # name,alpha_us,beta_gbs,algo,source.  '#' lines and the header are skipped.
+# No semicolons anywhere in the files (a CMake list separator); a row with
+# too few fields stops the build.
 file(GLOB RATES ${TABLES}/rates-*.csv)
 list(SORT RATES)
 set(LINKS ${TABLES}/links.csv)
@@ -22,6 +24,10 @@ foreach(csv ${RATES})
       continue()
     endif()
     string(REPLACE "," ";" f "${line}")
+    list(LENGTH f nf)
+    if(nf LESS 8)
+      message(FATAL_ERROR "${csv}: not a rate row: ${line}")
+    endif()
     list(GET f 0 dev)
     list(GET f 1 kern)
     list(GET f 2 dt)
@@ -66,6 +72,10 @@ foreach(line ${lines})
     continue()
   endif()
   string(REPLACE "," ";" f "${line}")
+  list(LENGTH f nf)
+  if(nf LESS 4)
+    message(FATAL_ERROR "${LINKS}: not a link row: ${line}")
+  endif()
   list(GET f 0 name)
   list(GET f 1 a)
   list(GET f 2 b)

@@ -1,0 +1,170 @@
+/* tune.c — the model's inputs from the run, the auto settings (tune.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agree.h"
+#include "dd_sysmem.h"
+#include "grid.h"
+#include "run_ctx.h"
+#include "tune.h"
+
+/* Links: the comm backend the run will open (comm_select's rule) and the
+ * path NCCL takes; DD_MODEL_LINK and DD_MODEL_INTER_LINK name others. */
+static void pick_links(const dd_tune_req *r, const dd_engine *e, int shared, dd_tune *t)
+{
+    const char *intra = "mpi-shm", *inter = "mpi-tcp";
+    if (!e->ops->work_is_host) {
+        int nccl = 0;
+#ifdef DD_HAVE_NCCL
+        nccl = !strcmp(r->comm, "nccl") || (!strcmp(r->comm, "auto") && shared <= 1);
+#else
+        (void)r;
+        (void)shared;
+#endif
+        const char *p2p = getenv("NCCL_P2P_DISABLE"), *shm = getenv("NCCL_SHM_DISABLE");
+        int sockets = p2p && shm && !strcmp(p2p, "1") && !strcmp(shm, "1");
+        int ce = !strcmp(r->comm, "ce") || !strcmp(r->comm, "cuda-ipc");
+        intra = nccl ? (sockets ? "nccl-socket" : "nccl-nvlink") : ce ? "ce-nvlink" : "mpi-staged";
+        inter = "nic-400g";
+    }
+    const char *ei = getenv("DD_MODEL_LINK"), *ex = getenv("DD_MODEL_INTER_LINK");
+    snprintf(t->intra, sizeof t->intra, "%s", ei && model_find_link(ei) ? ei : intra);
+    snprintf(t->inter, sizeof t->inter, "%s", ex && model_find_link(ex) ? ex : inter);
+    t->in.intra = model_find_link(t->intra);
+    t->in.inter = model_find_link(t->inter);
+}
+
+/* The model's inputs that depend on where the ranks are: nodes, ranks per
+ * node, the rate table and its scale (CPU: threads and shared cores; GPU:
+ * ranks sharing a device), the memory limit.  Collective. */
+static void machine(const dd_tune_req *r, const dd_engine *e, dd_tune *t, dd_tune_in *ti)
+{
+    int nrank = 0, nsize = 1, leaders = 0, rpn = 1, shared = e->info.ranks_per_device;
+    MPI_Comm_rank(r->node, &nrank);
+    MPI_Comm_size(r->node, &nsize);
+    int lead = nrank == 0;
+    MPI_Allreduce(&lead, &leaders, 1, MPI_INT, MPI_SUM, r->world);
+    MPI_Allreduce(&nsize, &rpn, 1, MPI_INT, MPI_MAX, r->world);
+    MPI_Allreduce(MPI_IN_PLACE, &shared, 1, MPI_INT, MPI_MAX, r->world);
+    unsigned long long fr = e->info.mem_free ? e->info.mem_free : ~0ull;
+    MPI_Allreduce(MPI_IN_PLACE, &fr, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, r->world);
+    t->in.ranks_per_node = leaders > 1 ? rpn : 0;
+    pick_links(r, e, shared, t);
+    int threads = e->info.threads > 0 ? e->info.threads : 0;
+    t->in.rate = model_find_rate(e->info.device, e->info.kernel, r->type, threads);
+    t->in.rate_scale = shared > 1 ? 1.0 / shared : 1;
+    if (e->ops->work_is_host && t->in.rate) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        double T = threads > 0 ? threads : 1, want = (double)rpn * T;
+        double share = cores > 0 && want > (double)cores ? (double)cores / want : 1;
+        t->in.rate_scale = T / (t->in.rate->threads > 0 ? t->in.rate->threads : 1) * share;
+        ti->mem_limit = (size_t)(0.9 * (double)dd_host_memory_bytes() / rpn);
+    } else if (fr != ~0ull) {
+        size_t margin = (size_t)512 << 20;
+        ti->mem_limit = fr > margin ? (size_t)(0.95 * (double)(fr - margin)) : 1;
+    }
+    if (t->in.rate)
+        snprintf(t->rates, sizeof t->rates, "%s %s %s%s", t->in.rate->device, t->in.rate->kernel,
+                 dd_dtype_name(r->type), e->ops->work_is_host ? " per BLAS thread set" : "");
+}
+
+static void describe_choice(const dd_tune_req *r, dd_tune *t, const dd_tune_in *ti)
+{
+    const dd_tune_out *o = &t->res;
+    char what[64] = "";
+    snprintf(what, sizeof what, "%s%s%s", ti->grid_auto ? " grid" : "",
+             ti->panel_auto ? " panel" : "", ti->lookahead_auto ? " lookahead" : "");
+    int same = o->P == ti->P0 && o->Q == ti->Q0 && o->nb == ti->nb0 && o->L == ti->L0;
+    double ms = o->pred.multiply * 1e3, ms0 = o->pred0.multiply * 1e3;
+    if (!*what)
+        snprintf(t->line, sizeof t->line, "settings given (no auto): predicted multiply %.4g ms",
+                 ms);
+    else if (same)
+        snprintf(t->line, sizeof t->line,
+                 "auto (%s): grid %dx%d, panel %lld, lookahead %d, today's defaults: nothing "
+                 "predicted 10%% faster among %d settings; predicted multiply %.4g ms",
+                 what + 1, o->P, o->Q, (long long)o->nb, o->L, o->candidates, ms);
+    else
+        snprintf(t->line, sizeof t->line,
+                 "auto (%s): grid %dx%d, panel %lld, lookahead %d, predicted multiply %.4g ms "
+                 "against %.4g ms with grid %dx%d, panel %lld, lookahead %d%s",
+                 what + 1, o->P, o->Q, (long long)o->nb, o->L, ms, ms0, ti->P0, ti->Q0,
+                 (long long)ti->nb0, ti->L0, o->fits0 ? "" : " (which does not fit in memory)");
+    (void)r;
+}
+
+/* Rank 0's decision, from the model. */
+static int decide(const dd_tune_req *r, const dd_engine *e, dd_tune *t, dd_tune_in *ti,
+                  dd_err *err)
+{
+    if (!t->in.rate) {
+        snprintf(t->line, sizeof t->line,
+                 "no model: no kernel-rate table for %s, kernel %s, %s "
+                 "(src/model/tables); grid %dx%d, panel %lld, lookahead %d",
+                 e->info.device, e->info.kernel, dd_dtype_name(r->type), t->P, t->Q,
+                 (long long)t->nb, t->L);
+        return DD_OK;
+    }
+    int rc = model_tune(&t->in, ti, &t->res, err);
+    if (rc)
+        return rc;
+    t->P = t->res.P;
+    t->Q = t->res.Q;
+    t->nb = t->res.nb;
+    t->L = t->res.L;
+    t->have = 1;
+    describe_choice(r, t, ti);
+    model_describe(&t->res.pred, t->model, sizeof t->model);
+    char js[600];
+    model_json(&t->res.pred, t->rates, t->intra,
+               t->in.ranks_per_node > 0 ? t->inter : NULL, js, sizeof js);
+    js[strlen(js) - 1] = '\0'; /* the object stays open for the tuning keys */
+    snprintf(t->json, sizeof t->json,
+             "%s,\"auto\":{\"grid\":%s,\"panel\":%s,\"lookahead\":%s},"
+             "\"defaults_multiply_seconds\":%.6g,\"candidates\":%d}",
+             js, ti->grid_auto ? "true" : "false", ti->panel_auto ? "true" : "false",
+             ti->lookahead_auto ? "true" : "false", t->res.pred0.multiply, t->res.candidates);
+    return DD_OK;
+}
+
+int tune_settings(const dd_tune_req *r, const dd_engine *e, dd_tune *t, dd_err *err)
+{
+    memset(t, 0, sizeof *t);
+    dd_tune_in ti = {r->size, r->P == 0, r->panel == 0, r->lookahead == 0, r->P, r->Q,
+                     r->panel ? r->panel : e->ops->default_panel, r->lookahead ? r->lookahead : 1,
+                     0, r->extra_bytes, r->extra_c};
+    if (!r->P)
+        grid_default(r->size, &ti.P0, &ti.Q0);
+    t->P = ti.P0;
+    t->Q = ti.Q0;
+    t->nb = ti.nb0;
+    t->L = ti.L0;
+    t->in = (dd_model_in){ti.P0, ti.Q0, r->M, r->N, r->K, ti.nb0, ti.L0, r->type, NULL, 1, NULL,
+                          NULL, 0};
+    machine(r, e, t, &ti); /* collective: every rank */
+    int rank, rc = DD_OK;
+    MPI_Comm_rank(r->world, &rank);
+    if (rank == 0 && (int64_t)ti.P0 * ti.Q0 == r->size)
+        rc = decide(r, e, t, &ti, err); /* a wrong --grid is setup_grid's to refuse */
+    long long v[5] = {rc, t->P, t->Q, t->nb, t->L};
+    MPI_Bcast(v, 5, MPI_LONG_LONG, 0, r->world);
+    t->P = (int)v[1];
+    t->Q = (int)v[2];
+    t->nb = v[3];
+    t->L = (int)v[4];
+    return rc; /* the caller agrees */
+}
+
+/* The run's request: its sizes and options, and the memory it needs beyond
+ * blocks and slots (run_ctx.h); the settings go to c->tune. */
+int tune_run(run_ctx *c, dd_err *err)
+{
+    const dd_run_opts *o = c->o;
+    int passes = o->warmup + o->repeat + (o->host_to_host && !c->eng.ops->work_is_host);
+    size_t extra = run_device_scratch_bytes(c) + (c->eng.ops->work_is_host ? run_ring_bytes(c) : 0);
+    dd_tune_req r = {c->world, c->node, c->size, c->M, c->N, c->K, c->type, o->P, o->Q, o->panel,
+                     o->lookahead, o->comm, extra, c->read_c && passes >= 2};
+    return dd_agree(c->world, tune_settings(&r, &c->eng, &c->tune, err), err);
+}
