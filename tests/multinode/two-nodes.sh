@@ -21,7 +21,10 @@
 #                 mount namespace; the machine's own file is not touched)
 #   $dir/run      the node's own directory ($dir/node1, $dir/node2), bind
 #                 mounted: munged's socket, slurmd's spool, pid and log files,
-#                 so that one slurm.conf names the same paths on both nodes
+#                 PMIx's directories, so that one slurm.conf names the same
+#                 paths on both nodes; TMPDIR is $dir/run/tmp (Open MPI's
+#                 session directories)
+#   /dev/shm      the node's own ($dir/<node>/shm: Open MPI's shared memory)
 # Every address and port lives in the test's own namespaces, so the fixed
 # Slurm ports (6817, 6818) collide neither with the machine nor with another
 # copy of this test, and no traffic leaves the two namespaces.
@@ -79,12 +82,12 @@ mn_pid() { # node -> its holder's pid
 }
 
 # Run a command on a node: its network, hostname and mounts, the caller's
-# working directory and environment.
+# working directory and environment, and the node's own TMPDIR.
 mn_in() {
   local node=$1 pid
   shift
   pid=$(mn_pid "$node") || return 1
-  nsenter -t "$pid" --net --uts --mount --wd="$PWD" -- "$@"
+  nsenter -t "$pid" --net --uts --mount --wd="$PWD" -- env TMPDIR="$MN_DIR/run/tmp" "$@"
 }
 
 # mpirun on node1 across both nodes over TCP on the veth; the remote
@@ -97,8 +100,9 @@ mn_mpirun() {
 
 mn_node_up() { # index
   local i=$1 node=${MN_NODES[$1]} ns=${MN_NS[$1]} d=$MN_DIR/${MN_NODES[$1]}
-  mkdir -p "$d/spool" "$d/pmix" || return 1
+  mkdir -p "$d/spool" "$d/pmix" "$d/shm" "$d/tmp" || return 1
   chmod 711 "$d" || return 1 # munged: its socket's directory searchable by all
+  chmod 1777 "$d/shm" "$d/tmp" || return 1
   # (Callers test this function's status, which turns set -e off inside it:
   # every step that can fail says so.)
   { ip -n "$ns" addr add "${MN_ADDRS[$i]}/${MN_SUBNET#*/}" dev "$MN_VETH" \
@@ -113,6 +117,7 @@ mn_node_up() { # index
     set -e
     hostname "$1"
     mount --bind "$2/hosts" /etc/hosts
+    mount --bind "$2/$1/shm" /dev/shm
     mount --bind "$2/$1" "$2/run"
     echo $$ >"$2/$1/holder.pid.tmp"
     mv "$2/$1/holder.pid.tmp" "$2/$1/holder.pid"
