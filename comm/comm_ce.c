@@ -73,9 +73,8 @@ static void free_group(ce_group *g, int nslots, cudaStream_t cs)
      * never come: a receive still open is cancelled, sends are let go. */
     for (int i = 0; g->acks && i < g->size * nslots; i++) {
         int done = 0;
-        if (g->acks[i] != MPI_REQUEST_NULL && MPI_Test(&g->acks[i], &done, MPI_STATUS_IGNORE) ==
-                                                  MPI_SUCCESS &&
-            !done) {
+        if (g->acks[i] != MPI_REQUEST_NULL &&
+            MPI_Test(&g->acks[i], &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
             MPI_Cancel(&g->acks[i]);
             MPI_Wait(&g->acks[i], MPI_STATUS_IGNORE);
         }
@@ -127,8 +126,8 @@ static int driver_entry(ce_state *s, dd_err *err)
     void *fn = NULL;
     enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
 #if CUDART_VERSION >= 12050
-    cudaError_t cr =
-        cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 7000, cudaEnableDefault, &q);
+    cudaError_t cr = cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 12000,
+                                                      cudaEnableDefault, &q);
 #else
     cudaError_t cr = cudaGetDriverEntryPoint("cuPointerGetAttributes", &fn, cudaEnableDefault, &q);
 #endif
@@ -147,8 +146,9 @@ static int driver_entry(ce_state *s, dd_err *err)
 static int prepare(ce_state **out, const dd_comm_cfg *cfg, dd_err *err)
 {
     if (cfg->work_is_host)
-        return dd_fail(err, DD_EUNSUP,
-                       "the copy-engine comm backend needs the CUDA backend (this run uses the CPU)");
+        return dd_fail(
+            err, DD_EUNSUP,
+            "the copy-engine comm backend needs the CUDA backend (this run uses the CPU)");
     ce_state *s = calloc(1, sizeof *s);
     if (!s)
         return dd_fail(err, DD_ENOMEM, "out of host memory opening the copy-engine comm backend");
@@ -181,9 +181,9 @@ static int join_group(ce_group *g, MPI_Comm from, const char *which, dd_err *err
     if ((rc = dd_mpi_check(MPI_Comm_dup(from, &g->comm), "MPI_Comm_dup", err)) ||
         (rc = dd_mpi_check(MPI_Comm_rank(g->comm, &g->rank), "MPI_Comm_rank", err)) ||
         (rc = dd_mpi_check(MPI_Comm_size(g->comm, &g->size), "MPI_Comm_size", err)) ||
-        (rc = dd_mpi_check(MPI_Comm_split_type(g->comm, MPI_COMM_TYPE_SHARED, g->rank,
-                                               MPI_INFO_NULL, &local),
-                           "MPI_Comm_split_type", err)))
+        (rc = dd_mpi_check(
+             MPI_Comm_split_type(g->comm, MPI_COMM_TYPE_SHARED, g->rank, MPI_INFO_NULL, &local),
+             "MPI_Comm_split_type", err)))
         return rc;
     rc = dd_mpi_check(MPI_Comm_size(local, &nlocal), "MPI_Comm_size", err);
     MPI_Comm_free(&local);
@@ -212,8 +212,8 @@ static int open_peers(ce_state *s, ce_group *g, const ce_card *cards, dd_err *er
         if (cards[p].rc)
             return dd_fail(err, DD_EUNSUP, "CUDA IPC export failed on rank %d of a grid group", p);
         void *probe = NULL;
-        cudaError_t cr = cudaIpcOpenMemHandle(&probe, cards[p].probe,
-                                              cudaIpcMemLazyEnablePeerAccess);
+        cudaError_t cr =
+            cudaIpcOpenMemHandle(&probe, cards[p].probe, cudaIpcMemLazyEnablePeerAccess);
         if (cr == cudaSuccess)
             cr = cudaIpcCloseMemHandle(probe);
         for (int i = 0; i < s->nslots && cr == cudaSuccess; i++)

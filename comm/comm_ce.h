@@ -22,10 +22,10 @@ enum { CE_TAG_READY = 7301, CE_TAG_ACK = 7302 };
  * (the root recorded its event for `slot` before sending this), and where
  * it lies in the root's allocation. */
 typedef struct {
-    cudaIpcMemHandle_t handle; /* of the allocation holding the panel */
-    unsigned long long bufid;  /* the allocation's process-wide id (CUDA) */
-    uint64_t offset;           /* bytes from the allocation's base to the panel */
-    int64_t seq;               /* post number, the same on every rank */
+    cudaIpcMemHandle_t handle;   /* of the allocation holding the panel */
+    unsigned long long bufid;    /* the allocation's process-wide id (CUDA) */
+    uint64_t offset;             /* bytes from the allocation's base to the panel */
+    int64_t seq;                 /* post number, the same on every rank */
     int64_t src_ld, rows, width; /* elements: the root's row pitch and the shape */
     int32_t slot, pad;
 } ce_msg;
@@ -41,12 +41,12 @@ typedef struct {
 typedef struct {
     MPI_Comm comm; /* duplicate of the row or column communicator */
     int rank, size;
-    cudaEvent_t *peer;  /* [size·nslots]: peers' "produced" events, opened (self: NULL) */
-    ce_map *map;        /* [size]: the peer's block this rank last read from */
-    ce_msg *out;        /* root: [nslots] the message of the slot's last post */
-    MPI_Request *sends; /* root: [nslots·size] its sends */
-    MPI_Request *acks;  /* root: [nslots·size] receives of the receivers' acks */
-    int64_t *ack_in;    /* root: [nslots·size] their buffers */
+    cudaEvent_t *peer;    /* [size·nslots]: peers' "produced" events, opened (self: NULL) */
+    ce_map *map;          /* [size]: the peer's block this rank last read from */
+    ce_msg *out;          /* root: [nslots] the message of the slot's last post */
+    MPI_Request *sends;   /* root: [nslots·size] its sends */
+    MPI_Request *acks;    /* root: [nslots·size] receives of the receivers' acks */
+    int64_t *ack_in;      /* root: [nslots·size] their buffers */
     MPI_Request *ack_out; /* receiver: [nslots] its ack of the slot's last post */
     int64_t *ack_seq;     /* receiver: [nslots] their buffers */
     /* root: the handle of its own block last exported */
@@ -62,9 +62,9 @@ typedef struct {
     ce_group g[2];
     cudaStream_t cs, xs; /* the engine's communication and compute streams */
     int nslots;
-    cudaEvent_t *produced;         /* [nslots] interprocess: recorded by this rank as a root */
+    cudaEvent_t *produced;          /* [nslots] interprocess: recorded by this rank as a root */
     cudaEvent_t *ready, *slot_free; /* [nslots] local, as in the NCCL backend */
-    int64_t seq;                   /* posts so far */
+    int64_t seq;                    /* posts so far */
     ce_ptr_attrs_fn ptr_attrs;
 } ce_state;
 

@@ -87,7 +87,8 @@ static int root_part(ce_state *s, const dd_panel_xfer *x, dd_err *err)
                               "MPI_Waitall (announcements of a slot's previous panel)", err);
         for (int p = 0; p < g->size && !rc; p++)
             if (p != g->rank && g->ack_in[(size_t)slot * g->size + p] != g->out[slot].seq)
-                rc = dd_fail(err, DD_EFAIL, "copy-engine backend out of step: ack of post %lld "
+                rc = dd_fail(err, DD_EFAIL,
+                             "copy-engine backend out of step: ack of post %lld "
                              "for post %lld",
                              (long long)g->ack_in[(size_t)slot * g->size + p],
                              (long long)g->out[slot].seq);
@@ -111,9 +112,9 @@ static int root_part(ce_state *s, const dd_panel_xfer *x, dd_err *err)
             if (!(rc = dd_mpi_check(MPI_Isend(&g->out[slot], (int)sizeof(ce_msg), MPI_BYTE, p,
                                               CE_TAG_READY, g->comm, &g->sends[i]),
                                     "MPI_Isend (panel produced)", err)))
-                rc = dd_mpi_check(MPI_Irecv(&g->ack_in[i], 1, MPI_INT64_T, p, CE_TAG_ACK, g->comm,
-                                            &g->acks[i]),
-                                  "MPI_Irecv (ack)", err);
+                rc = dd_mpi_check(
+                    MPI_Irecv(&g->ack_in[i], 1, MPI_INT64_T, p, CE_TAG_ACK, g->comm, &g->acks[i]),
+                    "MPI_Irecv (ack)", err);
         }
     }
     return rc;
@@ -122,7 +123,8 @@ static int root_part(ce_state *s, const dd_panel_xfer *x, dd_err *err)
 /* The root's allocation named in msg, opened here (once per allocation). */
 static int mapping(ce_state *s, ce_map *mp, const ce_msg *msg, dd_err *err)
 {
-    if (mp->base && mp->bufid == msg->bufid && !memcmp(&mp->handle, &msg->handle, sizeof msg->handle))
+    if (mp->base && mp->bufid == msg->bufid &&
+        !memcmp(&mp->handle, &msg->handle, sizeof msg->handle))
         return DD_OK;
     int rc = DD_OK;
     if (mp->base) { /* a new allocation of that root: no copy may still read the old one */
@@ -132,9 +134,9 @@ static int mapping(ce_state *s, ce_map *mp, const ce_msg *msg, dd_err *err)
         mp->bufid = 0;
     }
     void *p = NULL;
-    if (!rc && !(rc = dd_cuda_check(cudaIpcOpenMemHandle(&p, msg->handle,
-                                                         cudaIpcMemLazyEnablePeerAccess),
-                                    "cudaIpcOpenMemHandle (a root's block)", err))) {
+    if (!rc &&
+        !(rc = dd_cuda_check(cudaIpcOpenMemHandle(&p, msg->handle, cudaIpcMemLazyEnablePeerAccess),
+                             "cudaIpcOpenMemHandle (a root's block)", err))) {
         mp->base = p;
         mp->bufid = msg->bufid;
         mp->handle = msg->handle;
@@ -153,8 +155,8 @@ static int receive(ce_state *s, int m, const dd_panel_xfer *x, dd_err *err)
     if (g->size < 2 || t->root < 0 || t->root >= g->size || t->root == g->rank)
         return dd_fail(err, DD_EFAIL, "a panel transfer with root %d in a group of %d ranks",
                        t->root, g->size);
-    if ((rc = dd_mpi_check(MPI_Recv(&msg, (int)sizeof msg, MPI_BYTE, t->root, CE_TAG_READY,
-                                    g->comm, MPI_STATUS_IGNORE),
+    if ((rc = dd_mpi_check(MPI_Recv(&msg, (int)sizeof msg, MPI_BYTE, t->root, CE_TAG_READY, g->comm,
+                                    MPI_STATUS_IGNORE),
                            "MPI_Recv (panel produced)", err)))
         return rc;
     if (msg.seq != s->seq || msg.slot != slot || msg.rows != t->rows || msg.width != t->width)
@@ -168,8 +170,7 @@ static int receive(ce_state *s, int m, const dd_panel_xfer *x, dd_err *err)
     if ((rc = mapping(s, mp, &msg, err)) ||
         (rc = dd_cuda_check(cudaStreamWaitEvent(s->cs, g->peer[t->root * s->nslots + slot], 0),
                             "cudaStreamWaitEvent (the root's panel produced)", err)) ||
-        (rc = dd_mpi_check(MPI_Wait(&g->ack_out[slot], MPI_STATUS_IGNORE), "MPI_Wait (ack)",
-                           err)))
+        (rc = dd_mpi_check(MPI_Wait(&g->ack_out[slot], MPI_STATUS_IGNORE), "MPI_Wait (ack)", err)))
         return rc;
     g->ack_seq[slot] = msg.seq;
     if ((rc = dd_mpi_check(MPI_Isend(&g->ack_seq[slot], 1, MPI_INT64_T, t->root, CE_TAG_ACK,

@@ -46,7 +46,7 @@ typedef struct {
     double seconds;                             /* start to stop */
     double sm_mhz_mean, sm_mhz_min, sm_mhz_max; /* SM clock */
     double power_w_mean, power_w_max;           /* board power */
-    double energy_j; /* energy counter's difference (or mean power × seconds where none) */
+    double energy_j;         /* energy counter's difference (or mean power × seconds where none) */
     int energy_from_counter; /* 1: the counter; 0: estimated from the samples */
     double power_limit_w;    /* enforced power limit */
     double temp_c;           /* GPU temperature at stop */

@@ -47,11 +47,11 @@ typedef struct {
 struct dd_tele_sampler {
     nvml_api api;
     nvml_device dev;
-    int ok;         /* NVML initialised and the device found */
-    int is_static;  /* the out-of-memory sampler: never freed */
-    char why[120];  /* when not */
+    int ok;        /* NVML initialised and the device found */
+    int is_static; /* the out-of-memory sampler: never freed */
+    char why[120]; /* when not */
     pthread_t thread;
-    int running;    /* a thread was started */
+    int running; /* a thread was started */
     atomic_int stop;
     /* written by the thread between start and stop only */
     int n;

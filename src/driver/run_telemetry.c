@@ -26,9 +26,9 @@ int run_telemetry_stop(run_ctx *c, int rc, dd_err *err)
     if (c->rank == 0 && !(all = calloc((size_t)c->size, sizeof *all)))
         rc = dd_fail(err, DD_ENOMEM, "out of host memory for the telemetry of %d ranks", c->size);
     /* every rank runs the same binary: the struct's bytes are the same layout */
-    int rc2 = dd_mpi_check(MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine,
-                                      MPI_BYTE, 0, c->world),
-                           "MPI_Gather of the GPU telemetry", err);
+    int rc2 = dd_mpi_check(
+        MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, c->world),
+        "MPI_Gather of the GPU telemetry", err);
     if ((rc = dd_agree(c->world, rc ? rc : rc2, err))) {
         free(all);
         return rc;

@@ -7,8 +7,10 @@ trap 'rm -rf "$work"' EXIT
 read -r -a mpirun <<<"$DD_MPIRUN"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$DD_BIN" --help | grep -q "usage: mpirun -np R" || fail "--help"
-"$DD_BIN" gen --help | grep -q "gen --out FILE" || fail "gen --help"
+# grep reads all of it (-q would stop at the match and, once the text is
+# past one pipe buffer, the writer would die of SIGPIPE under pipefail)
+"$DD_BIN" --help | grep "usage: mpirun -np R" >/dev/null || fail "--help"
+"$DD_BIN" gen --help | grep "gen --out FILE" >/dev/null || fail "gen --help"
 "$DD_BIN" --version | grep -Eq '^dgemm-dist [0-9]+\.[0-9]+\.[0-9]+$' || fail "--version"
 
 # dry run: decomposition for every rank, nothing computed or written
