@@ -42,6 +42,14 @@ const kernel_desc *kernel_find(const char *name);
 const char *kernel_default(int is_f64);
 /* cuBLAS needs a handle per device/stream; created lazily, destroyed here. */
 void kernel_cublas_shutdown(void);
+/* Frees what the kernels keep per device (cuBLAS handles, ozaki2's
+ * workspace, the emulation's handles): kernel_cublas_shutdown and more. */
+void kernel_shutdown(void);
+/* What the kernels have to report about the multiplies since the last call
+ * ("" when nothing): ozaki2's fallbacks to native FP64 and why.  Waits for
+ * the work queued on the devices used (a synchronising call: once per
+ * run or per bench row, never per multiply). */
+const char *kernel_note(void);
 /* cuBLAS version as "13.1.0", for reports. */
 const char *kernel_cublas_version(void);
 

@@ -49,3 +49,20 @@ extern "C" const char *kernel_default(int is_f64)
 {
     return is_f64 ? "08_dmma" : "07_warptile";
 }
+
+/* ozaki2.cu and kernel_cublas_emu.cu */
+extern "C" const char *dd_ozaki2_note(void);
+extern "C" void dd_ozaki2_shutdown(void);
+extern "C" void dd_emu_cublas_shutdown(void);
+
+extern "C" void kernel_shutdown(void)
+{
+    kernel_cublas_shutdown();
+    dd_emu_cublas_shutdown();
+    dd_ozaki2_shutdown();
+}
+
+extern "C" const char *kernel_note(void)
+{
+    return dd_ozaki2_note();
+}

@@ -36,7 +36,7 @@ flags=(-O3 -std=c++17 -lineinfo "-gencode=arch=compute_$ARCH,code=[compute_$ARCH
        -Xcompiler=-Wall,-Wextra -Xptxas=-v -I"$here" -I"$root/src/base")
 
 # The kernel list: the first field of each DD_KERNEL(...) line of kernels.def.
-mapfile -t kernels < <(sed -n 's/^DD_KERNEL(\([A-Za-z0-9_]*\),.*/\1/p' "$here/kernels.def")
+mapfile -t kernels < <(sed -n 's/^DD_KERNEL(\([A-Za-z0-9_]*\),.*/\1/p' "$here/kernels.def" | awk '!seen[$0]++')
 if [ ${#kernels[@]} = 0 ]; then
   echo "run-gpu.sh: $here/kernels.def lists no kernel" >&2
   exit 1

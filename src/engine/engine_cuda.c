@@ -202,7 +202,11 @@ static void cuda_close(dd_engine *e)
         cudaStreamSynchronize(s->compute);
     if (s->comm)
         cudaStreamSynchronize(s->comm);
-    kernel_cublas_shutdown();
+    /* a kernel's note (ozaki2: multiplies that fell back to native FP64, and why) */
+    const char *note = kernel_note();
+    if (note[0])
+        fprintf(stderr, "dgemm-dist: kernel %s: %s\n", s->kd ? s->kd->name : "?", note);
+    kernel_shutdown();
     for (int i = 0; i < s->cap; i++)
         cudaEventDestroy(s->ev[i]);
     free(s->ev);

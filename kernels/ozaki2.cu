@@ -1,0 +1,321 @@
+/* ozaki2 — FP64 GEMM on the INT8 tensor cores: the Ozaki scheme II
+ * (kernels/ozaki2.h says how and why it is exact; kernels/ozaki2_ref.c is
+ * the host reference).  Per multiply, on the caller's stream:
+ *
+ *   1. slice_rows / slice_cols (ozaki2_dev.cuh): one pass per row of A and
+ *      per column of B: the power-of-two scale from the max and the 2-norm,
+ *      the range check, and N INT8 slices (A row-major, B transposed: both
+ *      k-contiguous, k padded to 32 with zeros);
+ *   2. N INT8 GEMMs, INT32 out, in one cublasGemmStridedBatchedEx
+ *      (CUBLAS_COMPUTE_32I, the "TN" form cuBLAS's IMMA kernels take;
+ *      leading dimensions multiples of 32 / 4), over row tiles of C so
+ *      that the INT32 products stay within DD_OZAKI2_TILE_MB (default
+ *      2048 MiB);
+ *   3. crt: residues, Garner, Horner, unscale and beta into C, fused.
+ *   k above OZ2_KCHUNK (exactness of INT32) is done in chunks, C
+ *   accumulating.
+ *
+ * Fallback.  When the scaling step finds a non-finite value or a row or
+ * column of too wide a range for the moduli (ozaki2.h), a device flag
+ * turns the CRT kernel off and a gated native FP64 kernel on: the decision
+ * stays on the GPU, the launcher never synchronises.  kernel_note() (a
+ * synchronising call, kernel.h) reports how many multiplies fell back and
+ * why; dgemm-dist prints it at teardown, gemm-bench in its row.
+ *
+ * The number of moduli: "ozaki2" picks it from k (oz2_auto_moduli: 15-16
+ * for k from 256 to 16384), "ozaki2-N" fixes it (kernels.def lists the
+ * variants).  Workspace: one per device, grown as needed (never shrunk
+ * until kernel_shutdown), about N·(m + n)·k bytes of slices plus the INT32
+ * tile; calls on different streams of one device are ordered by an event
+ * (they share it). */
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gemm_common.cuh"
+#include "ladder.h"
+#include "ozaki2.h"
+#include "ozaki2_dev.cuh"
+
+namespace
+{
+
+constexpr int MAX_DEVICES = 64;
+
+struct workspace {
+    bool ready;
+    cublasHandle_t h;
+    void *buf;
+    size_t cap;
+    oz2::status *st;
+    oz2::stats *sx;
+    cudaEvent_t done;
+    bool recorded;
+    unsigned long long calls;
+    int sms;
+};
+workspace g_ws[MAX_DEVICES];
+
+int from_cublas(cublasStatus_t st)
+{
+    switch (st) {
+    case CUBLAS_STATUS_SUCCESS:
+        return cudaSuccess;
+    case CUBLAS_STATUS_ALLOC_FAILED:
+        return cudaErrorMemoryAllocation;
+    case CUBLAS_STATUS_INVALID_VALUE:
+        return cudaErrorInvalidValue;
+    case CUBLAS_STATUS_NOT_SUPPORTED:
+        return cudaErrorNotSupported;
+    case CUBLAS_STATUS_ARCH_MISMATCH:
+        return cudaErrorInvalidDeviceFunction;
+    default:
+        return cudaErrorUnknown;
+    }
+}
+
+#define OZ_TRY(call)                                                                               \
+    do {                                                                                           \
+        int oz_e_ = (int)(call);                                                                   \
+        if (oz_e_ != 0)                                                                            \
+            return oz_e_;                                                                          \
+    } while (0)
+
+/* The workspace of the current device, created on first use: cuBLAS
+ * handle, status words, event, the parameters in constant memory. */
+int device_ws(workspace **out, int *dev_out)
+{
+    int dev = 0;
+    OZ_TRY(cudaGetDevice(&dev));
+    if (dev < 0 || dev >= MAX_DEVICES)
+        return cudaErrorInvalidDevice;
+    workspace *w = &g_ws[dev];
+    if (!w->ready) {
+        oz2_params par[OZ2_MAX_MODULI - OZ2_MIN_MODULI + 1];
+        for (int n = OZ2_MIN_MODULI; n <= OZ2_MAX_MODULI; ++n)
+            oz2_params_init(&par[n - OZ2_MIN_MODULI], n);
+        OZ_TRY(cudaMemcpyToSymbol(oz2::c_par, par, sizeof par));
+        OZ_TRY(cudaDeviceGetAttribute(&w->sms, cudaDevAttrMultiProcessorCount, dev));
+        OZ_TRY(cudaMalloc(&w->st, sizeof(oz2::status)));
+        OZ_TRY(cudaMalloc(&w->sx, sizeof(oz2::stats)));
+        OZ_TRY(cudaMemset(w->sx, 0, sizeof(oz2::stats)));
+        OZ_TRY(cudaEventCreateWithFlags(&w->done, cudaEventDisableTiming));
+        OZ_TRY(from_cublas(cublasCreate(&w->h)));
+        w->ready = true;
+    }
+    *out = w;
+    *dev_out = dev;
+    return cudaSuccess;
+}
+
+int64_t up(int64_t x, int64_t a)
+{
+    return (x + a - 1) / a * a;
+}
+
+/* The pieces of one chunk's workspace, 256-byte aligned. */
+struct layout {
+    int64_t kp, m4, n4, mt; /* padded k, rows, columns; rows per INT32 tile */
+    size_t off_sa, off_sb, off_a, off_b, off_c, bytes;
+};
+
+layout plan(int nm, int64_t m, int64_t n, int64_t k)
+{
+    layout L;
+    L.kp = up(k, 32), L.m4 = up(m, 4), L.n4 = up(n, 4);
+    const char *env = getenv("DD_OZAKI2_TILE_MB");
+    double mb = env && atof(env) > 0 ? atof(env) : 2048.0;
+    int64_t rows = (int64_t)(mb * 1048576.0 / (4.0 * nm * (double)L.n4));
+    L.mt = rows < 4 ? 4 : rows / 4 * 4;
+    L.mt = L.mt > L.m4 ? L.m4 : L.mt;
+    size_t o = 0;
+    L.off_sa = o, o += up(4 * L.m4, 256);
+    L.off_sb = o, o += up(4 * L.n4, 256);
+    L.off_a = o, o += up((int64_t)nm * L.m4 * L.kp, 256);
+    L.off_b = o, o += up((int64_t)nm * L.n4 * L.kp, 256);
+    L.off_c = o, o += up((int64_t)nm * L.mt * L.n4 * 4, 256);
+    L.bytes = o;
+    return L;
+}
+
+int grow(workspace *w, size_t bytes)
+{
+    if (bytes <= w->cap)
+        return cudaSuccess;
+    if (w->buf) {
+        OZ_TRY(cudaFree(w->buf)); /* synchronises: queued work no longer reads it */
+        w->buf = nullptr, w->cap = 0;
+    }
+    OZ_TRY(cudaMalloc(&w->buf, bytes));
+    w->cap = bytes;
+    return cudaSuccess;
+}
+
+template <int N>
+int launch_crt(int pi, int rows, int n, const int32_t *c32, int64_t cs, int n4, const int *sa,
+               const int *sb, int beta, double *C, int64_t ldc, const oz2::status *st, int sms,
+               cudaStream_t s)
+{
+    int64_t blocks = ((int64_t)rows * n + 255) / 256;
+    int grid = (int)(blocks < 16LL * sms ? blocks : 16LL * sms);
+    oz2::crt<N><<<grid, 256, 0, s>>>(pi, rows, n, c32, cs, n4, sa, sb, beta, C, ldc, st);
+    return (int)cudaGetLastError();
+}
+
+int crt_dispatch(int nm, int rows, int n, const int32_t *c32, int64_t cs, int n4, const int *sa,
+                 const int *sb, int beta, double *C, int64_t ldc, const oz2::status *st, int sms,
+                 cudaStream_t s)
+{
+    const int pi = nm - OZ2_MIN_MODULI;
+#define OZ_CASE(N)                                                                                 \
+    case N:                                                                                        \
+        return launch_crt<N>(pi, rows, n, c32, cs, n4, sa, sb, beta, C, ldc, st, sms, s);
+    switch (nm) {
+        OZ_CASE(8) OZ_CASE(9) OZ_CASE(10) OZ_CASE(11) OZ_CASE(12) OZ_CASE(13) OZ_CASE(14)
+        OZ_CASE(15) OZ_CASE(16) OZ_CASE(17) OZ_CASE(18) OZ_CASE(19) OZ_CASE(20)
+    default:
+        return cudaErrorInvalidValue;
+    }
+#undef OZ_CASE
+}
+
+/* One chunk: k ≤ OZ2_KCHUNK. */
+int chunk(workspace *w, int nm, int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
+          const double *B, int64_t ldb, int beta, double *C, int64_t ldc, cudaStream_t s)
+{
+    const layout L = plan(nm, m, n, k);
+    OZ_TRY(grow(w, L.bytes));
+    char *base = static_cast<char *>(w->buf);
+    int *sa = reinterpret_cast<int *>(base + L.off_sa), *sb = reinterpret_cast<int *>(base + L.off_sb);
+    int8_t *a8 = reinterpret_cast<int8_t *>(base + L.off_a), *b8 = reinterpret_cast<int8_t *>(base + L.off_b);
+    int32_t *c32 = reinterpret_cast<int32_t *>(base + L.off_c);
+    const int pi = nm - OZ2_MIN_MODULI;
+    OZ_TRY(cudaMemsetAsync(w->st, 0, sizeof(oz2::status), s));
+    oz2::slice_rows<<<(unsigned)m, 256, 0, s>>>(pi, (int)k, (int)L.kp, A, lda, sa, a8, L.m4 * L.kp,
+                                                 w->st);
+    OZ_TRY(cudaGetLastError());
+    oz2::slice_cols<<<(unsigned)((n + 31) / 32), 256, 0, s>>>(pi, (int)n, (int)k, (int)L.kp, B, ldb,
+                                                              sb, b8, L.n4 * L.kp, w->st);
+    OZ_TRY(cudaGetLastError());
+    const int32_t one = 1, zero = 0;
+    for (int64_t r0 = 0; r0 < m; r0 += L.mt) {
+        const int64_t rows = m - r0 < L.mt ? m - r0 : L.mt, rows4 = up(rows, 4);
+        /* column-major: C^T(n4 × rows4) = (B^T)^T · A^T, both stored k-contiguous */
+        OZ_TRY(from_cublas(cublasGemmStridedBatchedEx(
+            w->h, CUBLAS_OP_T, CUBLAS_OP_N, (int)L.n4, (int)rows4, (int)L.kp, &one, b8, CUDA_R_8I,
+            (int)L.kp, L.n4 * L.kp, a8 + r0 * L.kp, CUDA_R_8I, (int)L.kp, L.m4 * L.kp, &zero, c32,
+            CUDA_R_32I, (int)L.n4, L.mt * L.n4, nm, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT)));
+        OZ_TRY(crt_dispatch(nm, (int)rows, (int)n, c32, L.mt * L.n4, (int)L.n4, sa + r0, sb, beta,
+                            C + r0 * ldc, ldc, w->st, w->sms, s));
+    }
+    const int64_t tiles = ((m + 63) / 64) * ((n + 63) / 64);
+    const int grid = (int)(tiles < 2LL * w->sms ? tiles : 2LL * w->sms);
+    oz2::fallback<<<grid, 256, 0, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C, ldc, w->st,
+                                       w->sx, nm);
+    return (int)cudaGetLastError();
+}
+
+int ozaki2_gemm(int nm, DD_LAUNCHER_ARGS(double))
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    bool go;
+    int e = dd::gemm_prologue<double>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
+    if (e != cudaSuccess || !go)
+        return e;
+    if (m > (int64_t)INT32_MAX / 4 || n > (int64_t)INT32_MAX / 4)
+        return cudaErrorInvalidValue;
+    workspace *w;
+    int dev;
+    OZ_TRY(device_ws(&w, &dev));
+    if (w->recorded)
+        OZ_TRY(cudaStreamWaitEvent(s, w->done, 0));
+    OZ_TRY(from_cublas(cublasSetStream(w->h, s)));
+    const int64_t kc = OZ2_KCHUNK;
+    if (nm == 0)
+        nm = oz2_auto_moduli(k < kc ? k : kc);
+    for (int64_t l0 = 0; l0 < k; l0 += kc) {
+        const int64_t kk = k - l0 < kc ? k - l0 : kc;
+        OZ_TRY(chunk(w, nm, m, n, kk, A + l0, lda, B + l0 * ldb, ldb, l0 ? 1 : beta, C, ldc, s));
+    }
+    OZ_TRY(cudaEventRecord(w->done, s));
+    w->recorded = true;
+    ++w->calls;
+    return cudaSuccess;
+}
+
+} // namespace
+
+#define OZ_LAUNCHER(id, N)                                                                         \
+    extern "C" int dd_##id##_dgemm(DD_LAUNCHER_ARGS(double))                                       \
+    {                                                                                              \
+        return ozaki2_gemm(N, m, n, k, A, lda, B, ldb, beta, C, ldc, stream);                      \
+    }
+OZ_LAUNCHER(oz2, 0)
+OZ_LAUNCHER(oz2_14, 14)
+OZ_LAUNCHER(oz2_15, 15)
+OZ_LAUNCHER(oz2_16, 16)
+OZ_LAUNCHER(oz2_18, 18)
+
+/* kernel.h: the fallbacks since the last call, over every device used. */
+extern "C" const char *dd_ozaki2_note(void)
+{
+    static char buf[512];
+    static const char *what[] = {"", "a row of A holds a non-finite value",
+                                 "a column of B holds a non-finite value", "row", "column"};
+    buf[0] = '\0';
+    int cur = -1;
+    if (cudaGetDevice(&cur) != cudaSuccess)
+        return buf;
+    size_t used = 0;
+    for (int d = 0; d < MAX_DEVICES; ++d) {
+        workspace *w = &g_ws[d];
+        oz2::stats sx;
+        if (!w->ready || cudaSetDevice(d) != cudaSuccess ||
+            cudaMemcpy(&sx, w->sx, sizeof sx, cudaMemcpyDeviceToHost) != cudaSuccess ||
+            cudaMemset(w->sx, 0, sizeof sx) != cudaSuccess)
+            continue;
+        unsigned long long calls = w->calls;
+        w->calls = 0;
+        if (!sx.fallbacks || used >= sizeof buf)
+            continue;
+        int r = (int)sx.reason;
+        int wr;
+        if (r == oz2::REASON_A_RANGE || r == oz2::REASON_B_RANGE)
+            wr = snprintf(buf + used, sizeof buf - used,
+                          "%sozaki2 (GPU %d): %llu of %llu multiplies fell back to native FP64; "
+                          "last: %s %d of %s: %d of its %d nonzeros keep < %d bits at %d moduli "
+                          "(exponent range too wide)",
+                          used ? "; " : "", d, sx.fallbacks, calls, what[r], sx.index,
+                          r == oz2::REASON_A_RANGE ? "A" : "B", sx.lossy, sx.nnz, OZ2_KEEP_BITS,
+                          sx.moduli);
+        else
+            wr = snprintf(buf + used, sizeof buf - used,
+                          "%sozaki2 (GPU %d): %llu of %llu multiplies fell back to native FP64; "
+                          "last: %s (index %d)",
+                          used ? "; " : "", d, sx.fallbacks, calls, what[r < 5 ? r : 0], sx.index);
+        used += wr > 0 ? (size_t)wr : 0;
+    }
+    (void)cudaSetDevice(cur);
+    return buf;
+}
+
+extern "C" void dd_ozaki2_shutdown(void)
+{
+    int cur = -1;
+    if (cudaGetDevice(&cur) != cudaSuccess)
+        cur = -1;
+    for (int d = 0; d < MAX_DEVICES; ++d) {
+        workspace *w = &g_ws[d];
+        if (!w->ready || cudaSetDevice(d) != cudaSuccess)
+            continue;
+        cudaFree(w->buf);
+        cudaFree(w->st);
+        cudaFree(w->sx);
+        cudaEventDestroy(w->done);
+        cublasDestroy(w->h);
+        *w = workspace();
+    }
+    if (cur >= 0)
+        (void)cudaSetDevice(cur);
+}

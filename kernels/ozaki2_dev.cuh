@@ -1,0 +1,283 @@
+/* ozaki2_dev.cuh — the device side of kernels/ozaki2.cu: the status the
+ * scaling kernels leave for the later ones (range check), block
+ * reductions, the scaling + slicing kernels (A by rows, B by columns), the
+ * CRT kernel (mod reduction, Garner, unscale, beta) and the gated native
+ * fallback.  Private to ozaki2.cu. */
+#ifndef DD_OZAKI2_DEV_CUH
+#define DD_OZAKI2_DEV_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "ozaki2.h"
+
+namespace oz2
+{
+
+/* One multiply's verdict (reset before each chunk): flag 0 fine, else the
+ * first reason found (REASON_*), with its row/column and counts. */
+enum { REASON_NONE, REASON_A_NONFINITE, REASON_B_NONFINITE, REASON_A_RANGE, REASON_B_RANGE };
+struct status {
+    unsigned int flag;
+    int index, lossy, nnz;
+};
+/* Kept across multiplies, read and cleared by the host (kernel_note). */
+struct stats {
+    unsigned long long fallbacks;
+    unsigned int reason;
+    int index, lossy, nnz, moduli;
+};
+
+/* The parameters of every number of moduli, index n - OZ2_MIN_MODULI. */
+__constant__ oz2_params c_par[OZ2_MAX_MODULI - OZ2_MIN_MODULI + 1];
+
+__device__ inline void flag(status *st, unsigned int why, int index, int lossy, int nnz)
+{
+    if (atomicCAS(&st->flag, 0u, why) == 0u) {
+        st->index = index, st->lossy = lossy, st->nnz = nnz;
+    }
+}
+
+/* Block-wide sum / max over 256 threads (8 warps); every thread gets it. */
+template <typename T, bool MAX> __device__ inline T block_reduce(T v, T *red)
+{
+    for (int o = 16; o > 0; o >>= 1) {
+        T w = __shfl_xor_sync(0xffffffffu, v, o);
+        v = MAX ? (w > v ? w : v) : v + w;
+    }
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0)
+        red[threadIdx.x >> 5] = v;
+    __syncthreads();
+    v = red[0];
+    for (int w = 1; w < 8; ++w)
+        v = MAX ? (red[w] > v ? red[w] : v) : v + red[w];
+    return v;
+}
+
+/* Row i of A (k values) -> sa[i] and n INT8 slices, slice q at
+ * out + q·stride + i·kp, zero past k up to kp (a multiple of 32).  256
+ * threads, one block per row. */
+__global__ void __launch_bounds__(256) slice_rows(int pi, int k, int kp, const double *A,
+                                                  int64_t lda, int *sa, int8_t *out,
+                                                  int64_t stride, status *st)
+{
+    __shared__ double redd[8];
+    __shared__ int redi[8];
+    const oz2_params &p = c_par[pi];
+    const int i = blockIdx.x;
+    const double *a = A + (int64_t)i * lda;
+    double amax = 0;
+    int bad = 0;
+    for (int l = threadIdx.x; l < k; l += 256) {
+        double v = fabs(a[l]);
+        bad |= !isfinite(v);
+        amax = fmax(amax, v);
+    }
+    if (block_reduce<int, false>(bad, redi)) {
+        if (threadIdx.x == 0)
+            flag(st, REASON_A_NONFINITE, i, 0, 0);
+        return;
+    }
+    amax = block_reduce<double, true>(amax, redd);
+    int e = 0;
+    if (amax > 0)
+        (void)frexp(amax, &e);
+    double ss = 0;
+    for (int l = threadIdx.x; l < k; l += 256) {
+        double v = ldexp(a[l], -e);
+        ss += v * v;
+    }
+    ss = block_reduce<double, false>(ss, redd);
+    const int s = oz2_shift(amax, ss, p.half_bits);
+    if (threadIdx.x == 0)
+        sa[i] = s;
+    int lossy = 0, nnz = 0;
+    int8_t *row = out + (int64_t)i * kp;
+    for (int l0 = 4 * threadIdx.x; l0 < kp; l0 += 1024) {
+        double x[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            int lo = 0, l = l0 + q;
+            x[q] = l < k ? oz2_scaled(a[l], s, &lo) : 0.0;
+            lossy += lo;
+            nnz += l < k && a[l] != 0;
+        }
+        for (int q = 0; q < p.n; ++q) {
+            uint32_t w = 0;
+#pragma unroll
+            for (int b = 0; b < 4; ++b)
+                w |= (uint32_t)(uint8_t)(int8_t)oz2_symmod(x[b], p.m[q], p.rinv[q]) << (8 * b);
+            *reinterpret_cast<uint32_t *>(row + q * stride + l0) = w;
+        }
+    }
+    lossy = block_reduce<int, false>(lossy, redi);
+    nnz = block_reduce<int, false>(nnz, redi);
+    if (threadIdx.x == 0 && (int64_t)lossy * OZ2_LOSSY_DEN > nnz)
+        flag(st, REASON_A_RANGE, i, lossy, nnz);
+}
+
+/* Columns of B, 32 per block (lane = column, 8 warps share k) -> sb[j]
+ * and the slices of B^T: slice q, column j at out + q·stride + j·kp (k
+ * contiguous: the "T" operand of the INT8 GEMM). */
+__global__ void __launch_bounds__(256) slice_cols(int pi, int n, int k, int kp, const double *B,
+                                                  int64_t ldb, int *sb, int8_t *out,
+                                                  int64_t stride, status *st)
+{
+    __shared__ double redd[8][32];
+    __shared__ int redi[8][32], redn[8][32];
+    const oz2_params &p = c_par[pi];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int j = blockIdx.x * 32 + lane;
+    const bool ok = j < n;
+    double amax = 0;
+    int bad = 0;
+    for (int l = warp; ok && l < k; l += 8) {
+        double v = fabs(B[(int64_t)l * ldb + j]);
+        bad |= !isfinite(v);
+        amax = fmax(amax, v);
+    }
+    redd[warp][lane] = amax, redi[warp][lane] = bad;
+    __syncthreads();
+    for (int w = 0; w < 8; ++w)
+        amax = fmax(amax, redd[w][lane]), bad |= redi[w][lane];
+    __syncthreads();
+    if (bad && warp == 0)
+        flag(st, REASON_B_NONFINITE, j, 0, 0);
+    int e = 0;
+    if (amax > 0)
+        (void)frexp(amax, &e);
+    double ss = 0;
+    for (int l = warp; ok && !bad && l < k; l += 8) {
+        double v = ldexp(B[(int64_t)l * ldb + j], -e);
+        ss += v * v;
+    }
+    redd[warp][lane] = ss;
+    __syncthreads();
+    ss = 0;
+    for (int w = 0; w < 8; ++w)
+        ss += redd[w][lane];
+    const int s = oz2_shift(amax, ss, p.half_bits);
+    if (warp == 0 && ok)
+        sb[j] = s;
+    int lossy = 0, nnz = 0;
+    for (int l0 = warp * 32; ok && !bad && l0 < kp; l0 += 256) {
+        double x[32];
+#pragma unroll
+        for (int q = 0; q < 32; ++q) {
+            int lo = 0, l = l0 + q;
+            double v = l < k ? B[(int64_t)l * ldb + j] : 0.0;
+            x[q] = oz2_scaled(v, s, &lo);
+            lossy += lo;
+            nnz += v != 0;
+        }
+        for (int q = 0; q < p.n; ++q) {
+            uint32_t w[8];
+#pragma unroll
+            for (int b = 0; b < 32; ++b) {
+                uint32_t r = (uint8_t)(int8_t)oz2_symmod(x[b], p.m[q], p.rinv[q]);
+                w[b / 4] = (b % 4 ? w[b / 4] : 0u) | r << (8 * (b % 4));
+            }
+            uint4 *dst = reinterpret_cast<uint4 *>(out + q * stride + (int64_t)j * kp + l0);
+            dst[0] = make_uint4(w[0], w[1], w[2], w[3]);
+            dst[1] = make_uint4(w[4], w[5], w[6], w[7]);
+        }
+    }
+    redi[warp][lane] = lossy, redn[warp][lane] = nnz;
+    __syncthreads();
+    if (warp == 0 && ok && !bad) {
+        for (int w = 1; w < 8; ++w)
+            lossy += redi[w][lane], nnz += redn[w][lane];
+        if ((int64_t)lossy * OZ2_LOSSY_DEN > nnz)
+            flag(st, REASON_B_RANGE, j, lossy, nnz);
+    }
+}
+
+/* rows×n entries of C from the N INT32 products (product q at
+ * c32 + q·cstride, ld n4): symmetric residues, Garner, Horner, unscale,
+ * beta.  Nothing when the range check flagged this multiply. */
+template <int N>
+__global__ void __launch_bounds__(256) crt(int pi, int rows, int n, const int32_t *c32,
+                                           int64_t cstride, int n4, const int *sa, const int *sb,
+                                           int beta, double *C, int64_t ldc, const status *st)
+{
+    if (*(volatile const unsigned int *)&st->flag)
+        return;
+    (void)pi;
+    const oz2_params &p = c_par[N - OZ2_MIN_MODULI]; /* compile-time: constant-bank operands */
+    const int64_t total = (int64_t)rows * n;
+    for (int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; idx < total;
+         idx += (int64_t)gridDim.x * blockDim.x) {
+        const int r = (int)(idx / n), c = (int)(idx % n);
+        const int32_t *src = c32 + (int64_t)r * n4 + c;
+        float v[N];
+#pragma unroll
+        for (int i = 0; i < N; ++i) {
+            float t = (float)oz2_symmod((double)src[i * cstride], p.m[i], p.rinv[i]);
+#pragma unroll
+            for (int j = 0; j < i; ++j)
+                t = oz2_symmodf((t - v[j]) * p.inv[j][i], p.mf[i], p.rinvf[i]);
+            v[i] = t;
+        }
+        double x = v[N - 1];
+#pragma unroll
+        for (int i = N - 2; i >= 0; --i)
+            x = fma(p.m[i], x, (double)v[i]);
+        x = ldexp(x, -(sa[r] + sb[c]));
+        double *dst = C + (int64_t)r * ldc + c;
+        *dst = beta ? *dst + x : x;
+    }
+}
+
+/* The native product when the range check flagged this multiply (else
+ * every block returns at once): 64×64 tiles, 4×4 per thread, FP64 FMA,
+ * blocks striding over the tiles.  Block 0 records the fallback. */
+__global__ void __launch_bounds__(256) fallback(int m, int n, int k, const double *A, int64_t lda,
+                                                const double *B, int64_t ldb, int beta, double *C,
+                                                int64_t ldc, const status *st, stats *sx,
+                                                int moduli)
+{
+    const unsigned int why = *(volatile const unsigned int *)&st->flag;
+    if (!why)
+        return;
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        sx->fallbacks++;
+        sx->reason = why, sx->index = st->index, sx->lossy = st->lossy, sx->nnz = st->nnz;
+        sx->moduli = moduli;
+    }
+    __shared__ double As[16][65], Bs[16][64];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const int tn = (n + 63) / 64, tiles = tn * ((m + 63) / 64);
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const int r0 = (t / tn) * 64, c0 = (t % tn) * 64;
+        double acc[4][4] = {};
+        for (int l0 = 0; l0 < k; l0 += 16) {
+            for (int q = threadIdx.x; q < 1024; q += 256) {
+                int rr = q / 16, ll = q % 16, lb = q / 64, cc = q % 64;
+                As[ll][rr] = (r0 + rr < m && l0 + ll < k) ? A[(int64_t)(r0 + rr) * lda + l0 + ll] : 0;
+                Bs[lb][cc] = (l0 + lb < k && c0 + cc < n) ? B[(int64_t)(l0 + lb) * ldb + c0 + cc] : 0;
+            }
+            __syncthreads();
+#pragma unroll
+            for (int ll = 0; ll < 16; ++ll)
+#pragma unroll
+                for (int a = 0; a < 4; ++a)
+#pragma unroll
+                    for (int b = 0; b < 4; ++b)
+                        acc[a][b] = fma(As[ll][ty + 16 * a], Bs[ll][tx + 16 * b], acc[a][b]);
+            __syncthreads();
+        }
+        for (int a = 0; a < 4; ++a)
+            for (int b = 0; b < 4; ++b) {
+                int r = r0 + ty + 16 * a, c = c0 + tx + 16 * b;
+                if (r < m && c < n) {
+                    double *dst = C + (int64_t)r * ldc + c;
+                    *dst = beta ? *dst + acc[a][b] : acc[a][b];
+                }
+            }
+    }
+}
+
+} // namespace oz2
+
+#endif

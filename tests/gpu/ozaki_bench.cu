@@ -1,0 +1,363 @@
+/* ozaki-bench — ozaki2 (the Ozaki scheme II on INT8 tensor cores) against
+ * native cuBLAS DGEMM and cuBLAS's own FP64 emulation, with accuracy.
+ *
+ *   ozaki-bench [--sizes LIST] [--kernels LIST] [--classes LIST] [--reps N]
+ *               [--samples S] [--json FILE] [--test]
+ *
+ * Per size (N or MxNxK) and input class, data made on the GPU:
+ *   uniform   [-1, 1)
+ *   rowcol30  uniform times 2^e, e in [-30, 30] per row of A / column of B
+ *   elem30    uniform times 2^e, e in [-30, 30] per element
+ *   blocks    A large in the first half of k and 2^-40 in the second, B
+ *             the other way round (the range check must fall back)
+ * cuBLAS DGEMM (native) runs first; then each kernel.  Accuracy on S
+ * sampled entries against a double-double dot product computed on the GPU
+ * (one warp per entry): cw = max|C - R|/Σ|a||b|, rel = max|C - R|/|R|; and
+ * over the whole matrix against native cuBLAS, the project's check
+ * (gemm_check.cuh: err = max|C - Cref|/(eps·k·max|A|·max|B|) ≤ 16).
+ * Timing: median of --reps runs after one warm-up (no L2 flush: the
+ * matrices are far larger than L2 at the sizes that matter).  A kernel's
+ * note (ozaki2: fallbacks to native) goes in its row.
+ * --test: sizes 1024 and 2048, kernels ozaki2 and ozaki2-16, all classes;
+ * exits 1 unless every row passes the check, ozaki2's sampled cw is
+ * within 2x native cuBLAS's (or 2^-52) on uniform and rowcol30, and
+ * blocks fell back.  Exit 77 where no GPU is present. */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "gemm_check.cuh"
+#include "kernel.h"
+
+namespace
+{
+
+enum { UNIFORM, ROWCOL30, ELEM30, BLOCKS, NCLASS };
+const char *CLASS_NAME[] = {"uniform", "rowcol30", "elem30", "blocks"};
+
+__device__ inline uint64_t mix(uint64_t a, uint64_t b)
+{
+    return dd_splitmix64(a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull));
+}
+__device__ inline int expo(uint64_t h)
+{
+    return (int)(h % 61) - 30;
+}
+
+/* A (is_b 0, rows×cols = m×k) or B (is_b 1, k×n) of a class, tight. */
+__global__ void gen(double *X, int64_t rows, int64_t cols, int cls, int is_b, uint64_t seed)
+{
+    const int64_t total = rows * cols;
+    for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < total;
+         q += (int64_t)gridDim.x * blockDim.x) {
+        int64_t r = q / cols, c = q % cols;
+        double u = ddcheck::uniform_pm1<double>(mix(seed, (uint64_t)q));
+        int e = 0;
+        int64_t kidx = is_b ? r : c, kdim = is_b ? rows : cols;
+        if (cls == ROWCOL30)
+            e = expo(mix(seed ^ 0xABCDull, (uint64_t)(is_b ? c : r)));
+        else if (cls == ELEM30)
+            e = expo(mix(seed ^ 0x1234ull, (uint64_t)q));
+        else if (cls == BLOCKS)
+            e = (kidx < kdim / 2) == (is_b == 0) ? 0 : -40;
+        X[q] = ldexp(u, e);
+    }
+}
+
+/* Double-double dot product of row i of A and column j of B, one warp per
+ * sample; out[s] = {value, Σ|a||b|}. */
+__global__ void dd_ref(const double *A, const double *B, int64_t n, int64_t k, const int64_t *ij,
+                       int samples, double2 *out)
+{
+    int s = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x & 31;
+    if (s >= samples)
+        return;
+    const int64_t i = ij[2 * s], j = ij[2 * s + 1];
+    double hi = 0, lo = 0, ab = 0;
+    for (int64_t l = lane; l < k; l += 32) {
+        double a = A[i * k + l], b = B[l * n + j];
+        double p = a * b, pe = fma(a, b, -p);
+        double t = hi + p, bp = t - hi, te = (hi - (t - bp)) + (p - bp);
+        hi = t, lo += te + pe, ab += fabs(p);
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        double h2 = __shfl_xor_sync(0xffffffffu, hi, o), l2 = __shfl_xor_sync(0xffffffffu, lo, o);
+        ab += __shfl_xor_sync(0xffffffffu, ab, o);
+        double t = hi + h2, bp = t - hi, te = (hi - (t - bp)) + (h2 - bp);
+        hi = t, lo += l2 + te;
+    }
+    if (lane == 0)
+        out[s] = make_double2(hi + lo, ab);
+}
+
+struct opts {
+    std::vector<std::string> sizes, kernels, classes;
+    int reps = 5, samples = 4096;
+    const char *json = nullptr;
+    bool test = false;
+};
+
+std::vector<std::string> split(const char *s)
+{
+    std::vector<std::string> v;
+    std::string cur;
+    for (const char *p = s;; ++p) {
+        if (*p == ',' || !*p) {
+            if (!cur.empty())
+                v.push_back(cur);
+            cur.clear();
+            if (!*p)
+                break;
+        } else {
+            cur += *p;
+        }
+    }
+    return v;
+}
+
+struct acc {
+    double cw = 0, rel = 0;
+};
+
+/* Sampled accuracy of C (tight, ld n) against the dd reference. */
+acc sampled(const double *C, int64_t n, const std::vector<int64_t> &ij, const std::vector<double2> &ref)
+{
+    acc a;
+    std::vector<double> c(ref.size());
+    for (size_t s = 0; s < ref.size(); ++s)
+        CK(cudaMemcpy(&c[s], C + ij[2 * s] * n + ij[2 * s + 1], sizeof(double),
+                      cudaMemcpyDeviceToHost));
+    for (size_t s = 0; s < ref.size(); ++s) {
+        double d = fabs(c[s] - ref[s].x);
+        if (ref[s].y > 0)
+            a.cw = std::max(a.cw, d / ref[s].y);
+        if (ref[s].x != 0)
+            a.rel = std::max(a.rel, d / fabs(ref[s].x));
+    }
+    return a;
+}
+
+double time_ms(kernel_dgemm_fn fn, int64_t m, int64_t n, int64_t k, const double *A,
+               const double *B, double *C, int reps, cudaStream_t s)
+{
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<float> t;
+    for (int r = -1; r < reps; ++r) {
+        CK(cudaEventRecord(e0, s));
+        CK((cudaError_t)fn(m, n, k, A, k, B, n, 0, C, n, (void *)s));
+        CK(cudaEventRecord(e1, s));
+        CK(cudaEventSynchronize(e1));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= 0)
+            t.push_back(ms);
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+int g_fail = 0;
+
+/* One size and class: every kernel's row.  Returns nothing; failures of
+ * --test counted in g_fail. */
+void run_case(const opts &o, int64_t m, int64_t n, int64_t k, int cls, FILE *js, cudaStream_t s)
+{
+    double *A, *B, *C, *R;
+    CK(cudaMalloc(&A, sizeof(double) * m * k));
+    CK(cudaMalloc(&B, sizeof(double) * k * n));
+    CK(cudaMalloc(&C, sizeof(double) * m * n));
+    CK(cudaMalloc(&R, sizeof(double) * m * n));
+    uint64_t seed = 1000 + 17 * (uint64_t)cls + (uint64_t)m;
+    gen<<<1024, 256, 0, s>>>(A, m, k, cls, 0, seed);
+    gen<<<1024, 256, 0, s>>>(B, k, n, cls, 1, seed + 1);
+    CK(cudaGetLastError());
+    /* samples and their dd reference */
+    std::vector<int64_t> ij(2 * (size_t)o.samples);
+    uint64_t h = seed;
+    for (int q = 0; q < o.samples; ++q) {
+        h = dd_splitmix64(h), ij[2 * q] = (int64_t)(h % (uint64_t)m);
+        h = dd_splitmix64(h), ij[2 * q + 1] = (int64_t)(h % (uint64_t)n);
+    }
+    int64_t *dij;
+    double2 *dref;
+    CK(cudaMalloc(&dij, sizeof(int64_t) * ij.size()));
+    CK(cudaMalloc(&dref, sizeof(double2) * o.samples));
+    CK(cudaMemcpy(dij, ij.data(), sizeof(int64_t) * ij.size(), cudaMemcpyHostToDevice));
+    dd_ref<<<(o.samples * 32 + 255) / 256, 256, 0, s>>>(A, B, n, k, dij, o.samples, dref);
+    CK(cudaGetLastError());
+    std::vector<double2> ref(o.samples);
+    CK(cudaMemcpy(ref.data(), dref, sizeof(double2) * o.samples, cudaMemcpyDeviceToHost));
+    ddcheck::reducer red;
+    red.init();
+    double maxA = ddcheck::bits_to_double(ddcheck::max_diff<double>(red, A, k, (const double *)nullptr, 0, m, k, s).maxbits);
+    double maxB = ddcheck::bits_to_double(ddcheck::max_diff<double>(red, B, n, (const double *)nullptr, 0, k, n, s).maxbits);
+
+    const kernel_desc *cb = kernel_find("cublas");
+    double ms_native = time_ms(cb->dgemm, m, n, k, A, B, R, o.reps, s);
+    acc an = sampled(R, n, ij, ref);
+    std::vector<std::string> names = o.kernels;
+    names.insert(names.begin(), "cublas");
+    double flops = 2.0 * m * n * k;
+    for (const std::string &name : names) {
+        const kernel_desc *d = kernel_find(name.c_str());
+        if (!d || !d->dgemm) {
+            printf("%-12s: unknown kernel or no FP64\n", name.c_str());
+            continue;
+        }
+        bool native = d == cb;
+        double ms = native ? ms_native : time_ms(d->dgemm, m, n, k, A, B, C, o.reps, s);
+        const char *note = kernel_note();
+        std::string nt = note;
+        acc a = native ? an : sampled(C, n, ij, ref);
+        double err = 0;
+        if (!native) {
+            double md = ddcheck::bits_to_double(ddcheck::max_diff<double>(red, C, n, R, n, m, n, s).maxbits);
+            err = md / (DBL_EPSILON * (double)k * maxA * maxB);
+        }
+        bool ok = err <= DD_CHECK_THRESHOLD;
+        if (o.test && !native) {
+            bool fell = !nt.empty();
+            bool acc_ok = a.cw <= 2 * std::max(an.cw, 0x1p-53);
+            if (!ok || ((cls == UNIFORM || cls == ROWCOL30) && (!acc_ok || fell)) ||
+                (cls == BLOCKS && !fell)) {
+                ++g_fail;
+                printf("FAIL: ");
+            }
+        }
+        char shape[64];
+        snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)m, (long long)n, (long long)k);
+        printf("%-20s %-9s %-12s %9.3f %8.2f %6.2f %9.2e %7.2f %9.2e %8.2f %5s  %s\n", shape,
+               CLASS_NAME[cls], name.c_str(), ms, flops / (ms * 1e-3) / 1e12, ms_native / ms, a.cw,
+               a.cw / std::max(an.cw, 1e-300), a.rel, err, ok ? "ok" : "FAIL", nt.c_str());
+        fflush(stdout);
+        if (js) {
+            fprintf(js,
+                    "{\"bench\":\"ozaki\",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"class\":\"%s\","
+                    "\"kernel\":\"%s\",\"ms\":%.6g,\"tflops\":%.6g,\"speedup_vs_native\":%.4g,"
+                    "\"cw_err\":%.4g,\"cw_err_native\":%.4g,\"rel_err\":%.4g,\"rel_err_native\":%.4g,"
+                    "\"check_err\":%.4g,\"check\":\"%s\",\"fallback\":%s,\"samples\":%d}\n",
+                    (long long)m, (long long)n, (long long)k, CLASS_NAME[cls], name.c_str(), ms,
+                    flops / (ms * 1e-3) / 1e12, ms_native / ms, a.cw, an.cw, a.rel, an.rel, err,
+                    ok ? "ok" : "FAIL", nt.empty() ? "false" : "true", o.samples);
+            fflush(js);
+        }
+    }
+    red.release();
+    CK(cudaFree(A));
+    CK(cudaFree(B));
+    CK(cudaFree(C));
+    CK(cudaFree(R));
+    CK(cudaFree(dij));
+    CK(cudaFree(dref));
+}
+
+int parse(int argc, char **argv, opts *o)
+{
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
+        if (!strcmp(a, "--test")) {
+            o->test = true;
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "ozaki-bench: %s needs a value (or unknown option)\n", a);
+            return 2;
+        }
+        ++i;
+        if (!strcmp(a, "--sizes"))
+            o->sizes = split(v);
+        else if (!strcmp(a, "--kernels"))
+            o->kernels = split(v);
+        else if (!strcmp(a, "--classes"))
+            o->classes = split(v);
+        else if (!strcmp(a, "--reps"))
+            o->reps = atoi(v);
+        else if (!strcmp(a, "--samples"))
+            o->samples = atoi(v);
+        else if (!strcmp(a, "--json"))
+            o->json = v;
+        else {
+            fprintf(stderr, "ozaki-bench: unknown option %s\n", a);
+            return 2;
+        }
+    }
+    if (o->test) {
+        if (o->sizes.empty())
+            o->sizes = {"1024", "2048"};
+        if (o->kernels.empty())
+            o->kernels = {"ozaki2", "ozaki2-16"};
+    }
+    if (o->sizes.empty())
+        o->sizes = {"4096"};
+    if (o->kernels.empty())
+        o->kernels = {"ozaki2", "emu_cublas"};
+    if (o->classes.empty())
+        o->classes = {"uniform", "rowcol30", "elem30", "blocks"};
+    if (o->reps < 1 || o->samples < 1)
+        return 2;
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    opts o;
+    if (int e = parse(argc, argv, &o))
+        return e;
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        printf("ozaki-bench: no CUDA device present (skipped)\n");
+        return 77;
+    }
+    FILE *js = o.json ? fopen(o.json, "a") : nullptr;
+    if (o.json && !js) {
+        fprintf(stderr, "ozaki-bench: cannot open %s\n", o.json);
+        return 2;
+    }
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    printf("# ozaki-bench: %s, cuBLAS %s; accuracy on %d sampled entries vs double-double "
+           "(cw = max|C-R|/sum|a||b|, rel = max|C-R|/|R|); check = err vs native cuBLAS "
+           "(<= %g)\n",
+           prop.name, kernel_cublas_version(), o.samples, DD_CHECK_THRESHOLD);
+    printf("%-20s %-9s %-12s %9s %8s %6s %9s %7s %9s %8s %5s  %s\n", "MxNxK", "class", "kernel",
+           "ms", "TFLOP/s", "xnativ", "cw", "cw/nat", "rel", "check", "", "note");
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    for (const std::string &sz : o.sizes) {
+        long long m = 0, n = 0, k = 0;
+        if (sscanf(sz.c_str(), "%lldx%lldx%lld", &m, &n, &k) != 3) {
+            m = n = k = atoll(sz.c_str());
+        }
+        for (const std::string &c : o.classes) {
+            int cls = -1;
+            for (int q = 0; q < NCLASS; ++q)
+                if (c == CLASS_NAME[q])
+                    cls = q;
+            if (cls < 0 || m <= 0 || n <= 0 || k <= 0) {
+                fprintf(stderr, "ozaki-bench: bad class %s or size %s\n", c.c_str(), sz.c_str());
+                return 2;
+            }
+            run_case(o, m, n, k, cls, js, s);
+        }
+    }
+    CK(cudaStreamDestroy(s));
+    if (js)
+        fclose(js);
+    kernel_shutdown();
+    if (o.test)
+        printf("ozaki-bench --test: %s\n", g_fail ? "FAILED" : "all passed");
+    return g_fail ? 1 : 0;
+}
