@@ -643,6 +643,8 @@ int bench_one(const options &o, const env_info &env, const std::vector<const ker
             passed.push_back(r);
             passed_desc.push_back(d);
         }
+        if (const char *kn = kernel_note(); kn[0]) /* ozaki2: fallbacks to native FP64 */
+            r.note = kn;
         emit(o, env, r);
     }
     emit(o, env, cb);

@@ -2,12 +2,12 @@
 # Everything a GPU host runs in one go: build, GPU tests, kernel bench,
 # dgemm-dist benchmarks (1 and 2 GPUs), cuBLASXt, and a summary table.
 #   tests/gpu/run.sh [stages...]    stages: build test kbench dbench whole ops scale model
-#                                   sustain ce
+#                                   sustain ce ozaki
 #                                   (default: build test kbench dbench; scale
 #                                   is for machines of 4 or 8 GPUs)
 # Writes to $OUT (default ./out): build.log tests.log gemm-bench.{txt,jsonl}
 # runs.jsonl bench.log cublasxt.jsonl summary.md; sustain: sustain.{txt,jsonl};
-# ce: ce.{txt,jsonl}
+# ce: ce.{txt,jsonl}; ozaki: ozaki.{txt,jsonl}, ozaki-tests.log
 # Environment: DD_N (benchmark size, default 16384), DD_REPEAT (default 5),
 # DD_KBENCH_ARGS (extra gemm-bench arguments).
 set -uo pipefail
@@ -146,4 +146,20 @@ if has ce; then
         DD_JSON="$OUT/ce.jsonl" dd "ce_ce_$n"      2 2 --grid 1x2 --comm ce "${common[@]}"
     done
     python3 tests/gpu/ce_table.py "$OUT/ce.jsonl" | tee "$OUT/ce.txt"
+fi
+if has ozaki; then
+    # Issue 18: ozaki2 (Ozaki scheme II, FP64 on INT8 tensor cores) against
+    # native cuBLAS DGEMM and cuBLAS's own emulation (EAGER), accuracy vs a
+    # double-double reference on sampled entries, four input classes; its
+    # GPU tests; gemm-bench rows (check vs cuBLAS, telemetry).  ~2-3 min.
+    log "ozaki GPU tests"
+    (cd "$B" && ctest -L gpu -R ozaki --output-on-failure -j 1) >"$OUT/ozaki-tests.log" 2>&1
+    grep -E "tests passed|tests failed|\*\*\*Failed" "$OUT/ozaki-tests.log"
+    log "ozaki-bench"
+    "$B/ozaki-bench" --kernels ozaki2,ozaki2-14,ozaki2-16,emu_cublas --sizes 4096,8192 --reps 3 \
+        --classes uniform,rowcol30,elem30,blocks --json "$OUT/ozaki.jsonl" 2>&1 | tee "$OUT/ozaki.txt"
+    "$B/ozaki-bench" --kernels ozaki2,ozaki2-14,ozaki2-16,emu_cublas --sizes 16384,8192x8192x2048 \
+        --reps 3 --classes uniform,rowcol30 --json "$OUT/ozaki.jsonl" 2>&1 | tail -n +3 | tee -a "$OUT/ozaki.txt"
+    "$B/kernels/gemm-bench" --kernels ozaki2,emu_cublas --types f64 --reps 3 \
+        --sizes 4096,8192,16384,8192x8192x2048 --json "$OUT/ozaki.jsonl" 2>&1 | tee -a "$OUT/ozaki.txt"
 fi
