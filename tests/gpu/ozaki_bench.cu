@@ -152,7 +152,15 @@ double time_ms(kernel_dgemm_fn fn, int64_t m, int64_t n, int64_t k, const double
     std::vector<float> t;
     for (int r = -1; r < reps; ++r) {
         CK(cudaEventRecord(e0, s));
-        CK((cudaError_t)fn(m, n, k, A, k, B, n, 0, C, n, (void *)s));
+        int e = fn(m, n, k, A, k, B, n, 0, C, n, (void *)s);
+        if (e) { /* a launch refused (emu_cublas where cuBLAS says not supported) */
+            fprintf(stderr, "ozaki-bench: launch failed: %s\n", cudaGetErrorString((cudaError_t)e));
+            (void)cudaGetLastError();
+            CK(cudaStreamSynchronize(s));
+            CK(cudaEventDestroy(e0));
+            CK(cudaEventDestroy(e1));
+            return -1;
+        }
         CK(cudaEventRecord(e1, s));
         CK(cudaEventSynchronize(e1));
         float ms = 0;
@@ -216,6 +224,11 @@ void run_case(const opts &o, int64_t m, int64_t n, int64_t k, int cls, FILE *js,
         }
         bool native = d == cb;
         double ms = native ? ms_native : time_ms(d->dgemm, m, n, k, A, B, C, o.reps, s);
+        if (ms < 0) {
+            printf("%-12s: error (see above)\n", name.c_str());
+            g_fail += o.test;
+            continue;
+        }
         const char *note = kernel_note();
         std::string nt = note;
         acc a = native ? an : sampled(C, n, ij, ref);
