@@ -176,102 +176,126 @@ double time_ms(kernel_dgemm_fn fn, int64_t m, int64_t n, int64_t k, const double
 
 int g_fail = 0;
 
-/* One size and class: every kernel's row.  Returns nothing; failures of
- * --test counted in g_fail. */
-void run_case(const opts &o, int64_t m, int64_t n, int64_t k, int cls, FILE *js, cudaStream_t s)
-{
+/* One size and class: the data, the sampled reference, native cuBLAS. */
+struct case_data {
+    int64_t m, n, k;
+    int cls;
     double *A, *B, *C, *R;
-    CK(cudaMalloc(&A, sizeof(double) * m * k));
-    CK(cudaMalloc(&B, sizeof(double) * k * n));
-    CK(cudaMalloc(&C, sizeof(double) * m * n));
-    CK(cudaMalloc(&R, sizeof(double) * m * n));
-    uint64_t seed = 1000 + 17 * (uint64_t)cls + (uint64_t)m;
-    gen<<<1024, 256, 0, s>>>(A, m, k, cls, 0, seed);
-    gen<<<1024, 256, 0, s>>>(B, k, n, cls, 1, seed + 1);
+    std::vector<int64_t> ij;
+    std::vector<double2> ref;
+    ddcheck::reducer red;
+    double maxA, maxB, ms_native;
+    acc native;
+};
+
+/* One kernel's row (cuBLAS's own when d is cuBLAS); --test failures
+ * counted in g_fail. */
+void kernel_row(const opts &o, case_data &cd, const char *name, const kernel_desc *d, FILE *js,
+                cudaStream_t s)
+{
+    const int64_t m = cd.m, n = cd.n, k = cd.k;
+    const bool native = !strcmp(d->name, "cublas");
+    double ms = native ? cd.ms_native : time_ms(d->dgemm, m, n, k, cd.A, cd.B, cd.C, o.reps, s);
+    if (ms < 0) {
+        printf("%-12s: error (see above)\n", name);
+        g_fail += o.test;
+        return;
+    }
+    std::string nt = kernel_note();
+    acc a = native ? cd.native : sampled(cd.C, n, cd.ij, cd.ref);
+    double err = 0;
+    if (!native) {
+        double md = ddcheck::bits_to_double(
+            ddcheck::max_diff<double>(cd.red, cd.C, n, cd.R, n, m, n, s).maxbits);
+        err = md / (DBL_EPSILON * (double)k * cd.maxA * cd.maxB);
+    }
+    const bool ok = err <= DD_CHECK_THRESHOLD, fell = !nt.empty();
+    if (o.test && !native) {
+        bool acc_ok = a.cw <= 2 * std::max(cd.native.cw, 0x1p-53);
+        if (!ok || ((cd.cls == UNIFORM || cd.cls == ROWCOL30) && (!acc_ok || fell)) ||
+            (cd.cls == BLOCKS && !fell)) {
+            ++g_fail;
+            printf("FAIL: ");
+        }
+    }
+    const double flops = 2.0 * m * n * k, tf = flops / (ms * 1e-3) / 1e12;
+    const double cwr = a.cw / std::max(cd.native.cw, 1e-300);
+    char shape[64];
+    snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)m, (long long)n, (long long)k);
+    printf("%-20s %-9s %-12s %9.3f %8.2f %6.2f %9.2e %7.2f %9.2e %8.2f %5s  %s\n", shape,
+           CLASS_NAME[cd.cls], name, ms, tf, cd.ms_native / ms, a.cw, cwr, a.rel, err,
+           ok ? "ok" : "FAIL", nt.c_str());
+    fflush(stdout);
+    if (js) {
+        fprintf(js,
+                "{\"bench\":\"ozaki\",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"class\":\"%s\","
+                "\"kernel\":\"%s\",\"ms\":%.6g,\"tflops\":%.6g,\"speedup_vs_native\":%.4g,"
+                "\"cw_err\":%.4g,\"cw_err_native\":%.4g,\"rel_err\":%.4g,\"rel_err_native\":%.4g,"
+                "\"check_err\":%.4g,\"check\":\"%s\",\"fallback\":%s,\"samples\":%d}\n",
+                (long long)m, (long long)n, (long long)k, CLASS_NAME[cd.cls], name, ms, tf,
+                cd.ms_native / ms, a.cw, cd.native.cw, a.rel, cd.native.rel, err,
+                ok ? "ok" : "FAIL", fell ? "true" : "false", o.samples);
+        fflush(js);
+    }
+}
+
+/* The data of a class and its dd reference on o.samples sampled entries. */
+void prepare(const opts &o, case_data &cd, cudaStream_t s)
+{
+    const int64_t m = cd.m, n = cd.n, k = cd.k;
+    CK(cudaMalloc(&cd.A, sizeof(double) * m * k));
+    CK(cudaMalloc(&cd.B, sizeof(double) * k * n));
+    CK(cudaMalloc(&cd.C, sizeof(double) * m * n));
+    CK(cudaMalloc(&cd.R, sizeof(double) * m * n));
+    uint64_t seed = 1000 + 17 * (uint64_t)cd.cls + (uint64_t)m;
+    gen<<<1024, 256, 0, s>>>(cd.A, m, k, cd.cls, 0, seed);
+    gen<<<1024, 256, 0, s>>>(cd.B, k, n, cd.cls, 1, seed + 1);
     CK(cudaGetLastError());
-    /* samples and their dd reference */
-    std::vector<int64_t> ij(2 * (size_t)o.samples);
+    cd.ij.resize(2 * (size_t)o.samples);
     uint64_t h = seed;
     for (int q = 0; q < o.samples; ++q) {
-        h = dd_splitmix64(h), ij[2 * q] = (int64_t)(h % (uint64_t)m);
-        h = dd_splitmix64(h), ij[2 * q + 1] = (int64_t)(h % (uint64_t)n);
+        h = dd_splitmix64(h), cd.ij[2 * q] = (int64_t)(h % (uint64_t)m);
+        h = dd_splitmix64(h), cd.ij[2 * q + 1] = (int64_t)(h % (uint64_t)n);
     }
     int64_t *dij;
     double2 *dref;
-    CK(cudaMalloc(&dij, sizeof(int64_t) * ij.size()));
+    CK(cudaMalloc(&dij, sizeof(int64_t) * cd.ij.size()));
     CK(cudaMalloc(&dref, sizeof(double2) * o.samples));
-    CK(cudaMemcpy(dij, ij.data(), sizeof(int64_t) * ij.size(), cudaMemcpyHostToDevice));
-    dd_ref<<<(o.samples * 32 + 255) / 256, 256, 0, s>>>(A, B, n, k, dij, o.samples, dref);
+    CK(cudaMemcpy(dij, cd.ij.data(), sizeof(int64_t) * cd.ij.size(), cudaMemcpyHostToDevice));
+    dd_ref<<<(o.samples * 32 + 255) / 256, 256, 0, s>>>(cd.A, cd.B, n, k, dij, o.samples, dref);
     CK(cudaGetLastError());
-    std::vector<double2> ref(o.samples);
-    CK(cudaMemcpy(ref.data(), dref, sizeof(double2) * o.samples, cudaMemcpyDeviceToHost));
-    ddcheck::reducer red;
-    red.init();
-    double maxA = ddcheck::bits_to_double(ddcheck::max_diff<double>(red, A, k, (const double *)nullptr, 0, m, k, s).maxbits);
-    double maxB = ddcheck::bits_to_double(ddcheck::max_diff<double>(red, B, n, (const double *)nullptr, 0, k, n, s).maxbits);
-
-    const kernel_desc *cb = kernel_find("cublas");
-    double ms_native = time_ms(cb->dgemm, m, n, k, A, B, R, o.reps, s);
-    acc an = sampled(R, n, ij, ref);
-    std::vector<std::string> names = o.kernels;
-    names.insert(names.begin(), "cublas");
-    double flops = 2.0 * m * n * k;
-    for (const std::string &name : names) {
-        const kernel_desc *d = kernel_find(name.c_str());
-        if (!d || !d->dgemm) {
-            printf("%-12s: unknown kernel or no FP64\n", name.c_str());
-            continue;
-        }
-        bool native = d == cb;
-        double ms = native ? ms_native : time_ms(d->dgemm, m, n, k, A, B, C, o.reps, s);
-        if (ms < 0) {
-            printf("%-12s: error (see above)\n", name.c_str());
-            g_fail += o.test;
-            continue;
-        }
-        const char *note = kernel_note();
-        std::string nt = note;
-        acc a = native ? an : sampled(C, n, ij, ref);
-        double err = 0;
-        if (!native) {
-            double md = ddcheck::bits_to_double(ddcheck::max_diff<double>(red, C, n, R, n, m, n, s).maxbits);
-            err = md / (DBL_EPSILON * (double)k * maxA * maxB);
-        }
-        bool ok = err <= DD_CHECK_THRESHOLD;
-        if (o.test && !native) {
-            bool fell = !nt.empty();
-            bool acc_ok = a.cw <= 2 * std::max(an.cw, 0x1p-53);
-            if (!ok || ((cls == UNIFORM || cls == ROWCOL30) && (!acc_ok || fell)) ||
-                (cls == BLOCKS && !fell)) {
-                ++g_fail;
-                printf("FAIL: ");
-            }
-        }
-        char shape[64];
-        snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)m, (long long)n, (long long)k);
-        printf("%-20s %-9s %-12s %9.3f %8.2f %6.2f %9.2e %7.2f %9.2e %8.2f %5s  %s\n", shape,
-               CLASS_NAME[cls], name.c_str(), ms, flops / (ms * 1e-3) / 1e12, ms_native / ms, a.cw,
-               a.cw / std::max(an.cw, 1e-300), a.rel, err, ok ? "ok" : "FAIL", nt.c_str());
-        fflush(stdout);
-        if (js) {
-            fprintf(js,
-                    "{\"bench\":\"ozaki\",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"class\":\"%s\","
-                    "\"kernel\":\"%s\",\"ms\":%.6g,\"tflops\":%.6g,\"speedup_vs_native\":%.4g,"
-                    "\"cw_err\":%.4g,\"cw_err_native\":%.4g,\"rel_err\":%.4g,\"rel_err_native\":%.4g,"
-                    "\"check_err\":%.4g,\"check\":\"%s\",\"fallback\":%s,\"samples\":%d}\n",
-                    (long long)m, (long long)n, (long long)k, CLASS_NAME[cls], name.c_str(), ms,
-                    flops / (ms * 1e-3) / 1e12, ms_native / ms, a.cw, an.cw, a.rel, an.rel, err,
-                    ok ? "ok" : "FAIL", nt.empty() ? "false" : "true", o.samples);
-            fflush(js);
-        }
-    }
-    red.release();
-    CK(cudaFree(A));
-    CK(cudaFree(B));
-    CK(cudaFree(C));
-    CK(cudaFree(R));
+    cd.ref.resize(o.samples);
+    CK(cudaMemcpy(cd.ref.data(), dref, sizeof(double2) * o.samples, cudaMemcpyDeviceToHost));
     CK(cudaFree(dij));
     CK(cudaFree(dref));
+    cd.red.init();
+    cd.maxA = ddcheck::bits_to_double(
+        ddcheck::max_diff<double>(cd.red, cd.A, k, (const double *)nullptr, 0, m, k, s).maxbits);
+    cd.maxB = ddcheck::bits_to_double(
+        ddcheck::max_diff<double>(cd.red, cd.B, n, (const double *)nullptr, 0, k, n, s).maxbits);
+}
+
+void run_case(const opts &o, int64_t m, int64_t n, int64_t k, int cls, FILE *js, cudaStream_t s)
+{
+    case_data cd;
+    cd.m = m, cd.n = n, cd.k = k, cd.cls = cls;
+    prepare(o, cd, s);
+    const kernel_desc *cb = kernel_find("cublas");
+    cd.ms_native = time_ms(cb->dgemm, m, n, k, cd.A, cd.B, cd.R, o.reps, s);
+    cd.native = sampled(cd.R, n, cd.ij, cd.ref);
+    kernel_row(o, cd, "cublas", cb, js, s);
+    for (const std::string &name : o.kernels) {
+        const kernel_desc *d = kernel_find(name.c_str());
+        if (!d || !d->dgemm)
+            printf("%-12s: unknown kernel or no FP64\n", name.c_str());
+        else
+            kernel_row(o, cd, name.c_str(), d, js, s);
+    }
+    cd.red.release();
+    CK(cudaFree(cd.A));
+    CK(cudaFree(cd.B));
+    CK(cudaFree(cd.C));
+    CK(cudaFree(cd.R));
 }
 
 int parse(int argc, char **argv, opts *o)
