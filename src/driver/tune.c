@@ -36,6 +36,34 @@ static void pick_links(const dd_tune_req *r, const dd_engine *e, int shared, dd_
     t->in.inter = model_find_link(t->inter);
 }
 
+/* DD_MODEL_RATES=FILE: rows of the tables' CSV format (a calibration of
+ * this machine, e.g. from model-calib) replace the compiled-in table: the
+ * rows of the engine's kernel and type whose thread count is the one
+ * found (or the engine's).  Kept when at least one row matches. */
+static void file_rates(const dd_engine *e, dd_dtype type, int threads, dd_tune *t)
+{
+    const char *path = getenv("DD_MODEL_RATES");
+    FILE *f = path && *path ? fopen(path, "r") : NULL;
+    if (!f)
+        return;
+    char line[512], dev[64], kern[64], dt[8];
+    int th, n = 0, want = t->in.rate ? t->in.rate->threads : threads;
+    double m, nn, k, gf;
+    while (fgets(line, sizeof line, f) && n < 64) {
+        if (sscanf(line, "%63[^,],%63[^,],%7[^,],%d,%lf,%lf,%lf,%lf", dev, kern, dt, &th, &m, &nn,
+                   &k, &gf) != 8 || !strstr(e->info.device, dev) || strcmp(kern, e->info.kernel) ||
+            strcmp(dt, dd_dtype_name(type)) || th != want || m < 1 || nn < 1 || k < 1 || gf <= 0)
+            continue;
+        t->file_pts[n++] = (dd_rate_point){m, nn, k, gf};
+    }
+    fclose(f);
+    if (!n)
+        return;
+    t->file_rates = (dd_rate_table){"file", e->info.kernel, type, want, t->file_pts, n};
+    t->in.rate = &t->file_rates;
+    snprintf(t->rates, sizeof t->rates, "%.100s (DD_MODEL_RATES, %d rows)", path, n);
+}
+
 /* The model's inputs that depend on where the ranks are: nodes, ranks per
  * node, the rate table and its scale (CPU: threads and shared cores; GPU:
  * ranks sharing a device), the memory limit.  Collective. */
@@ -54,6 +82,10 @@ static void machine(const dd_tune_req *r, const dd_engine *e, dd_tune *t, dd_tun
     pick_links(r, e, shared, t);
     int threads = e->info.threads > 0 ? e->info.threads : 0;
     t->in.rate = model_find_rate(e->info.device, e->info.kernel, r->type, threads);
+    if (t->in.rate)
+        snprintf(t->rates, sizeof t->rates, "%s %s %s%s", t->in.rate->device, t->in.rate->kernel,
+                 dd_dtype_name(r->type), e->ops->work_is_host ? " per BLAS thread set" : "");
+    file_rates(e, r->type, threads, t);
     t->in.rate_scale = shared > 1 ? 1.0 / shared : 1;
     if (e->ops->work_is_host && t->in.rate) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -65,9 +97,6 @@ static void machine(const dd_tune_req *r, const dd_engine *e, dd_tune *t, dd_tun
         size_t margin = (size_t)512 << 20;
         ti->mem_limit = fr > margin ? (size_t)(0.95 * (double)(fr - margin)) : 1;
     }
-    if (t->in.rate)
-        snprintf(t->rates, sizeof t->rates, "%s %s %s%s", t->in.rate->device, t->in.rate->kernel,
-                 dd_dtype_name(r->type), e->ops->work_is_host ? " per BLAS thread set" : "");
 }
 
 static void describe_choice(const dd_tune_req *r, dd_tune *t, const dd_tune_in *ti)

@@ -18,7 +18,9 @@ typedef struct {
     int have;   /* a prediction exists (a rate table matched) */
     dd_model_in in;
     dd_tune_out res;
-    char rates[96], intra[32], inter[32];
+    char rates[160], intra[32], inter[32];
+    dd_rate_table file_rates; /* DD_MODEL_RATES: a rate table read at run time */
+    dd_rate_point file_pts[64];
     char line[320];  /* "auto: ..." what was chosen, or why no model */
     char model[256]; /* model_describe of the settings used */
     char json[768];  /* the record's "model" object */
