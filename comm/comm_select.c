@@ -11,8 +11,14 @@ static int is_ce(const char *name)
 }
 
 /* The backend serving cfg's memory that `name` asks for, or NULL with a
- * usage error.  maxshared: most ranks sharing one GPU anywhere. */
-static const dd_comm_ops *pick(const char *name, const dd_comm_cfg *cfg, int maxshared, dd_err *err)
+ * usage error.  maxshared: most ranks sharing one GPU anywhere.  On GPUs
+ * with one rank each, auto takes the copy engines first (no SMs taken from
+ * the multiply, and no NCCL communicators to build and tear down: measured
+ * in docs/results/h200x2-2026-11-30-wholerun-3), NCCL where ce is refused
+ * (a row or column spanning hosts); with_ce = 0 asks for that second
+ * choice. */
+static const dd_comm_ops *pick(const char *name, const dd_comm_cfg *cfg, int maxshared, int with_ce,
+                               dd_err *err)
 {
     if (cfg->work_is_host) {
         if (!strcmp(name, "nccl") || is_ce(name)) {
@@ -25,7 +31,7 @@ static const dd_comm_ops *pick(const char *name, const dd_comm_cfg *cfg, int max
         return &dd_comm_mpi_host;
     }
 #ifdef DD_HAVE_CUDA
-    if (is_ce(name))
+    if (is_ce(name) || (with_ce && !strcmp(name, "auto") && maxshared == 1))
         return &dd_comm_ce;
 #ifdef DD_HAVE_NCCL
     if (!strcmp(name, "nccl") || (!strcmp(name, "auto") && maxshared == 1))
@@ -47,14 +53,15 @@ static const dd_comm_ops *pick(const char *name, const dd_comm_cfg *cfg, int max
 #endif
 }
 
-/* --comm ce refused here (agreed): auto's backend, its detail saying why. */
+/* The copy engines refused here (agreed): auto's next backend, its detail
+ * saying why. */
 static int fall_back(const dd_comm_cfg *cfg, int maxshared, dd_comm *c, dd_err *err)
 {
     char why[DD_ERRLEN];
     snprintf(why, sizeof why, "%s", err->msg);
     dd_err_clear(err);
     memset(c, 0, sizeof *c);
-    const dd_comm_ops *ops = pick("auto", cfg, maxshared, err);
+    const dd_comm_ops *ops = pick("auto", cfg, maxshared, 0, err);
     if (!ops)
         return dd_agree(cfg->world, DD_EUSAGE, err);
     c->ops = ops;
@@ -76,14 +83,14 @@ int comm_select(const char *name, const dd_comm_cfg *cfg, dd_comm *c, dd_err *er
     int rc = dd_mpi_check(
         MPI_Allreduce(&cfg->ranks_per_device, &maxshared, 1, MPI_INT, MPI_MAX, cfg->world),
         "MPI_Allreduce", err);
-    const dd_comm_ops *ops = rc ? NULL : pick(name, cfg, maxshared, err);
+    const dd_comm_ops *ops = rc ? NULL : pick(name, cfg, maxshared, 1, err);
     if (!ops)
         return dd_agree(cfg->world, rc ? rc : DD_EUSAGE, err);
     c->ops = ops;
     /* A backend that opened here while another rank failed stays open: its
      * teardown may wait on peers that are leaving; the process exits next. */
     rc = dd_agree(cfg->world, ops->open(c, cfg, err), err);
-    if (rc == DD_EUNSUP && is_ce(name))
+    if (rc == DD_EUNSUP && ops == &dd_comm_ce)
         return fall_back(cfg, maxshared, c, err);
     if (rc)
         c->ops = NULL;
