@@ -46,3 +46,19 @@ if(SCALAPACK_LIBRARY)
 endif()
 set_tests_properties(${_dd_api_runs} PROPERTIES LABELS api TIMEOUT 30
   FIXTURES_REQUIRED dd_api_installed ENVIRONMENT "${DD_API_ENV};DD_MPIRUN=${_dd_api_mpirun}")
+
+# The device-pointer entries on real GPU memory (label gpu: skipped, exit
+# 77, where a rank sees no GPU): 1 rank, and 2 ranks on 2 GPUs.
+if(DD_HAVE_CUDA)
+  add_executable(test-api-device ${PROJECT_SOURCE_DIR}/tests/gpu/test_api_device.c)
+  target_link_libraries(test-api-device PRIVATE dgemm_dist_shared CUDA::cudart m)
+  target_compile_options(test-api-device PRIVATE ${DD_WARN})
+  foreach(n 1 2)
+    dd_mpirun(_run ${n})
+    add_test(NAME gpu_api_device_pointers_${n}rank COMMAND ${_run} $<TARGET_FILE:test-api-device>)
+    set_tests_properties(gpu_api_device_pointers_${n}rank PROPERTIES
+      LABELS "gpu;api" TIMEOUT 120 PROCESSORS ${n} SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu
+      ENVIRONMENT "${DD_API_ENV};NCCL_NVLS_ENABLE=0" PASS_REGULAR_EXPRESSION "all passed"
+      SKIP_REGULAR_EXPRESSION "SKIP:")
+  endforeach()
+endif()

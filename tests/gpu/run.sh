@@ -2,7 +2,7 @@
 # Everything a GPU host runs in one go: build, GPU tests, kernel bench,
 # dgemm-dist benchmarks (1 and 2 GPUs), cuBLASXt, and a summary table.
 #   tests/gpu/run.sh [stages...]    stages: build test kbench dbench whole ops scale model
-#                                   sustain ce ozaki
+#                                   sustain ce ozaki api
 #                                   (default: build test kbench dbench; scale
 #                                   is for machines of 4 or 8 GPUs)
 # Writes to $OUT (default ./out): build.log tests.log gemm-bench.{txt,jsonl}
@@ -99,6 +99,37 @@ fi
 if has ops; then
     # the four op(A)·op(B) combinations from files, 1 and 2 GPUs
     bash tests/gpu/gemm_ops_bench.sh "$B" "${DD_OPS_N:-16384}"
+fi
+if has api; then
+    # Issue 15: the library's device entries on GPU memory, the drop-in's
+    # oracle tests on the CUDA backend, and pdgemm_ with host data (the
+    # drop-in) against cuBLASXt with host data.  ScaLAPACK may be absent
+    # on a GPU host: DD_SCALAPACK_DIR names a directory holding
+    # libscalapack-openmpi.so (the oracle and the bench need its BLACS);
+    # built apart so that a missing one costs only this stage.  ~2 min.
+    BA="$B-api"
+    SL="${DD_SCALAPACK_DIR:-}"
+    log "api: build with ScaLAPACK from ${SL:-the system}"
+    { cmake -S . -B "$BA" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+        ${SL:+-DCMAKE_LIBRARY_PATH=$SL} &&
+      cmake --build "$BA" -j "$(nproc)" --target test-api test-api-device test-pdgemm pdgemm-bench \
+        cublasxt-bench; } >"$OUT/api-build.log" 2>&1 || tail -20 "$OUT/api-build.log"
+    export LD_LIBRARY_PATH="${SL:+$SL:}${LD_LIBRARY_PATH:-}"
+    (cd "$BA" && ctest -L "api|scalapack" -E "install|relink" --output-on-failure -j 1) >"$OUT/api-tests.log" 2>&1
+    grep -E "tests passed|tests failed|\*\*\*Failed|Not Run" "$OUT/api-tests.log"
+    n="${DD_API_N:-16384}"
+    for g in 1 2; do
+        [ "$ngpu" -ge "$g" ] || continue
+        log "pdgemm_ drop-in, host data, $g GPU(s), n = $n"
+        CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((g - 1))) DD_SCALAPACK_BACKEND=cuda \
+            mpirun -n "$g" --bind-to none "$BA/pdgemm-bench" --n "$n" --nb 1024 --which dd --reps 3 \
+            --json "$OUT/api-bench.jsonl" 2>&1 | tee -a "$OUT/api-bench.txt"
+        log "cuBLASXt, host data, $g GPU(s), n = $n"
+        for blk in "" 8192; do # its default tile, and its best measured here
+            CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((g - 1))) "$BA/cublasxt-bench" --n "$n" --gpus "$g" \
+                --reps 3 ${blk:+--block $blk} --json "$OUT/api-bench.jsonl" 2>&1 | tee -a "$OUT/api-bench.txt"
+        done
+    done
 fi
 if has model; then
     # the performance model against runs on 1 and 2 GPUs (NVLink, NCCL on
