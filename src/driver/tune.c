@@ -16,17 +16,17 @@ static void pick_links(const dd_tune_req *r, const dd_engine *e, int shared, dd_
 {
     const char *intra = "mpi-shm", *inter = "mpi-tcp";
     if (!e->ops->work_is_host) {
+        /* comm_select: auto takes the copy engines inside a node where no
+         * GPU is shared (NCCL across nodes, where ce is refused) */
         int nccl = 0;
 #ifdef DD_HAVE_NCCL
-        nccl = !strcmp(r->comm, "nccl") || (!strcmp(r->comm, "auto") && shared <= 1);
-#else
-        (void)r;
-        (void)shared;
+        nccl = !strcmp(r->comm, "nccl");
 #endif
         const char *p2p = getenv("NCCL_P2P_DISABLE"), *shm = getenv("NCCL_SHM_DISABLE");
         int sockets = p2p && shm && !strcmp(p2p, "1") && !strcmp(shm, "1");
-        int ce = !strcmp(r->comm, "ce") || !strcmp(r->comm, "cuda-ipc");
-        intra = nccl ? (sockets ? "nccl-socket" : "nccl-nvlink") : ce ? "ce-nvlink" : "mpi-staged";
+        int ce = !strcmp(r->comm, "ce") || !strcmp(r->comm, "cuda-ipc") ||
+                 (!strcmp(r->comm, "auto") && shared <= 1);
+        intra = ce ? "ce-nvlink" : nccl ? (sockets ? "nccl-socket" : "nccl-nvlink") : "mpi-staged";
         inter = "nic-400g";
     }
     const char *ei = getenv("DD_MODEL_LINK"), *ex = getenv("DD_MODEL_INTER_LINK");

@@ -71,14 +71,18 @@ if [ "$part" = gpu ]; then
     for n in ${DD_MC_SIZES:-16384 32768}; do
         run "gpu1_n$n" 1 1 -- --size "$n"
         [ "$ngpu" -ge 2 ] || continue
-        run "nvlink2_n$n" 2 2 -- --size "$n"
-        run "socket2_n$n" 2 2 "${sockets[@]}" -- --size "$n"
+        # the comm backend named: auto takes the copy engines, which NCCL's
+        # socket variables would not touch
+        run "nvlink2_n$n" 2 2 -- --size "$n" --comm nccl
+        run "ce2_n$n" 2 2 -- --size "$n" --comm ce
+        run "socket2_n$n" 2 2 "${sockets[@]}" -- --size "$n" --comm nccl
     done
     if [ "$ngpu" -ge 2 ]; then
         # on the slow path the attempt (auto keeps the defaults there:
         # nothing is predicted 10% faster), FP32, and MPI staged through the host
-        run socket2_n16384_p4096_l2 2 2 "${sockets[@]}" -- --size 16384 --panel 4096 --lookahead 2
-        run nvlink2_n16384_f32 2 2 -- --size 16384 --dtype f32
+        run socket2_n16384_p4096_l2 2 2 "${sockets[@]}" -- --size 16384 --panel 4096 --lookahead 2 \
+            --comm nccl
+        run nvlink2_n16384_f32 2 2 -- --size 16384 --dtype f32 --comm nccl
         run mpi2_n16384 2 2 -- --size 16384 --comm mpi
     fi
 else
