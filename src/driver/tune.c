@@ -92,6 +92,7 @@ static void machine(const dd_tune_req *r, const dd_engine *e, dd_tune *t, dd_tun
         double T = threads > 0 ? threads : 1, want = (double)rpn * T;
         double share = cores > 0 && want > (double)cores ? (double)cores / want : 1;
         t->in.rate_scale = T / (t->in.rate->threads > 0 ? t->in.rate->threads : 1) * share;
+        t->in.no_overlap = share < 1;
         ti->mem_limit = (size_t)(0.9 * (double)dd_host_memory_bytes() / rpn);
     } else if (fr != ~0ull) {
         size_t margin = (size_t)512 << 20;
@@ -171,7 +172,7 @@ int tune_settings(const dd_tune_req *r, const dd_engine *e, dd_tune *t, dd_err *
     t->nb = ti.nb0;
     t->L = ti.L0;
     t->in = (dd_model_in){ti.P0, ti.Q0, r->M, r->N, r->K, ti.nb0, ti.L0, r->type, NULL, 1, NULL,
-                          NULL, 0};
+                          NULL, 0, 0};
     machine(r, e, t, &ti); /* collective: every rank */
     int rank, rc = DD_OK;
     MPI_Comm_rank(r->world, &rank);

@@ -219,8 +219,8 @@ static void pipeline(const dd_model_in *in, const dd_link *row, const dd_link *c
         o->comm += (double)n * c;
     }
     o->npanels = ps.t;
-    o->multiply = ps.gemm_end;
-    o->exposed = fmax(0, ps.gemm_end - o->compute);
+    o->multiply = in->no_overlap ? o->compute + o->comm : ps.gemm_end;
+    o->exposed = fmax(0, o->multiply - o->compute);
 }
 
 int model_predict(const dd_model_in *in, dd_model_out *o, dd_err *err)

@@ -104,6 +104,10 @@ typedef struct {
     const dd_link *intra;  /* broadcasts within a node */
     const dd_link *inter;  /* broadcasts whose group spans nodes (NULL: intra) */
     int ranks_per_node;    /* <= 0: every rank on one node */
+    /* 1: the ranks oversubscribe their cores (CPU: ranks × threads > cores):
+     * a broadcast advances only while its peers are scheduled, so nothing
+     * hides it; every panel's broadcasts add to the multiply */
+    int no_overlap;
 } dd_model_in;
 
 typedef struct {

@@ -49,7 +49,7 @@ static void test_rate(void)
 
 static dd_model_in base(int P, int Q, int64_t n, int64_t nb, int L, const dd_link *l)
 {
-    dd_model_in in = {P, Q, n, n, n, nb, L, DD_F64, &flat, 1, l, NULL, 0};
+    dd_model_in in = {P, Q, n, n, n, nb, L, DD_F64, &flat, 1, l, NULL, 0, 0};
     return in;
 }
 
@@ -198,7 +198,7 @@ static void test_tune(void)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         dd_model_in in = {1, 1, cases[i].n, cases[i].n, cases[i].n, 2048, 1, cases[i].t,
                           model_find_rate("NVIDIA H200", cases[i].kernel, cases[i].t, 0), 1, nv,
-                          NULL, 0};
+                          NULL, 0, 0};
         dd_tune_in ti = {cases[i].ranks, 1, 1, 1, 0, 0, 2048, 1, (size_t)130 << 30, 0, 0};
         grid_default(cases[i].ranks, &ti.P0, &ti.Q0);
         dd_tune_out o;
@@ -216,7 +216,7 @@ static void test_tune(void)
     }
     /* nothing fits: the defaults stay (the plan refuses them with its message) */
     dd_model_in in = {1, 1, 16384, 16384, 16384, 2048, 1, DD_F64,
-                      model_find_rate("NVIDIA H200", "08_dmma", DD_F64, 0), 1, nv, NULL, 0};
+                      model_find_rate("NVIDIA H200", "08_dmma", DD_F64, 0), 1, nv, NULL, 0, 0};
     dd_tune_in ti = {2, 1, 1, 1, 1, 2, 2048, 1, 1000, 0, 0};
     dd_tune_out o;
     EXPECT(model_tune(&in, &ti, &o, &err) == DD_OK && o.P == 1 && o.Q == 2 && o.nb == 2048 &&
