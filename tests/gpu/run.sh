@@ -193,4 +193,21 @@ if has ozaki; then
         --reps 3 --classes uniform,rowcol30 --json "$OUT/ozaki.jsonl" 2>&1 | tail -n +3 | tee -a "$OUT/ozaki.txt"
     "$B/kernels/gemm-bench" --kernels ozaki2,emu_cublas --types f64 --reps 3 \
         --sizes 4096,8192,16384,8192x8192x2048 --json "$OUT/ozaki.jsonl" 2>&1 | tee -a "$OUT/ozaki.txt"
+    # the distributed multiply on 1 and 2 GPUs, native against ozaki2 (wide
+    # panels: each panel's INT8 products are GEMMs of depth --panel)
+    for g in 1 2; do
+        DD_JSON="$OUT/ozaki-dist.jsonl" dd "native_${g}gpu_32768" "$g" "$g" --size 32768 --repeat 3 --warmup 1
+        for nb in 2048 8192; do
+            DD_JSON="$OUT/ozaki-dist.jsonl" dd "ozaki2_${g}gpu_32768_p$nb" "$g" "$g" --size 32768 \
+                --kernel ozaki2 --panel "$nb" --repeat 3 --warmup 1
+        done
+    done
+    python3 - "$OUT/ozaki-dist.jsonl" <<'PY' | tee -a "$OUT/ozaki.txt"
+import json, sys
+print("%-8s %5s %6s %9s %10s %8s  %s" % ("kernel", "GPUs", "panel", "time s", "TF/GPU", "exposed", "check"))
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    print("%-8s %5d %6d %9.4f %10.2f %7.1f%%  %s" % (r["kernel"], r["ranks"], r["panel"], r["time_median"],
+          r["tflops"] / r["ranks"], 100 * r["exposed_comm_fraction"], "PASSED" if (r.get("check") or {}).get("passed") else "FAILED or unchecked"))
+PY
 fi
