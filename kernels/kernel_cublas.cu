@@ -14,58 +14,18 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 
+#include "cublas_handles.cuh"
 #include "gemm_common.cuh"
 #include "ladder.h"
 
 namespace
 {
 
-constexpr int MAX_DEVICES = 64;
-cublasHandle_t handles[MAX_DEVICES];
-
-/* cuBLAS status -> a CUDA error code for the int the launchers return. */
-int from_cublas(cublasStatus_t st)
-{
-    switch (st) {
-    case CUBLAS_STATUS_SUCCESS:
-        return cudaSuccess;
-    case CUBLAS_STATUS_ALLOC_FAILED:
-        return cudaErrorMemoryAllocation;
-    case CUBLAS_STATUS_INVALID_VALUE:
-        return cudaErrorInvalidValue;
-    case CUBLAS_STATUS_ARCH_MISMATCH:
-        return cudaErrorInvalidDeviceFunction;
-    case CUBLAS_STATUS_NOT_SUPPORTED:
-        return cudaErrorNotSupported;
-    case CUBLAS_STATUS_EXECUTION_FAILED:
-        return cudaErrorLaunchFailure;
-    default:
-        return cudaErrorUnknown;
-    }
-}
+dd::cublas_handles handles;
 
 int handle_for_current_device(cublasHandle_t *h)
 {
-    int dev = 0;
-    cudaError_t ce = cudaGetDevice(&dev);
-    if (ce != cudaSuccess)
-        return ce;
-    if (dev < 0 || dev >= MAX_DEVICES)
-        return cudaErrorInvalidDevice;
-    if (!handles[dev]) {
-        cublasHandle_t nh;
-        int e = from_cublas(cublasCreate(&nh));
-        if (e != cudaSuccess)
-            return e;
-        e = from_cublas(cublasSetMathMode(nh, CUBLAS_DEFAULT_MATH));
-        if (e != cudaSuccess) {
-            cublasDestroy(nh);
-            return e;
-        }
-        handles[dev] = nh;
-    }
-    *h = handles[dev];
-    return cudaSuccess;
+    return handles.get(h, [](cublasHandle_t nh) { return cublasSetMathMode(nh, CUBLAS_DEFAULT_MATH); });
 }
 
 } // namespace
@@ -100,9 +60,9 @@ template <typename T> int cublas_gemm(DD_LAUNCHER_ARGS(T))
     cublasHandle_t h;
     if ((e = handle_for_current_device(&h)) != cudaSuccess)
         return e;
-    if ((e = from_cublas(cublasSetStream(h, s))) != cudaSuccess)
+    if ((e = dd::from_cublas(cublasSetStream(h, s))) != cudaSuccess)
         return e;
-    return from_cublas(gemm_call(h, m, n, k, A, lda, B, ldb, beta, C, ldc));
+    return dd::from_cublas(gemm_call(h, m, n, k, A, lda, B, ldb, beta, C, ldc));
 }
 
 } // namespace
@@ -114,18 +74,7 @@ DD_LAUNCHER(dd_cublas_sgemm, float, cublas_gemm<float>)
  * device, restoring the caller's current device afterwards. */
 extern "C" void kernel_cublas_shutdown(void)
 {
-    int cur = -1;
-    if (cudaGetDevice(&cur) != cudaSuccess)
-        cur = -1;
-    for (int d = 0; d < MAX_DEVICES; ++d) {
-        if (!handles[d])
-            continue;
-        if (cudaSetDevice(d) == cudaSuccess)
-            cublasDestroy(handles[d]);
-        handles[d] = NULL;
-    }
-    if (cur >= 0)
-        (void)cudaSetDevice(cur);
+    handles.shutdown();
 }
 
 extern "C" const char *kernel_cublas_version(void)

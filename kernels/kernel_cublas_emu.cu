@@ -8,46 +8,23 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include "cublas_handles.cuh"
 #include "gemm_common.cuh"
 #include "ladder.h"
 
 namespace
 {
 
-constexpr int MAX_DEVICES = 64;
-cublasHandle_t handles[MAX_DEVICES];
-
-int status_to_cuda(cublasStatus_t st)
-{
-    return st == CUBLAS_STATUS_SUCCESS          ? (int)cudaSuccess
-           : st == CUBLAS_STATUS_NOT_SUPPORTED ? (int)cudaErrorNotSupported
-           : st == CUBLAS_STATUS_INVALID_VALUE ? (int)cudaErrorInvalidValue
-           : st == CUBLAS_STATUS_ALLOC_FAILED  ? (int)cudaErrorMemoryAllocation
-                                               : (int)cudaErrorUnknown;
-}
+dd::cublas_handles handles;
 
 int emu_handle(cublasHandle_t *h)
 {
-    int dev = 0;
-    cudaError_t ce = cudaGetDevice(&dev);
-    if (ce != cudaSuccess)
-        return ce;
-    if (dev < 0 || dev >= MAX_DEVICES)
-        return cudaErrorInvalidDevice;
-    if (!handles[dev]) {
-        cublasHandle_t nh;
-        int e = status_to_cuda(cublasCreate(&nh));
-        if (e)
-            return e;
-        if ((e = status_to_cuda(cublasSetMathMode(nh, CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH))) ||
-            (e = status_to_cuda(cublasSetEmulationStrategy(nh, CUBLAS_EMULATION_STRATEGY_EAGER)))) {
-            cublasDestroy(nh);
-            return e;
-        }
-        handles[dev] = nh;
-    }
-    *h = handles[dev];
-    return cudaSuccess;
+    return handles.get(h, [](cublasHandle_t nh) {
+        cublasStatus_t st = cublasSetMathMode(nh, CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH);
+        return st != CUBLAS_STATUS_SUCCESS
+                   ? st
+                   : cublasSetEmulationStrategy(nh, CUBLAS_EMULATION_STRATEGY_EAGER);
+    });
 }
 
 int emu_gemm(DD_LAUNCHER_ARGS(double))
@@ -58,10 +35,10 @@ int emu_gemm(DD_LAUNCHER_ARGS(double))
     if (e != cudaSuccess || !go)
         return e;
     cublasHandle_t h;
-    if ((e = emu_handle(&h)) || (e = status_to_cuda(cublasSetStream(h, s))))
+    if ((e = emu_handle(&h)) || (e = dd::from_cublas(cublasSetStream(h, s))))
         return e;
     const double one = 1.0, b = beta ? 1.0 : 0.0;
-    return status_to_cuda(cublasGemmEx_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, CUDA_R_64F,
+    return dd::from_cublas(cublasGemmEx_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, CUDA_R_64F,
                                           ldb, A, CUDA_R_64F, lda, &b, C, CUDA_R_64F, ldc,
                                           CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT,
                                           CUBLAS_GEMM_DEFAULT));
@@ -73,16 +50,5 @@ DD_LAUNCHER(dd_emu_cublas_dgemm, double, emu_gemm)
 
 extern "C" void dd_emu_cublas_shutdown(void)
 {
-    int cur = -1;
-    if (cudaGetDevice(&cur) != cudaSuccess)
-        cur = -1;
-    for (int d = 0; d < MAX_DEVICES; ++d) {
-        if (!handles[d])
-            continue;
-        if (cudaSetDevice(d) == cudaSuccess)
-            cublasDestroy(handles[d]);
-        handles[d] = NULL;
-    }
-    if (cur >= 0)
-        (void)cudaSetDevice(cur);
+    handles.shutdown();
 }

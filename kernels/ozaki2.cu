@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cublas_handles.cuh"
 #include "gemm_common.cuh"
 #include "ladder.h"
 #include "ozaki2.h"
@@ -57,23 +58,7 @@ struct workspace {
 };
 workspace g_ws[MAX_DEVICES];
 
-int from_cublas(cublasStatus_t st)
-{
-    switch (st) {
-    case CUBLAS_STATUS_SUCCESS:
-        return cudaSuccess;
-    case CUBLAS_STATUS_ALLOC_FAILED:
-        return cudaErrorMemoryAllocation;
-    case CUBLAS_STATUS_INVALID_VALUE:
-        return cudaErrorInvalidValue;
-    case CUBLAS_STATUS_NOT_SUPPORTED:
-        return cudaErrorNotSupported;
-    case CUBLAS_STATUS_ARCH_MISMATCH:
-        return cudaErrorInvalidDeviceFunction;
-    default:
-        return cudaErrorUnknown;
-    }
-}
+using dd::from_cublas;
 
 #define OZ_TRY(call)                                                                               \
     do {                                                                                           \

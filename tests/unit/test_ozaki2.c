@@ -17,27 +17,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dd_splitmix.h"
+#include "dd_test.h"
 #include "ozaki2.h"
 #include "ozaki2_ref.h"
-
-static int g_fail;
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            g_fail++;                                                                              \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
 static uint64_t next_u64(void)
 {
-    uint64_t z = (g_rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    uint64_t z = dd_splitmix64(g_rng);
+    g_rng += 0x9E3779B97F4A7C15ull;
+    return z;
 }
 static double uni(void) /* [-1, 1) */
 {
