@@ -99,6 +99,7 @@ const char *dd_context_backend(const dd_context *ctx)
 
 static void close_backends(dd_context *ctx)
 {
+    api_work_free(ctx);
     if (ctx->comm_open)
         ctx->comm.ops->close(&ctx->comm);
     ctx->comm_open = 0;
@@ -129,6 +130,20 @@ int api_open_backends(dd_context *ctx, dd_dtype t, dd_err *err)
                        e->info.ranks_per_device};
     rc = comm_select(ctx->comm_name, &cfg, &ctx->comm, err);
     ctx->comm_open = rc == DD_OK;
+    return rc;
+}
+
+int api_retype(dd_context *ctx, dd_dtype t, dd_err *err)
+{
+    dd_engine *e = &ctx->eng;
+    if (!e->ops->retype) { /* the engine serves every type as it is */
+        ctx->type = t;
+        return DD_OK;
+    }
+    int rc = dd_agree(ctx->world, e->ops->retype(e, t, ctx->have_kernel ? ctx->kernel : NULL, err),
+                      err);
+    if (!rc)
+        ctx->type = t;
     return rc;
 }
 
@@ -237,6 +252,7 @@ dd_status dd_context_create(MPI_Comm comm, const dd_context_options *opts, dd_co
         (rc = dd_agree(ctx->world, split(ctx, &err), &err)) ||
         (rc = api_open_backends(ctx, DD_F64, &err)))
         goto fail;
+    ctx->copy_threads = api_copy_threads(ctx->node);
     *out = ctx;
     return DD_SUCCESS;
 fail:

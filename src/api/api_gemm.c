@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agree.h"
@@ -70,7 +71,34 @@ static int validate(gemm_call *g, dd_err *err)
     return rc;
 }
 
-/* Blocks, slots and panels in work memory; agreed. */
+/* summa_setup's panels and slots, the slots from the context's kept
+ * work memory (summa.c's sizes: panels at most nb wide, L+1 of each). */
+static int setup_slots(gemm_call *g, dd_err *err)
+{
+    dd_summa *s = &g->s;
+    size_t es = dd_elsize(g->t);
+    int64_t w = s->nb < s->K ? s->nb : s->K;
+    memset(s->slotA, 0, sizeof s->slotA);
+    memset(s->slotB, 0, sizeof s->slotB);
+    s->npanels = summa_panel_count(s);
+    if (s->npanels < 0)
+        return dd_fail(err, DD_EUSAGE, "panel width %lld gives no panel list", (long long)s->nb);
+    s->panels = malloc((size_t)(s->npanels ? s->npanels : 1) * sizeof *s->panels);
+    if (!s->panels)
+        return dd_fail(err, DD_ENOMEM, "out of host memory for %lld panels", (long long)s->npanels);
+    grid_panels(s->K, s->g.P, s->g.Q, s->nb, s->panels);
+    int rc = DD_OK;
+    for (int i = 0; i <= s->lookahead && !rc; i++) {
+        int at = API_DEV_SLOT + 2 * i;
+        if (s->g.Q > 1 && s->Mp * w > 0)
+            rc = api_dev_get(g->ctx, at, (size_t)(s->Mp * w) * es, &s->slotA[i], err);
+        if (!rc && s->g.P > 1 && w * s->Nq > 0)
+            rc = api_dev_get(g->ctx, at + 1, (size_t)(w * s->Nq) * es, &s->slotB[i], err);
+    }
+    return rc;
+}
+
+/* Blocks, slots and panels in work memory (kept by the context); agreed. */
 static int alloc_blocks(gemm_call *g, dd_err *err)
 {
     dd_context *ctx = g->ctx;
@@ -88,34 +116,29 @@ static int alloc_blocks(gemm_call *g, dd_err *err)
     if ((rc = dd_agree(ctx->world, rc, err)))
         return rc;
     size_t es = dd_elsize(g->t);
-    rc = e->ops->alloc(e, (size_t)(s->Mp * s->Kq) * es, &s->A, err);
+    rc = api_dev_get(ctx, API_DEV_A, (size_t)(s->Mp * s->Kq) * es, &s->A, err);
     if (!rc)
-        rc = e->ops->alloc(e, (size_t)(s->Kp * s->Nq) * es, &s->B, err);
+        rc = api_dev_get(ctx, API_DEV_B, (size_t)(s->Kp * s->Nq) * es, &s->B, err);
     if (!rc)
-        rc = e->ops->alloc(e, (size_t)(s->Mp * s->Nq) * es, &s->C, err);
+        rc = api_dev_get(ctx, API_DEV_C, (size_t)(s->Mp * s->Nq) * es, &s->C, err);
     if (!rc)
-        rc = summa_setup(s, err);
+        rc = setup_slots(g, err);
     return dd_agree(ctx->world, rc, err);
 }
 
+/* The blocks and slots stay with the context for the next call. */
 static void free_blocks(gemm_call *g)
 {
-    dd_engine *e = &g->ctx->eng;
     dd_summa *s = &g->s;
-    if (s->panels || s->slotA[0] || s->slotB[0])
-        summa_teardown(s);
-    void *blocks[] = {s->A, s->B, s->C};
-    for (int i = 0; i < 3; i++)
-        if (blocks[i])
-            e->ops->free(e, blocks[i]);
+    free(s->panels);
+    s->panels = NULL;
     s->A = s->B = s->C = NULL;
     check_cterm_free(&g->cin);
 }
 
-/* rows × cols between the caller's array (pitch ld) and contiguous work
- * memory, in (out = 0) or out: host arrays by upload and download (wait
- * with wait_copies), device arrays copied in place (one copy when
- * contiguous, else one per row). */
+/* rows × cols between the caller's device array (pitch ld) and contiguous
+ * work memory, in (out = 0) or out: one copy when contiguous, else one per
+ * row.  (Host arrays go through api_stage.c.) */
 static int copy_user(gemm_call *g, void *work, const void *user, int64_t ld, int64_t rows,
                      int64_t cols, int out, dd_err *err)
 {
@@ -123,9 +146,6 @@ static int copy_user(gemm_call *g, void *work, const void *user, int64_t ld, int
     size_t es = dd_elsize(g->t), w = (size_t)cols * es, p = (size_t)ld * es;
     if (rows == 0 || cols == 0)
         return DD_OK;
-    if (!g->device)
-        return out ? e->ops->download_async(e, (void *)user, p, work, w, w, rows, err)
-                   : e->ops->upload_async(e, work, w, user, p, w, rows, err);
     if (ld == cols)
         return out ? e->ops->copy(e, (void *)user, work, w * (size_t)rows, err)
                    : e->ops->copy(e, work, user, w * (size_t)rows, err);
@@ -201,7 +221,9 @@ static int load(gemm_call *g, dd_err *err)
     for (int k = 0; k < 3; k++) {
         if (k < 2 ? g->alpha == 0 : g->beta == 0)
             continue;
-        if (ops[k]->direct) {
+        if (!g->device) {
+            rc = api_load_host(g, k, work[k], rows[k], cols[k], err);
+        } else if (ops[k]->direct) {
             rc = copy_user(g, work[k], ops[k]->p, ops[k]->ld, rows[k], cols[k], 0, err);
             if (!rc)
                 rc = e->ops->wait_copies(e, err);
@@ -211,6 +233,7 @@ static int load(gemm_call *g, dd_err *err)
             api_work_layout(g, k, &wl);
             rc = redist_in(g, ops[k], &wl, work[k], rows[k], cols[k], err);
         }
+        api_tick(g, API_T_LOAD + k);
         if (rc)
             return rc;
     }
@@ -220,36 +243,11 @@ static int load(gemm_call *g, dd_err *err)
         rc = e->ops->scale(e, g->t, s->B, s->Kp * s->Nq, 0, err);
     if (!rc && g->beta != 0)
         rc = e->ops->scale(e, g->t, s->C, s->Mp * s->Nq, g->beta, err);
-    if ((rc = dd_agree(ctx->world, rc, err)) || !g->check || g->beta == 0)
+    rc = dd_agree(ctx->world, rc, err);
+    api_tick(g, API_T_SCALE);
+    if (rc || !g->check || g->beta == 0)
         return rc;
     return check_c_input(ctx->world, &ctx->g, e, g->t, g->M, g->N, s->C, 0x5eedULL, &g->cin, err);
-}
-
-/* C's work block back to the caller's layout (host memory): only sub(C)'s
- * elements are written.  Agreed. */
-static int redist_out(gemm_call *g, dd_err *err)
-{
-    dd_context *ctx = g->ctx;
-    dd_engine *e = &ctx->eng;
-    dd_summa *s = &g->s;
-    size_t bytes = (size_t)(s->Mp * s->Nq) * dd_elsize(g->t), w = (size_t)s->Nq * dd_elsize(g->t);
-    void *hostC = NULL;
-    int rc = g->device ? dd_fail(err, DD_EFAIL, "a device C outside the work layout") : DD_OK;
-    if (!rc && !e->ops->work_is_host) {
-        rc = host_buf(e, bytes, &hostC, err);
-        if (!rc && bytes)
-            rc = e->ops->download_async(e, hostC, w, s->C, w, w, s->Mp, err);
-        if (!rc)
-            rc = e->ops->wait_copies(e, err);
-    }
-    rd_layout wl;
-    api_work_layout(g, 2, &wl);
-    if (!(rc = dd_agree(ctx->world, rc, err)))
-        rc = rd_move(ctx->world, g->t, &wl, hostC ? hostC : s->C, &g->c.lay, (void *)g->c.p, 0,
-                     err);
-    if (hostC)
-        e->ops->host_free(e, hostC);
-    return rc;
 }
 
 /* The distributed multiply, timed.  Agreed, but for a broken broadcast
@@ -296,14 +294,19 @@ static int finish(gemm_call *g, dd_err *err)
         (rc = check_product(ctx->world, ctx->row, &ctx->g, e, g->t, g->M, g->N, g->K, s->A, s->B,
                             s->C, g->beta != 0 ? &g->cin : NULL, 0x5eedULL, &g->chk, err)))
         return rc;
-    if (g->c.direct) {
+    api_tick(g, API_T_MULT);
+    if (!g->device) {
+        rc = api_store_host(g, err);
+    } else if (g->c.direct) {
         rc = copy_user(g, s->C, g->c.p, g->c.ld, s->Mp, s->Nq, 1, err);
         if (!rc)
             rc = e->ops->wait_copies(e, err);
         rc = dd_agree(ctx->world, rc, err);
-    } else {
-        rc = redist_out(g, err);
+    } else { /* dd_gemm_device's C is always in the work layout */
+        rc = dd_agree(ctx->world, dd_fail(err, DD_EFAIL, "a device C outside the work layout"),
+                      err);
     }
+    api_tick(g, API_T_STORE);
     if (rc)
         return rc;
     if (g->check && !g->chk.passed) {
@@ -341,9 +344,11 @@ static int run_call(gemm_call *g, dd_err *err)
     if (rc || g->M == 0 || g->N == 0 ||
         (!g->check && (g->alpha == 0 || g->K == 0) && g->beta == 1))
         return rc;
-    if (g->t != g->ctx->type && (rc = api_open_backends(g->ctx, g->t, err)))
+    if (g->t != g->ctx->type && (rc = api_retype(g->ctx, g->t, err)))
         return rc;
-    if (!(rc = alloc_blocks(g, err)) && !(rc = load(g, err)) && !(rc = multiply(g, err)))
+    api_tick(g, API_T_ARGS);
+    if (!(rc = alloc_blocks(g, err)) && (api_tick(g, API_T_ALLOC), 1) && !(rc = load(g, err)) &&
+        !(rc = multiply(g, err)))
         rc = finish(g, err);
     free_blocks(g);
     return rc;
@@ -365,7 +370,9 @@ dd_status api_gemm(gemm_call *g, dd_gemm_info *info)
         info->check_passed = 0;
         info->bad_argument = 0;
     }
+    api_tick(g, -1);
     int rc = run_call(g, err);
+    api_timing_print(g);
     if (info && rc == DD_EUSAGE)
         info->bad_argument = g->bad_arg;
     if (rc == DD_OK || rc == DD_ECHECK) {

@@ -12,6 +12,14 @@
 #include "grid.h"
 #include "summa.h"
 
+/* Memory a context keeps between calls (api_work.c): grown, never shrunk. */
+typedef struct {
+    void *p;
+    size_t cap;
+} api_buf;
+enum { API_DEV_A, API_DEV_B, API_DEV_C, API_DEV_SLOT, API_NDEV = API_DEV_SLOT + 2 * (DD_LOOKAHEAD_MAX + 1) };
+enum { API_HOST_RING, API_HOST_STAGE = 2, API_NHOST };
+
 struct dd_context {
     MPI_Comm world, node, row, col; /* world: the caller's communicator, duplicated */
     int rank, size;
@@ -28,6 +36,9 @@ struct dd_context {
     int warmed;    /* the comm backend's connections are made (summa_warm) */
     char why[192]; /* engine_select's account of the backend chosen */
     dd_err err;    /* the last call's message */
+    api_buf dev[API_NDEV];   /* work memory: blocks A, B, C, then SUMMA's slots */
+    api_buf host[API_NHOST]; /* pinned (CUDA): the ring's two slots, the exchange's staging */
+    int copy_threads;        /* threads of the host copies (api_copy_runs) */
 };
 
 /* One operand of a call, as the caller holds it. */
@@ -57,6 +68,7 @@ typedef struct {
     dd_summa s;
     check_cterm cin;
     double sec, gemm; /* this rank's multiply phase and local multiplies */
+    double tm[8], tlast; /* DD_API_TIMING: seconds per step (api_tick) */
     dd_check_result chk;
 } gemm_call;
 
@@ -79,5 +91,32 @@ dd_status api_status(int rc);
 /* Close, then open the engine for type t and the comm backend serving it
  * (collective, agreed). */
 int api_open_backends(dd_context *ctx, dd_dtype t, dd_err *err);
+/* Multiply type t from now on: the engine's kernel for it (retype), the
+ * backends and kept memory left open (collective, agreed). */
+int api_retype(dd_context *ctx, dd_dtype t, dd_err *err);
+
+/* api_work.c: the context's kept memory (which: API_DEV_*, API_HOST_*),
+ * at least `bytes`, grown when short (local: the caller agrees); all of it
+ * freed (before the engine closes). */
+int api_dev_get(dd_context *ctx, int which, size_t bytes, void **p, dd_err *err);
+int api_host_get(dd_context *ctx, int which, size_t bytes, void **p, dd_err *err);
+void api_work_free(dd_context *ctx);
+/* A ring slot's bytes: DD_RING_MIB (default 64), as the CLI's. */
+size_t api_ring_bytes(void);
+/* Host copy threads: DD_API_THREADS, else the node's cores per rank (1..8). */
+int api_copy_threads(MPI_Comm node);
+/* n runs of `bytes`, dst + i·dstride ← src + i·sstride, over threads. */
+void api_copy_runs(void *dst, size_t dstride, const void *src, size_t sstride, size_t bytes,
+                   int64_t n, int threads);
+/* DD_API_TIMING: the time since the last tick added to step `step`
+ * (API_T_*; -1: only restart the clock); the call's line from rank 0. */
+enum { API_T_ARGS, API_T_ALLOC, API_T_LOAD, API_T_SCALE = 5, API_T_MULT, API_T_STORE, API_NSTEPS };
+void api_tick(gemm_call *g, int step);
+void api_timing_print(const gemm_call *g);
+
+/* api_stage.c: a host operand into its work block (k: 0 A, 1 B, 2 C), and
+ * C's work block back to the caller's host array.  Agreed. */
+int api_load_host(gemm_call *g, int k, void *W, int64_t rows, int64_t cols, dd_err *err);
+int api_store_host(gemm_call *g, dd_err *err);
 
 #endif

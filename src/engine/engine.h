@@ -67,6 +67,12 @@ typedef struct dd_engine_ops {
      * the primary context), so that its cost falls in the run's teardown
      * instead of in the exit after the report.  Never from a library. */
     void (*release_device)(dd_engine *e);
+    /* Optional (NULL: the engine serves every element type as opened, the
+     * CPU).  From now on multiply element type t: the kernel for t (`kernel`
+     * forced, or the default of t), so that a library switching between
+     * FP64 and FP32 calls keeps its engine, comm and memory instead of
+     * reopening them.  Local; on failure the engine is left as it was. */
+    int (*retype)(dd_engine *e, dd_dtype t, const char *kernel, dd_err *err);
     int (*alloc)(dd_engine *e, size_t bytes, void **p, dd_err *err);
     void (*free)(dd_engine *e, void *p);
     int (*host_alloc)(dd_engine *e, size_t bytes, void **p, dd_err *err);

@@ -111,7 +111,7 @@ static int node_sharing(const dd_engine_cfg *cfg, int ok, const struct cudaDevic
 
 /* The kernel of this run: --kernel, or the production kernel of the type.
  * A kernel without the run's type is refused here, before any data moves. */
-static int pick_kernel(cuda_state *s, const char *forced, dd_dtype t, dd_err *err)
+int cuda_pick_kernel(cuda_state *s, const char *forced, dd_dtype t, dd_err *err)
 {
     char names[400];
     if (forced && !(s->kd = kernel_find(forced))) {
@@ -180,7 +180,7 @@ static int cuda_open(dd_engine *e, const dd_engine_cfg *cfg, dd_err *err)
         return dd_fail(err, DD_ENOMEM, "out of host memory opening the CUDA engine");
     s->device = device;
     e->impl = s;
-    if ((rc = pick_kernel(s, cfg->kernel, cfg->type, err)) || (rc = make_streams(s, err)) ||
+    if ((rc = cuda_pick_kernel(s, cfg->kernel, cfg->type, err)) || (rc = make_streams(s, err)) ||
         (rc = dd_cuda_check(cudaMemGetInfo(&e->info.mem_free, &e->info.mem_total), "cudaMemGetInfo",
                             err))) {
         cuda_close(e);
@@ -468,6 +468,7 @@ const dd_engine_ops dd_engine_cuda = {
     .open = cuda_open,
     .close = cuda_close,
     .release_device = cuda_release_device,
+    .retype = cuda_retype,
     .alloc = cuda_alloc,
     .free = cuda_free,
     .host_alloc = cuda_host_alloc,

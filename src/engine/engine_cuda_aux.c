@@ -205,3 +205,17 @@ int cuda_download_t(dd_engine *e, void *dst, const void *src, int64_t lds, int64
                            "cudaMemcpyAsync GPU to host (a transposed band)", err);
     return rc;
 }
+
+/* Another element type from now on: its kernel (the old one kept when
+ * refused).  The launch reads s->kd on the host, so no wait is needed. */
+int cuda_retype(dd_engine *e, dd_dtype t, const char *kernel, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    const kernel_desc *old = s->kd;
+    int rc = cuda_pick_kernel(s, kernel, t, err);
+    if (rc)
+        s->kd = old;
+    else
+        snprintf(e->info.kernel, sizeof e->info.kernel, "%s", s->kd->name);
+    return rc;
+}

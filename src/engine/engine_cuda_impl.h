@@ -30,7 +30,11 @@ const char *cuda_host_name(void);
 int cuda_copy_sync(cuda_state *s, void *dst, const void *src, size_t bytes,
                    enum cudaMemcpyKind kind, const char *what, dd_err *err);
 
+/* The kernel for type t (forced by name, or t's default) into s->kd. */
+int cuda_pick_kernel(cuda_state *s, const char *forced, dd_dtype t, dd_err *err);
+
 /* engine_cuda_aux.c: the ops of engine.h's second half. */
+int cuda_retype(dd_engine *e, dd_dtype t, const char *kernel, dd_err *err);
 int cuda_absmax(dd_engine *e, dd_dtype t, const void *M, int64_t n, double *max, int *nonfinite,
                 dd_err *err);
 int cuda_matvec(dd_engine *e, dd_dtype t, const void *M, int64_t rows, int64_t cols,

@@ -1,0 +1,175 @@
+/* api_work.c — what a context keeps between calls (api_impl.h): work
+ * memory for the blocks and SUMMA's slots, the pinned host ring and the
+ * exchange's staging, each grown when a call needs more and freed at
+ * dd_context_destroy (or before its engine closes); the host copies'
+ * threads; DD_API_TIMING's per-step clock. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api_impl.h"
+
+/* Sizes are rounded up to 64 KiB, so that calls of nearby sizes reuse. */
+static size_t round_up(size_t bytes)
+{
+    size_t q = (size_t)1 << 16;
+    return bytes ? (bytes + q - 1) / q * q : q;
+}
+
+static int buf_get(dd_context *ctx, api_buf *b, int host, size_t bytes, void **p, dd_err *err)
+{
+    dd_engine *e = &ctx->eng;
+    if (b->p && bytes <= b->cap) {
+        *p = b->p;
+        return DD_OK;
+    }
+    if (b->p) /* CUDA: cudaFree and cudaFreeHost wait for the device */
+        host ? e->ops->host_free(e, b->p) : e->ops->free(e, b->p);
+    b->p = NULL;
+    b->cap = 0;
+    size_t want = round_up(bytes);
+    int rc = host ? e->ops->host_alloc(e, want, &b->p, err) : e->ops->alloc(e, want, &b->p, err);
+    if (rc) {
+        b->p = NULL;
+        return rc;
+    }
+    b->cap = want;
+    *p = b->p;
+    return DD_OK;
+}
+
+int api_dev_get(dd_context *ctx, int which, size_t bytes, void **p, dd_err *err)
+{
+    return buf_get(ctx, &ctx->dev[which], 0, bytes, p, err);
+}
+
+int api_host_get(dd_context *ctx, int which, size_t bytes, void **p, dd_err *err)
+{
+    return buf_get(ctx, &ctx->host[which], 1, bytes, p, err);
+}
+
+void api_work_free(dd_context *ctx)
+{
+    dd_engine *e = &ctx->eng;
+    if (!ctx->eng_open)
+        return;
+    for (int i = 0; i < API_NDEV; i++)
+        if (ctx->dev[i].p)
+            e->ops->free(e, ctx->dev[i].p);
+    for (int i = 0; i < API_NHOST; i++)
+        if (ctx->host[i].p)
+            e->ops->host_free(e, ctx->host[i].p);
+    memset(ctx->dev, 0, sizeof ctx->dev);
+    memset(ctx->host, 0, sizeof ctx->host);
+}
+
+size_t api_ring_bytes(void)
+{
+    const char *v = getenv("DD_RING_MIB");
+    long mib = v ? strtol(v, NULL, 10) : 64;
+    if (mib < 1 || mib > 4096)
+        mib = 64;
+    return (size_t)mib << 20;
+}
+
+int api_copy_threads(MPI_Comm node)
+{
+    const char *v = getenv("DD_API_THREADS");
+    long t = v && *v ? strtol(v, NULL, 10) : 0;
+    if (t >= 1)
+        return t > 64 ? 64 : (int)t;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int local = 1;
+    if (node != MPI_COMM_NULL)
+        MPI_Comm_size(node, &local);
+    t = cores > 0 ? cores / (local > 0 ? local : 1) : 1;
+    return t < 1 ? 1 : t > 8 ? 8 : (int)t;
+}
+
+typedef struct {
+    char *dst;
+    const char *src;
+    size_t dstride, sstride, bytes;
+    int64_t n;
+} runs_job;
+
+static void runs_serial(const runs_job *j)
+{
+    for (int64_t i = 0; i < j->n; i++)
+        memcpy(j->dst + (size_t)i * j->dstride, j->src + (size_t)i * j->sstride, j->bytes);
+}
+
+static void *runs_main(void *arg)
+{
+    runs_serial(arg);
+    return NULL;
+}
+
+/* Runs split among threads (one run split in pieces when the runs are one
+ * contiguous range); a thread that cannot start leaves its part to this one. */
+void api_copy_runs(void *dst, size_t dstride, const void *src, size_t sstride, size_t bytes,
+                   int64_t n, int threads)
+{
+    runs_job all = {dst, src, dstride, sstride, bytes, n};
+    if (n > 0 && dstride == bytes && sstride == bytes) /* one range: cut in 1 MiB runs */
+        all = (runs_job){dst, src, 1 << 20, 1 << 20, 1 << 20, (int64_t)((bytes * (size_t)n) >> 20)};
+    size_t total = (size_t)n * bytes;
+    int T = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    if (T > all.n)
+        T = (int)all.n;
+    if (T <= 1 || total < ((size_t)4 << 20)) {
+        runs_serial(&(runs_job){dst, src, dstride, sstride, bytes, n});
+        return;
+    }
+    runs_job job[64];
+    pthread_t tid[64];
+    int started[64] = {0};
+    for (int t = 0; t < T; t++) {
+        int64_t a = all.n * t / T, b = all.n * (t + 1) / T;
+        job[t] = (runs_job){all.dst + (size_t)a * all.dstride, all.src + (size_t)a * all.sstride,
+                            all.dstride, all.sstride, all.bytes, b - a};
+        if (t > 0)
+            started[t] = pthread_create(&tid[t], NULL, runs_main, &job[t]) == 0;
+    }
+    runs_serial(&job[0]);
+    for (int t = 1; t < T; t++)
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            runs_serial(&job[t]);
+    if (all.n * (int64_t)all.bytes < (int64_t)total) { /* the tail of one contiguous range */
+        size_t done = (size_t)all.n * all.bytes;
+        memcpy((char *)dst + done, (const char *)src + done, total - done);
+    }
+}
+
+/* DD_API_TIMING=1: each step's seconds on rank 0, one line per call. */
+static const char *step_names[API_NSTEPS] = {"args",   "alloc", "load A", "load B",
+                                             "load C", "scale", "multiply", "store C"};
+
+void api_tick(gemm_call *g, int step)
+{
+    double now = MPI_Wtime();
+    if (step >= 0 && step < API_NSTEPS)
+        g->tm[step] += now - g->tlast;
+    g->tlast = now;
+}
+
+void api_timing_print(const gemm_call *g)
+{
+    const char *v = getenv("DD_API_TIMING");
+    if (!v || atoi(v) <= 0 || g->ctx->rank != 0)
+        return;
+    char line[512];
+    int n = snprintf(line, sizeof line, "dgemm-dist api timing (rank 0, %s %lldx%lldx%lld):",
+                     g->t == DD_F64 ? "f64" : "f32", (long long)g->M, (long long)g->N,
+                     (long long)g->K);
+    double sum = 0;
+    for (int i = 0; i < API_NSTEPS && n > 0 && (size_t)n < sizeof line; i++) {
+        n += snprintf(line + n, sizeof line - (size_t)n, " %s %.4f", step_names[i], g->tm[i]);
+        sum += g->tm[i];
+    }
+    fprintf(stderr, "%s total %.4f s\n", line, sum);
+}
