@@ -1,4 +1,5 @@
 /* timer.c — wall clock and statistics over ranks (timer.h). */
+#include <stdlib.h>
 #include <time.h>
 
 #include "timer.h"
@@ -20,4 +21,16 @@ dd_stat dd_stat_over(MPI_Comm comm, double v)
     MPI_Allreduce(&v, &s.avg, 1, MPI_DOUBLE, MPI_SUM, comm);
     s.avg /= n;
     return s;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double dd_median_sort(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }

@@ -13,4 +13,7 @@ typedef struct {
 /* Collective over comm. */
 dd_stat dd_stat_over(MPI_Comm comm, double v);
 
+/* Sorts v[0..n) ascending in place and returns its median (n >= 1). */
+double dd_median_sort(double *v, int n);
+
 #endif

@@ -72,12 +72,6 @@ void report_expr(char *buf, size_t n, char transa, char transb, double alpha, do
     snprintf(buf, n, "C = %s%s·%s%s", a, transa == 'T' ? "Aᵀ" : "A", transb == 'T' ? "Bᵀ" : "B", b);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 void report_finish(dd_record *r)
 {
     if (r->nrep <= 0)
@@ -86,9 +80,8 @@ void report_finish(dd_record *r)
     if (!s)
         return;
     memcpy(s, r->mult_times, sizeof(double) * (size_t)r->nrep);
-    qsort(s, (size_t)r->nrep, sizeof(double), cmp_double);
+    r->tmed = dd_median_sort(s, r->nrep);
     r->tmin = s[0];
-    r->tmed = r->nrep % 2 ? s[r->nrep / 2] : 0.5 * (s[r->nrep / 2 - 1] + s[r->nrep / 2]);
     free(s);
     /* alpha = 0: nothing is multiplied (BLAS's rule), so no rate */
     double flops = r->alpha == 0 ? 0 : 2.0 * (double)r->M * (double)r->N * (double)r->K;

@@ -18,18 +18,6 @@
 #include "summa.h"
 #include "timer.h"
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -131,7 +119,8 @@ int main(int argc, char **argv)
                 maxerr);
         return 1;
     }
-    double mb = median(tb, reps), ms = median(ts, reps), fl = 2.0 * (double)n * n * n;
+    double mb = dd_median_sort(tb, reps), ms = dd_median_sort(ts, reps);
+    double fl = 2.0 * (double)n * n * n;
     printf("%-28s %6s %8s %10s %10s %8s\n", "what", "type", "n", "ms", "GFLOP/s", "% BLAS");
     printf("%-28s %6s %8lld %10.2f %10.1f %8.1f\n", "cblas direct", dd_dtype_name(t), (long long)n,
            mb * 1e3, fl / mb / 1e9, 100.0);

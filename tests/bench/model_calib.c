@@ -35,18 +35,6 @@ typedef struct {
     int64_t shape[32][3];
 } opts;
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static FILE *open_json(const opts *o, int rank)
 {
     return o->json && rank == 0 ? fopen(o->json, "a") : NULL;
@@ -96,8 +84,8 @@ static int gemm_one(dd_engine *e, const opts *o, const int64_t sh[3], FILE *js)
             t[r] = g > 0 ? g : sec;
     }
     if (!rc && t) {
-        double med = median(t, o->reps), gf = 2.0 * (double)m * n * k / med / 1e9;
-        double best = 2.0 * (double)m * n * k / t[0] / 1e9; /* sorted by median() */
+        double med = dd_median_sort(t, o->reps), gf = 2.0 * (double)m * n * k / med / 1e9;
+        double best = 2.0 * (double)m * n * k / t[0] / 1e9; /* sorted by dd_median_sort() */
         printf("gemm %-6s %-12s %6lld %6lld %6lld %10.3f ms %10.1f GFLOP/s (best %.1f)\n",
                dd_dtype_name(o->type), e->info.kernel, (long long)m, (long long)n, (long long)k,
                med * 1e3, gf, best);
@@ -182,7 +170,7 @@ static int bcast_all(dd_engine *e, dd_comm *c, const opts *o, int rank, int size
         if (rc)
             break;
         xs[n] = (double)o->rows * widths[i] * es;
-        ys[n] = median(t, o->reps);
+        ys[n] = dd_median_sort(t, o->reps);
         if (rank == 0)
             printf("bcast %-6s p=%d %12.0f bytes %10.3f ms %8.2f GB/s\n", c->ops->name, size,
                    xs[n], ys[n] * 1e3, xs[n] / ys[n] / 1e9);
