@@ -193,7 +193,8 @@ static int redist_in(gemm_call *g, const api_operand *o, const rd_layout *wl, vo
     if (!rc && !e->ops->work_is_host)
         rc = host_buf(e, (size_t)(rows * cols) * es, &hostW, err);
     if (!(rc = dd_agree(ctx->world, rc, err)))
-        rc = rd_move(ctx->world, g->t, &from, src, wl, hostW ? hostW : W, o->trans, err);
+        rc = rd_move(ctx->world, g->t, &from, src, wl, hostW ? hostW : W, o->trans,
+                     api_move_threads(ctx, rows, cols), &ctx->keep, err);
     if (!rc && hostW && rows > 0 && cols > 0)
         rc = e->ops->upload_async(e, W, (size_t)cols * es, hostW, (size_t)cols * es,
                                   (size_t)cols * es, rows, err);

@@ -38,6 +38,7 @@ struct dd_context {
     dd_err err;    /* the last call's message */
     api_buf dev[API_NDEV];   /* work memory: blocks A, B, C, then SUMMA's slots */
     api_buf host[API_NHOST]; /* pinned (CUDA): the ring's two slots, the exchange's staging */
+    rd_keep keep;            /* the redistribution's send and receive buffers */
     int copy_threads;        /* threads of the host copies (api_copy_runs) */
 };
 
@@ -101,6 +102,8 @@ int api_retype(dd_context *ctx, dd_dtype t, dd_err *err);
 int api_dev_get(dd_context *ctx, int which, size_t bytes, void **p, dd_err *err);
 int api_host_get(dd_context *ctx, int which, size_t bytes, void **p, dd_err *err);
 void api_work_free(dd_context *ctx);
+/* Threads for a move of rows × cols elements (1 when small). */
+int api_move_threads(const dd_context *ctx, int64_t rows, int64_t cols);
 /* A ring slot's bytes: DD_RING_MIB (default 64), as the CLI's. */
 size_t api_ring_bytes(void);
 /* Host copy threads: DD_API_THREADS, else the node's cores per rank (1..8). */

@@ -1,6 +1,7 @@
 /* api_redist.c — one (sub)matrix from one layout to another (api_redist.h):
  * each dimension cut into segments owned by one process of each layout,
  * the tiles they make packed per destination rank, exchanged, unpacked. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +74,7 @@ typedef struct {
     int64_t *first; /* np + 1 */
     int64_t *elems; /* np: elements per owner in the other layout */
     int np;
+    int64_t tile; /* segments end at multiples of it too */
 } rd_segs;
 
 static void segs_free(rd_segs *s)
@@ -96,7 +98,7 @@ static void segs_walk(rd_segs *s, const rd_dist *mine, int me, const rd_dist *ot
         }
         int64_t loc = rd_local(mine, g);
         for (int64_t h = g; h < end;) {
-            int64_t len = rd_run(other, h), tile_end = (h / RD_TILE + 1) * RD_TILE;
+            int64_t len = rd_run(other, h), tile_end = (h / s->tile + 1) * s->tile;
             len = len < end - h ? len : end - h;
             len = len < tile_end - h ? len : tile_end - h;
             int k = rd_owner(other, h);
@@ -112,11 +114,13 @@ static void segs_walk(rd_segs *s, const rd_dist *mine, int me, const rd_dist *ot
     }
 }
 
-static int segs_build(rd_segs *s, const rd_dist *mine, int me, const rd_dist *other, dd_err *err)
+static int segs_build(rd_segs *s, const rd_dist *mine, int me, const rd_dist *other,
+                      int64_t tile, dd_err *err)
 {
     int np = other->np;
     memset(s, 0, sizeof *s);
     s->np = np;
+    s->tile = tile;
     s->first = calloc((size_t)np + 1, sizeof *s->first);
     s->elems = calloc((size_t)np, sizeof *s->elems);
     int64_t *pos = calloc((size_t)np, sizeof *pos);
@@ -167,23 +171,44 @@ static void run_copy(char *buf, char *p, int64_t n, int64_t stride, size_t es, i
 /* The rows R[kr] × columns C[kc] of the local array at base (strides rs,
  * cs) to (pack) or from the buffer: tile by tile (column segments outer,
  * row segments inner), each tile column by column, rows inner.  Both sides
- * cut the same segments (at both layouts' boundaries and at RD_TILE), so
- * they enumerate the same elements in the same order. */
-static char *tile(char *buf, char *base, const rd_segs *R, int kr, const rd_segs *C, int kc,
-                  int64_t rs, int64_t cs, size_t es, int pack)
+ * cut the same segments (at both layouts' boundaries and at the tiles), so
+ * they enumerate the same elements in the same order.  The column segments
+ * are shared among threads, each starting at its first segment's place. */
+typedef struct {
+    char *buf, *base;
+    const rd_segs *R, *C;
+    int kr, kc;
+    int64_t rs, cs;
+    size_t es;
+    int pack;
+} tile_job;
+
+static void tile_part(void *arg, int64_t lo, int64_t hi)
 {
-    for (int64_t a = C->first[kc]; a < C->first[kc + 1]; a++) {
+    const tile_job *j = arg;
+    const rd_segs *R = j->R, *C = j->C;
+    int64_t a0 = C->first[j->kc], skip = 0, es = (int64_t)j->es;
+    for (int64_t a = a0; a < a0 + lo; a++)
+        skip += C->seg[a].len;
+    char *buf = j->buf + skip * R->elems[j->kr] * es;
+    for (int64_t a = a0 + lo; a < a0 + hi; a++) {
         const rd_seg *cg = &C->seg[a];
-        for (int64_t b = R->first[kr]; b < R->first[kr + 1]; b++) {
+        for (int64_t b = R->first[j->kr]; b < R->first[j->kr + 1]; b++) {
             const rd_seg *r = &R->seg[b];
             for (int64_t c = 0; c < cg->len; c++) {
-                char *p = base + ((cg->loc + c) * cs + r->loc * rs) * (int64_t)es;
-                run_copy(buf, p, r->len, rs, es, pack);
-                buf += r->len * (int64_t)es;
+                char *p = j->base + ((cg->loc + c) * j->cs + r->loc * j->rs) * es;
+                run_copy(buf, p, r->len, j->rs, j->es, j->pack);
+                buf += r->len * es;
             }
         }
     }
-    return buf;
+}
+
+static void tile(int threads, char *buf, char *base, const rd_segs *R, int kr, const rd_segs *C,
+                 int kc, int64_t rs, int64_t cs, size_t es, int pack)
+{
+    tile_job j = {buf, base, R, C, kr, kc, rs, cs, es, pack};
+    rd_parallel(threads, C->first[kc + 1] - C->first[kc], tile_part, &j);
 }
 
 /* One side of a move as this rank sees it, in the source matrix's
@@ -195,8 +220,10 @@ typedef struct {
     int64_t rs, cs;
     const rd_layout *partner;
     int partner_swapped; /* partner coordinates (along rows, along cols) are its (pc, pr) */
-    int64_t *count, *disp; /* per rank of comm */
+    int64_t *count, *disp; /* per rank of comm (my own part counted in `self`, not here) */
+    int64_t self;
     char *buf;
+    int kept; /* buf is the caller's (rd_keep) */
 } rd_side;
 
 static int side_rank(const rd_side *s, int kr, int kc)
@@ -210,37 +237,62 @@ static void side_free(rd_side *s)
     segs_free(&s->C);
     free(s->count);
     free(s->disp);
-    free(s->buf);
+    if (!s->kept)
+        free(s->buf);
+}
+
+/* n bytes of buffer: the kept one (grown) or a fresh one. */
+static void *side_buf(rd_side *s, rd_keep *keep, int i, size_t n)
+{
+    if (!keep)
+        return malloc(n);
+    if (keep->cap[i] < n) {
+        free(keep->p[i]);
+        keep->p[i] = malloc(n);
+        keep->cap[i] = keep->p[i] ? n : 0;
+    }
+    s->kept = keep->p[i] != NULL;
+    return keep->p[i];
 }
 
 /* Segments, counts, displacements and the buffer of one side.  mine_r and
  * mine_c are my dimensions' distributions (source coordinates), me_r and
- * me_c my coordinates along them; other_r, other_c the partner's. */
-static int side_plan(rd_side *s, int size, size_t es, const rd_dist *mine_r, int me_r,
+ * me_c my coordinates along them; other_r, other_c the partner's; rtile
+ * the rows' tile (columns are always cut at RD_TILE); self my rank. */
+typedef struct {
+    int size, self, which;
+    size_t es;
+    int64_t rtile;
+    rd_keep *keep;
+} side_arg;
+
+static int side_plan(rd_side *s, const side_arg *x, const rd_dist *mine_r, int me_r,
                      const rd_dist *mine_c, int me_c, const rd_dist *other_r,
                      const rd_dist *other_c, dd_err *err)
 {
-    s->count = calloc((size_t)size, sizeof *s->count);
-    s->disp = calloc((size_t)size, sizeof *s->disp);
+    s->count = calloc((size_t)x->size, sizeof *s->count);
+    s->disp = calloc((size_t)x->size, sizeof *s->disp);
     if (!s->count || !s->disp)
         return dd_fail(err, DD_ENOMEM, "out of host memory for a redistribution's counts");
     int rc = DD_OK;
     if (me_r >= 0 && me_c >= 0) {
-        rc = segs_build(&s->R, mine_r, me_r, other_r, err);
+        rc = segs_build(&s->R, mine_r, me_r, other_r, x->rtile, err);
         if (!rc)
-            rc = segs_build(&s->C, mine_c, me_c, other_c, err);
+            rc = segs_build(&s->C, mine_c, me_c, other_c, RD_TILE, err);
         for (int kr = 0; !rc && kr < other_r->np; kr++)
             for (int kc = 0; kc < other_c->np; kc++)
                 s->count[side_rank(s, kr, kc)] = s->R.elems[kr] * s->C.elems[kc];
     }
     if (rc)
         return rc;
+    s->self = s->count[x->self]; /* moves directly, not through MPI */
+    s->count[x->self] = 0;
     int64_t total = 0;
-    for (int r = 0; r < size; r++) {
+    for (int r = 0; r < x->size; r++) {
         s->disp[r] = total;
         total += s->count[r];
     }
-    s->buf = malloc(total ? (size_t)total * es : 1);
+    s->buf = side_buf(s, x->keep, x->which, total ? (size_t)total * x->es : 1);
     if (!s->buf)
         return dd_fail(err, DD_ENOMEM,
                        "out of host memory for a redistribution's buffer (%lld elements)",
@@ -250,7 +302,7 @@ static int side_plan(rd_side *s, int size, size_t es, const rd_dist *mine_r, int
 
 /* Pack (send side) or unpack (receive side) every pair's tile but this
  * rank's own (`self`), which self_copy moves directly. */
-static void side_copy(rd_side *s, char *base, size_t es, int pack, int self)
+static void side_copy(rd_side *s, char *base, size_t es, int pack, int self, int threads)
 {
     if (!s->R.first || !s->C.first)
         return;
@@ -258,41 +310,66 @@ static void side_copy(rd_side *s, char *base, size_t es, int pack, int self)
         for (int kc = 0; kc < s->C.np; kc++) {
             int r = side_rank(s, kr, kc);
             if (s->count[r] && r != self)
-                tile(s->buf + s->disp[r] * (int64_t)es, base, &s->R, kr, &s->C, kc, s->rs, s->cs,
-                     es, pack);
+                tile(threads, s->buf + s->disp[r] * (int64_t)es, base, &s->R, kr, &s->C, kc, s->rs,
+                     s->cs, es, pack);
         }
 }
 
 /* What this rank keeps: from its send side's tile for itself straight to
- * its receive side's (the two enumerate the same segments, in order). */
-static void self_copy(const rd_side *snd, int sr, int sc, const char *src, const rd_side *rcv,
-                      int rr, int rc, char *dst, size_t es)
+ * its receive side's (the two enumerate the same segments, in order),
+ * column segments shared among threads. */
+typedef struct {
+    const rd_side *snd, *rcv;
+    int sr, sc, rr, rc;
+    const char *src;
+    char *dst;
+    size_t es;
+} self_job;
+
+static void self_run(const self_job *j, const char *p, char *q, int64_t n)
 {
-    const rd_segs *SR = &snd->R, *SC = &snd->C, *RR = &rcv->R, *RC = &rcv->C;
-    int64_t b0 = RR->first[rr];
-    for (int64_t a = SC->first[sc], a2 = RC->first[rc]; a < SC->first[sc + 1]; a++, a2++) {
-        const rd_seg *cs = &SC->seg[a], *cd = &RC->seg[a2];
-        for (int64_t b = SR->first[sr], b2 = b0; b < SR->first[sr + 1]; b++, b2++) {
+    int64_t srs = j->snd->rs, drs = j->rcv->rs;
+    if (srs == 1 && drs == 1)
+        memcpy(q, p, (size_t)n * j->es);
+    else if (j->es == 8)
+        for (int64_t i = 0; i < n; i++)
+            ((uint64_t *)q)[i * drs] = ((const uint64_t *)p)[i * srs];
+    else
+        for (int64_t i = 0; i < n; i++)
+            ((uint32_t *)q)[i * drs] = ((const uint32_t *)p)[i * srs];
+}
+
+static void self_part(void *arg, int64_t lo, int64_t hi)
+{
+    const self_job *j = arg;
+    const rd_segs *SR = &j->snd->R, *SC = &j->snd->C, *RR = &j->rcv->R, *RC = &j->rcv->C;
+    int64_t es = (int64_t)j->es;
+    for (int64_t i = lo; i < hi; i++) {
+        const rd_seg *cs = &SC->seg[SC->first[j->sc] + i], *cd = &RC->seg[RC->first[j->rc] + i];
+        for (int64_t b = SR->first[j->sr], b2 = RR->first[j->rr]; b < SR->first[j->sr + 1];
+             b++, b2++) {
             const rd_seg *r = &SR->seg[b], *rd = &RR->seg[b2];
-            for (int64_t c = 0; c < cs->len; c++) {
-                const char *p = src + ((cs->loc + c) * snd->cs + r->loc * snd->rs) * (int64_t)es;
-                char *q = dst + ((cd->loc + c) * rcv->cs + rd->loc * rcv->rs) * (int64_t)es;
-                if (snd->rs == 1 && rcv->rs == 1) {
-                    memcpy(q, p, (size_t)r->len * es);
-                } else if (es == 8) {
-                    for (int64_t i = 0; i < r->len; i++)
-                        ((uint64_t *)q)[i * rcv->rs] = ((const uint64_t *)p)[i * snd->rs];
-                } else {
-                    for (int64_t i = 0; i < r->len; i++)
-                        ((uint32_t *)q)[i * rcv->rs] = ((const uint32_t *)p)[i * snd->rs];
-                }
-            }
+            for (int64_t c = 0; c < cs->len; c++)
+                self_run(j,
+                         j->src + ((cs->loc + c) * j->snd->cs + r->loc * j->snd->rs) * es,
+                         j->dst + ((cd->loc + c) * j->rcv->cs + rd->loc * j->rcv->rs) * es,
+                         r->len);
         }
     }
 }
 
+/* Row runs contiguous on both sides of every rank: no tile cut along rows
+ * (each run one memcpy); else RD_TILE, for the strided side's cache. */
+static int64_t row_tile(MPI_Comm comm, int64_t srs, int64_t drs, dd_err *err)
+{
+    int mine = srs == 1 && drs == 1, all = 0;
+    int rc = dd_mpi_check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm),
+                          "MPI_Allreduce (a redistribution's runs)", err);
+    return rc ? -1 : all ? INT64_MAX / 4 : RD_TILE;
+}
+
 int rd_move(MPI_Comm comm, dd_dtype t, const rd_layout *from, const void *src,
-            const rd_layout *to, void *dst, int trans, dd_err *err)
+            const rd_layout *to, void *dst, int trans, int threads, rd_keep *keep, dd_err *err)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -308,20 +385,23 @@ int rd_move(MPI_Comm comm, dd_dtype t, const rd_layout *from, const void *src,
                    .cs = trans ? to->rs : to->cs,
                    .partner = from,
                    .partner_swapped = 0};
-    int rc = side_plan(&snd, size, es, &from->row, fr, &from->col, fc, to_r, to_c, err);
+    side_arg x = {size, rank, 0, es, row_tile(comm, snd.rs, rcv.rs, err), keep};
+    int rc = x.rtile < 0 ? DD_EFAIL : DD_OK;
     if (!rc)
-        rc = side_plan(&rcv, size, es, to_r, trans ? tc : tr, to_c, trans ? tr : tc, &from->row,
+        rc = side_plan(&snd, &x, &from->row, fr, &from->col, fc, to_r, to_c, err);
+    x.which = 1;
+    if (!rc)
+        rc = side_plan(&rcv, &x, to_r, trans ? tc : tr, to_c, trans ? tr : tc, &from->row,
                        &from->col, err);
     if (!(rc = dd_agree(comm, rc, err))) {
-        side_copy(&snd, (char *)src, es, 1, rank);
-        int64_t keep = snd.count[rank]; /* my own part moves directly, not through MPI */
-        snd.count[rank] = rcv.count[rank] = 0;
+        side_copy(&snd, (char *)src, es, 1, rank, threads);
         rc = rd_exchange(comm, t == DD_F64 ? MPI_DOUBLE : MPI_FLOAT, es, snd.buf, snd.count,
                          snd.disp, rcv.buf, rcv.count, rcv.disp, err);
         if (!(rc = dd_agree(comm, rc, err))) {
-            side_copy(&rcv, (char *)dst, es, 0, rank);
-            if (keep)
-                self_copy(&snd, trans ? tc : tr, trans ? tr : tc, src, &rcv, fr, fc, dst, es);
+            side_copy(&rcv, (char *)dst, es, 0, rank, threads);
+            self_job j = {&snd, &rcv, trans ? tc : tr, trans ? tr : tc, fr, fc, src, dst, es};
+            if (snd.self)
+                rd_parallel(threads, snd.C.first[j.sc + 1] - snd.C.first[j.sc], self_part, &j);
         }
     }
     side_free(&snd);

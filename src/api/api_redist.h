@@ -61,10 +61,20 @@ int64_t rd_count_limit(void);
 /* dst ← src: the matrix `from` lays out at src (this rank's local array)
  * to the layout `to` at dst; trans: `to` lays out the transpose (an
  * S×R matrix).  Only the (sub)matrix's elements are read or written.
+ * threads: host threads for the copies; keep: buffers kept between moves
+ * (NULL: malloc'd and freed here).
  * Collective over comm (whose size both grids must equal); t the element
  * type.  Agreed. */
+typedef struct {
+    void *p[2]; /* the send and receive buffers, malloc'd, grown as needed */
+    size_t cap[2];
+} rd_keep;
 int rd_move(MPI_Comm comm, dd_dtype t, const rd_layout *from, const void *src,
-            const rd_layout *to, void *dst, int trans, dd_err *err);
+            const rd_layout *to, void *dst, int trans, int threads, rd_keep *keep, dd_err *err);
+/* fn(arg, lo, hi) over [0, n), cut among up to `threads` threads (the
+ * caller's among them); a thread that cannot start leaves its part to the
+ * caller (api_work.c). */
+void rd_parallel(int threads, int64_t n, void (*fn)(void *arg, int64_t lo, int64_t hi), void *arg);
 
 /* The exchange itself: sbuf holds scount[r] elements for rank r at
  * sdisp[r], rbuf receives rcount[r] from rank r at rdisp[r] (64-bit

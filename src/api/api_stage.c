@@ -213,7 +213,8 @@ int api_load_host(gemm_call *g, int k, void *W, int64_t rows, int64_t cols, dd_e
     if (bycol || !ctx->eng.ops->work_is_host)
         rc = api_host_get(ctx, API_HOST_STAGE, (size_t)(rows * cols) * L.es, &dst, err);
     if (!(rc = dd_agree(ctx->world, rc, err)))
-        rc = rd_move(ctx->world, g->t, &o->lay, o->p, &wl, dst, o->trans, err);
+        rc = rd_move(ctx->world, g->t, &o->lay, o->p, &wl, dst, o->trans,
+                     api_move_threads(ctx, rows, cols), &ctx->keep, err);
     if (!rc && dst != W)
         rc = dd_agree(ctx->world, stage_move(&L, dst, 1, err), err);
     return rc;
@@ -246,6 +247,7 @@ int api_store_host(gemm_call *g, dd_err *err)
             rc = stage_move(&L, src, 0, err);
     }
     if (!(rc = dd_agree(ctx->world, rc, err)))
-        rc = rd_move(ctx->world, g->t, &wl, src, &o->lay, (void *)o->p, 0, err);
+        rc = rd_move(ctx->world, g->t, &wl, src, &o->lay, (void *)o->p, 0,
+                     api_move_threads(ctx, s->Mp, s->Nq), &ctx->keep, err);
     return rc;
 }

@@ -53,16 +53,22 @@ int api_host_get(dd_context *ctx, int which, size_t bytes, void **p, dd_err *err
 void api_work_free(dd_context *ctx)
 {
     dd_engine *e = &ctx->eng;
-    if (!ctx->eng_open)
-        return;
-    for (int i = 0; i < API_NDEV; i++)
+    for (int i = 0; i < API_NDEV && ctx->eng_open; i++) /* made only while it is open */
         if (ctx->dev[i].p)
             e->ops->free(e, ctx->dev[i].p);
-    for (int i = 0; i < API_NHOST; i++)
+    for (int i = 0; i < API_NHOST && ctx->eng_open; i++)
         if (ctx->host[i].p)
             e->ops->host_free(e, ctx->host[i].p);
     memset(ctx->dev, 0, sizeof ctx->dev);
     memset(ctx->host, 0, sizeof ctx->host);
+    for (int i = 0; i < 2; i++)
+        free(ctx->keep.p[i]);
+    memset(&ctx->keep, 0, sizeof ctx->keep);
+}
+
+int api_move_threads(const dd_context *ctx, int64_t rows, int64_t cols)
+{
+    return rows * cols >= ((int64_t)1 << 20) ? ctx->copy_threads : 1;
 }
 
 size_t api_ring_bytes(void)
@@ -143,6 +149,45 @@ void api_copy_runs(void *dst, size_t dstride, const void *src, size_t sstride, s
         size_t done = (size_t)all.n * all.bytes;
         memcpy((char *)dst + done, (const char *)src + done, total - done);
     }
+}
+
+typedef struct {
+    void (*fn)(void *arg, int64_t lo, int64_t hi);
+    void *arg;
+    int64_t lo, hi;
+} par_job;
+
+static void *par_main(void *a)
+{
+    par_job *j = a;
+    j->fn(j->arg, j->lo, j->hi);
+    return NULL;
+}
+
+void rd_parallel(int threads, int64_t n, void (*fn)(void *arg, int64_t lo, int64_t hi), void *arg)
+{
+    int T = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+    if (T > n)
+        T = (int)n;
+    if (T <= 1) {
+        if (n > 0)
+            fn(arg, 0, n);
+        return;
+    }
+    par_job job[64];
+    pthread_t tid[64];
+    int started[64] = {0};
+    for (int t = 0; t < T; t++) {
+        job[t] = (par_job){fn, arg, n * t / T, n * (t + 1) / T};
+        if (t > 0)
+            started[t] = pthread_create(&tid[t], NULL, par_main, &job[t]) == 0;
+    }
+    par_main(&job[0]);
+    for (int t = 1; t < T; t++)
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            par_main(&job[t]);
 }
 
 /* DD_API_TIMING=1: each step's seconds on rank 0, one line per call. */
