@@ -121,7 +121,7 @@ if has api; then
     for g in 1 2; do
         [ "$ngpu" -ge "$g" ] || continue
         log "pdgemm_ drop-in, host data, $g GPU(s), n = $n"
-        CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((g - 1))) DD_SCALAPACK_BACKEND=cuda \
+        CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((g - 1))) DD_SCALAPACK_BACKEND=cuda DD_API_TIMING=1 \
             mpirun -n "$g" --bind-to none "$BA/pdgemm-bench" --n "$n" --nb 1024 --which dd --reps 3 \
             --json "$OUT/api-bench.jsonl" 2>&1 | tee -a "$OUT/api-bench.txt"
         log "cuBLASXt, host data, $g GPU(s), n = $n"
