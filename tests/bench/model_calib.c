@@ -4,7 +4,7 @@
  *   mpirun -np 1 model-calib --gemm  [--backend cpu|cuda] [--dtype f64|f32] [--threads T]
  *                                    [--shape MxNxK]... [--reps R] [--json FILE]
  *   mpirun -np P model-calib --bcast [--backend cpu|cuda] [--comm auto|nccl|mpi]
- *                                    [--rows R] [--reps R] [--json FILE]
+ *                                    [--rows R] [--reps R] [--inflight 1|2] [--json FILE]
  *
  * --gemm times the engine's local multiply (beta 1, as SUMMA's panels after
  * the first) at the panel shapes a run meets; one warm-up, median of R and
@@ -15,7 +15,10 @@
  * width columns for widths 1 .. 4096, median over reps of the slowest
  * rank, then fits t = a + bytes·b by least squares: the link's latency is
  * a/(P-1) (ring) and its bandwidth 1/b.  JSON lines, one per figure and one
- * per fit; tests/gpu/model_check.sh and the tables' README use them. */
+ * per fit; tests/gpu/model_check.sh and the tables' README use them.
+ * --inflight 2 keeps two broadcasts in flight (both slots posted, then
+ * both waited), as SUMMA's pipeline does with lookahead 1, and reports the
+ * time per broadcast: some links (sockets, staged MPI) move more that way. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +32,7 @@
 typedef struct {
     const char *backend, *comm, *json;
     dd_dtype type;
-    int threads, reps, gemm, bcast;
+    int threads, reps, gemm, bcast, inflight;
     int64_t rows;
     int nshapes;
     int64_t shape[32][3];
@@ -132,11 +135,18 @@ static int bcast_once(dd_engine *e, dd_comm *c, const opts *o, void *src, void *
     MPI_Barrier(MPI_COMM_WORLD);
     e->ops->reset_timers(e);
     int rc = e->ops->phase_begin(e, err);
-    rc = rc ? rc : c->ops->post(c, &x, err);
-    rc = rc ? rc : c->ops->wait(c, 0, err);
-    rc = rc ? rc : c->ops->release(c, 0, err);
+    for (int sl = 0; sl < o->inflight && !rc; sl++) {
+        x.slot = sl;
+        x.a.dst = (char *)dst + (size_t)sl * (size_t)(o->rows * w) * dd_elsize(o->type);
+        rc = c->ops->post(c, &x, err);
+    }
+    for (int sl = 0; sl < o->inflight && !rc; sl++) {
+        rc = c->ops->wait(c, sl, err);
+        rc = rc ? rc : c->ops->release(c, sl, err);
+    }
     rc = rc ? rc : e->ops->phase_end(e, &mine, &g, err);
     MPI_Allreduce(&mine, sec, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    *sec /= o->inflight; /* per broadcast */
     return rc;
 }
 
@@ -162,7 +172,7 @@ static int bcast_all(dd_engine *e, dd_comm *c, const opts *o, int rank, int size
     double *t = calloc((size_t)o->reps, sizeof *t), xs[NW], ys[NW], a = 0, b = 0;
     dd_err err = {{0}};
     int rc = e->ops->alloc(e, big, &src, &err), n = 0;
-    rc = rc ? rc : e->ops->alloc(e, big, &dst, &err);
+    rc = rc ? rc : e->ops->alloc(e, big * (size_t)o->inflight, &dst, &err);
     rc = rc ? rc : e->ops->zero(e, src, big, &err);
     for (int i = 0; i < NW && !rc && t; i++) {
         for (int r = -1; r < o->reps && !rc; r++)
@@ -177,8 +187,8 @@ static int bcast_all(dd_engine *e, dd_comm *c, const opts *o, int rank, int size
         if (js)
             fprintf(js,
                     "{\"tool\":\"model-calib\",\"what\":\"bcast\",\"comm\":\"%s\",\"p\":%d,"
-                    "\"bytes\":%.0f,\"seconds\":%.6g}\n",
-                    c->ops->name, size, xs[n], ys[n]);
+                    "\"inflight\":%d,\"bytes\":%.0f,\"seconds\":%.6g}\n",
+                    c->ops->name, size, o->inflight, xs[n], ys[n]);
         n++;
     }
     if (!rc && n >= 2) {
@@ -191,8 +201,10 @@ static int bcast_all(dd_engine *e, dd_comm *c, const opts *o, int rank, int size
             fprintf(js, "{\"tool\":\"model-calib\",\"what\":\"fit\",\"comm\":");
             dd_json_str(js, c->ops->name);
             dd_json_kv_str(js, "detail", c->detail);
-            fprintf(js, ",\"p\":%d,\"intercept_s\":%.6g,\"alpha_s\":%.6g,\"beta_bytes_s\":%.6g}\n",
-                    size, a, alpha, beta);
+            fprintf(js,
+                    ",\"p\":%d,\"inflight\":%d,\"intercept_s\":%.6g,\"alpha_s\":%.6g,"
+                    "\"beta_bytes_s\":%.6g}\n",
+                    size, o->inflight, a, alpha, beta);
         }
     }
     if (rc)
@@ -207,7 +219,7 @@ static int bcast_all(dd_engine *e, dd_comm *c, const opts *o, int rank, int size
 
 static int parse(int argc, char **argv, opts *o)
 {
-    *o = (opts){"cpu", "auto", NULL, DD_F64, 0, 5, 0, 0, 0, 0, {{0}}};
+    *o = (opts){"cpu", "auto", NULL, DD_F64, 0, 5, 0, 0, 1, 0, 0, {{0}}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--gemm") || !strcmp(a, "--bcast")) {
@@ -229,6 +241,8 @@ static int parse(int argc, char **argv, opts *o)
             o->threads = atoi(v);
         else if (!strcmp(a, "--reps"))
             o->reps = atoi(v);
+        else if (!strcmp(a, "--inflight"))
+            o->inflight = atoi(v) == 2 ? 2 : 1;
         else if (!strcmp(a, "--rows"))
             o->rows = atoll(v);
         else if (!strcmp(a, "--shape") && o->nshapes < 32) {

@@ -67,6 +67,12 @@ if [ "$part" = gpu ]; then
         calib bcast-nccl-nvlink 2 CUDA_VISIBLE_DEVICES=0,1 -- --bcast --backend cuda --comm nccl --reps 5
         calib bcast-nccl-socket 2 CUDA_VISIBLE_DEVICES=0,1 "${sockets[@]}" -- --bcast --backend cuda --comm nccl --reps 3
         calib bcast-mpi 2 CUDA_VISIBLE_DEVICES=0,1 -- --bcast --backend cuda --comm mpi --reps 3
+        calib bcast-ce 2 CUDA_VISIBLE_DEVICES=0,1 -- --bcast --backend cuda --comm ce --reps 5
+        # two in flight, as the pipeline keeps them with lookahead 1
+        calib bcast-nccl-socket-2 2 CUDA_VISIBLE_DEVICES=0,1 "${sockets[@]}" -- --bcast --backend cuda \
+            --comm nccl --reps 3 --inflight 2
+        calib bcast-mpi-2 2 CUDA_VISIBLE_DEVICES=0,1 -- --bcast --backend cuda --comm mpi --reps 3 \
+            --inflight 2
     fi
     for n in ${DD_MC_SIZES:-16384 32768}; do
         run "gpu1_n$n" 1 1 -- --size "$n"
