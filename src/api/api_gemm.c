@@ -78,16 +78,7 @@ static int setup_slots(gemm_call *g, dd_err *err)
     dd_summa *s = &g->s;
     size_t es = dd_elsize(g->t);
     int64_t w = s->nb < s->K ? s->nb : s->K;
-    memset(s->slotA, 0, sizeof s->slotA);
-    memset(s->slotB, 0, sizeof s->slotB);
-    s->npanels = summa_panel_count(s);
-    if (s->npanels < 0)
-        return dd_fail(err, DD_EUSAGE, "panel width %lld gives no panel list", (long long)s->nb);
-    s->panels = malloc((size_t)(s->npanels ? s->npanels : 1) * sizeof *s->panels);
-    if (!s->panels)
-        return dd_fail(err, DD_ENOMEM, "out of host memory for %lld panels", (long long)s->npanels);
-    grid_panels(s->K, s->g.P, s->g.Q, s->nb, s->panels);
-    int rc = DD_OK;
+    int rc = summa_plan_panels(s, err);
     for (int i = 0; i <= s->lookahead && !rc; i++) {
         int at = API_DEV_SLOT + 2 * i;
         if (s->g.Q > 1 && s->Mp * w > 0)

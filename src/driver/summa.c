@@ -64,10 +64,8 @@ size_t summa_work_bytes(const dd_summa *s, size_t *slot_bytes, int *overflow)
     return dd_add(slots, blocks, overflow);
 }
 
-int summa_setup(dd_summa *s, dd_err *err)
+int summa_plan_panels(dd_summa *s, dd_err *err)
 {
-    size_t es = dd_elsize(s->type);
-    int64_t w = max_width(s);
     memset(s->slotA, 0, sizeof s->slotA);
     memset(s->slotB, 0, sizeof s->slotB);
     s->npanels = summa_panel_count(s);
@@ -77,6 +75,16 @@ int summa_setup(dd_summa *s, dd_err *err)
     if (!s->panels)
         return dd_fail(err, DD_ENOMEM, "out of host memory for %lld panels", (long long)s->npanels);
     grid_panels(s->K, s->g.P, s->g.Q, s->nb, s->panels);
+    return DD_OK;
+}
+
+int summa_setup(dd_summa *s, dd_err *err)
+{
+    size_t es = dd_elsize(s->type);
+    int64_t w = max_width(s);
+    int prc = summa_plan_panels(s, err);
+    if (prc)
+        return prc;
     for (int i = 0; i <= s->lookahead; i++) {
         int rc = DD_OK;
         if (s->g.Q > 1)

@@ -46,6 +46,9 @@ int64_t summa_panel_count(const dd_summa *s);
 /* Bytes of work memory needed per rank: blocks + slots; *overflow set (and
  * SIZE_MAX returned) when the figure does not fit in size_t. */
 size_t summa_work_bytes(const dd_summa *s, size_t *slot_bytes, int *overflow);
+/* The panel list alone (slots cleared, not allocated): for callers that
+ * place the slots themselves. */
+int summa_plan_panels(dd_summa *s, dd_err *err);
 /* Allocate slots and the panel list (blocks are the caller's). */
 int summa_setup(dd_summa *s, dd_err *err);
 void summa_teardown(dd_summa *s);
