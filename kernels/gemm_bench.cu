@@ -263,26 +263,10 @@ void print_row(const row &r, const char *dims)
 
 void json_telemetry(FILE *f, const row &r)
 {
-    const dd_telemetry &t = r.tele;
-    fprintf(f, ",\"telemetry\":{\"available\":%s", t.available ? "true" : "false");
-    if (!t.available) {
-        dd_json_kv_str(f, "why", t.why);
-        fputc('}', f);
-        return;
-    }
-    fprintf(f, ",\"samples\":%d", t.samples);
-    dd_json_kv_num(f, "seconds", t.seconds);
-    dd_json_kv_num(f, "sm_mhz_mean", t.sm_mhz_mean);
-    dd_json_kv_num(f, "sm_mhz_min", t.sm_mhz_min);
-    dd_json_kv_num(f, "sm_mhz_max", t.sm_mhz_max);
-    dd_json_kv_num(f, "power_w_mean", t.power_w_mean);
-    dd_json_kv_num(f, "power_w_max", t.power_w_max);
-    dd_json_kv_num(f, "power_limit_w", t.power_limit_w);
-    dd_json_kv_num(f, "energy_j", t.energy_j);
-    dd_json_kv_num(f, "energy_j_per_run", joules_per_run(r));
-    dd_json_kv_num(f, "temp_c", t.temp_c);
-    char reasons[200];
-    dd_json_kv_str(f, "reasons", dd_tele_reasons(t.reasons, reasons, sizeof reasons));
+    fputs(",\"telemetry\":", f);
+    dd_tele_json_open(f, &r.tele);
+    if (r.tele.available)
+        dd_json_kv_num(f, "energy_j_per_run", joules_per_run(r));
     fputc('}', f);
 }
 

@@ -49,6 +49,8 @@ for s in "${srcs[@]}"; do
 done
 # dd_json_str (src/base/json.c), for gemm-bench's JSON Lines
 "$NVCC" -O3 -Xcompiler=-Wall,-Wextra -I"$root/src/base" -c "$root/src/base/json.c" -o "$BUILD/json.o" >"$BUILD/json.log" 2>&1 & pids+=($!)
+# NVML telemetry opened at run time (src/base/telemetry.c), for gemm-bench's rows
+"$NVCC" -O3 -Xcompiler=-Wall,-Wextra -I"$root/src/base" -c "$root/src/base/telemetry.c" -o "$BUILD/telemetry.o" >"$BUILD/telemetry.log" 2>&1 & pids+=($!)
 "$NVCC" "${flags[@]}" -c "$here/gemm_bench.cu" -o "$BUILD/gemm_bench.o" >"$BUILD/gemm_bench.log" 2>&1 & pids+=($!)
 "$NVCC" "${flags[@]}" -c "$root/tests/gpu/test_kernels.cu" -o "$BUILD/test_kernels.o" >"$BUILD/test_kernels.log" 2>&1 & pids+=($!)
 fail=0
@@ -62,7 +64,7 @@ fi
 objs=()
 for s in "${srcs[@]}"; do objs+=("$BUILD/$s.o"); done
 ar rcs "$BUILD/libdd_kernels.a" "${objs[@]}"
-"$NVCC" -arch=sm_$ARCH "$BUILD/gemm_bench.o" "$BUILD/json.o" "$BUILD/libdd_kernels.a" -lcublas -o "$BUILD/gemm-bench"
+"$NVCC" -arch=sm_$ARCH "$BUILD/gemm_bench.o" "$BUILD/json.o" "$BUILD/telemetry.o" "$BUILD/libdd_kernels.a" -lcublas -ldl -lpthread -o "$BUILD/gemm-bench"
 "$NVCC" -arch=sm_$ARCH "$BUILD/test_kernels.o" "$BUILD/libdd_kernels.a" -lcublas -o "$BUILD/kernel-test"
 echo "run-gpu.sh: built in $(( $(date +%s) - t0 )) s into $BUILD"
 

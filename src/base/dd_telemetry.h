@@ -19,6 +19,7 @@
 #define DD_TELEMETRY_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,6 +69,12 @@ void dd_tele_unavailable(dd_telemetry *t, const char *why);
 /* "SW power cap, HW slowdown" (the GPU-idle bit left out, as it says
  * nothing of a busy GPU); "none" when no reason is set. */
 const char *dd_tele_reasons(unsigned long long bits, char *buf, size_t len);
+/* t as a JSON object, its closing brace left to the caller (who may add
+ * fields): {"available":..., "why"} or the figures and "reasons" as an
+ * array of names.  The report's record and gemm-bench write this one. */
+void dd_tele_json_open(FILE *f, const dd_telemetry *t);
+/* The clock-event reasons in bits as a JSON array of names. */
+void dd_tele_json_reasons(FILE *f, unsigned long long bits);
 
 #ifdef __cplusplus
 }

@@ -83,44 +83,9 @@ void report_telemetry_print(FILE *f, const dd_record *r)
 }
 
 /* The reasons as an array of names. */
-static void json_reasons(FILE *f, unsigned long long bits)
-{
-    char buf[200];
-    dd_tele_reasons(bits, buf, sizeof buf);
-    fputc('[', f);
-    if (strcmp(buf, "none")) {
-        for (char *p = buf, *e; p; p = e ? e + 2 : NULL) {
-            if ((e = strstr(p, ", ")))
-                *e = '\0';
-            if (p != buf)
-                fputc(',', f);
-            dd_json_str(f, p);
-        }
-    }
-    fputc(']', f);
-}
-
 static void json_one(FILE *f, const dd_telemetry *t)
 {
-    fprintf(f, "{\"available\":%s", t->available ? "true" : "false");
-    if (!t->available) {
-        dd_json_kv_str(f, "why", t->why);
-        fputc('}', f);
-        return;
-    }
-    fprintf(f, ",\"samples\":%d", t->samples);
-    dd_json_kv_num(f, "seconds", t->seconds);
-    dd_json_kv_num(f, "sm_mhz_mean", t->sm_mhz_mean);
-    dd_json_kv_num(f, "sm_mhz_min", t->sm_mhz_min);
-    dd_json_kv_num(f, "sm_mhz_max", t->sm_mhz_max);
-    dd_json_kv_num(f, "power_w_mean", t->power_w_mean);
-    dd_json_kv_num(f, "power_w_max", t->power_w_max);
-    dd_json_kv_num(f, "power_limit_w", t->power_limit_w);
-    dd_json_kv_num(f, "energy_j", t->energy_j);
-    fprintf(f, ",\"energy_from_counter\":%s", t->energy_from_counter ? "true" : "false");
-    dd_json_kv_num(f, "temp_c", t->temp_c);
-    fputs(",\"reasons\":", f);
-    json_reasons(f, t->reasons);
+    dd_tele_json_open(f, t);
     fputc('}', f);
 }
 
@@ -147,6 +112,6 @@ void report_telemetry_json(FILE *f, const dd_record *r)
     dd_json_kv_num(f, "energy_j", o.energy);
     dd_json_kv_num(f, "j_per_tflop", o.j_per_tflop);
     fputs(",\"reasons\":", f);
-    json_reasons(f, o.reasons);
+    dd_tele_json_reasons(f, o.reasons);
     fputs("}}", f);
 }
