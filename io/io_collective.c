@@ -58,12 +58,10 @@ static int coll_begin(dd_io *io, MPI_Comm comm, const char *path, int writing, h
     if (path == NULL || path[0] == '\0')
         return dd_fail(err, DD_EUSAGE, "no HDF5 file named to %s", writing ? "create" : "read");
     coll *h = calloc(1, sizeof *h);
-    size_t len = strlen(path) + 1;
-    if (h == NULL || (h->path = malloc(len)) == NULL) {
+    if (h == NULL || (h->path = io_h5_strdup(path)) == NULL) {
         free(h);
         return dd_fail(err, DD_ENOMEM, "out of memory opening %s", path);
     }
-    memcpy(h->path, path, len);
     h->writing = writing;
     h->file = H5I_INVALID_HID;
     h->dxpl = H5Pcreate(H5P_DATASET_XFER);

@@ -78,13 +78,11 @@ static int thread_count(MPI_Comm comm, int *out, dd_err *err)
 static direct *dir_new(dd_io *io, MPI_Comm comm, const char *path, int writing, dd_err *err)
 {
     direct *h = calloc(1, sizeof *h);
-    size_t len = strlen(path) + 1;
-    if (h == NULL || (h->path = malloc(len)) == NULL) {
+    if (h == NULL || (h->path = io_h5_strdup(path)) == NULL) {
         free(h);
         dd_fail(err, DD_ENOMEM, "out of memory opening %s", path);
         return NULL;
     }
-    memcpy(h->path, path, len);
     h->writing = writing;
     h->file = H5I_INVALID_HID;
     h->fd = -1;

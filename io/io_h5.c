@@ -132,6 +132,15 @@ hid_t io_h5_filetype(dd_dtype t)
     return t == DD_F64 ? H5T_IEEE_F64LE : H5T_IEEE_F32LE;
 }
 
+char *io_h5_strdup(const char *s)
+{
+    size_t len = strlen(s) + 1;
+    char *copy = malloc(len);
+    if (copy != NULL)
+        memcpy(copy, s, len);
+    return copy;
+}
+
 io_h5_dset *io_h5_find(io_h5_table *t, const char *name)
 {
     for (int i = 0; i < t->n; i++)
@@ -151,11 +160,9 @@ io_h5_dset *io_h5_add(io_h5_table *t, const char *name, hid_t id, const int64_t 
         t->d = d;
         t->cap = cap;
     }
-    size_t len = strlen(name) + 1;
-    char *copy = malloc(len);
+    char *copy = io_h5_strdup(name);
     if (copy == NULL)
         return NULL;
-    memcpy(copy, name, len);
     io_h5_dset *e = &t->d[t->n++];
     e->name = copy;
     e->id = id;

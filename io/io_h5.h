@@ -17,6 +17,9 @@
  * (collective over comm). */
 int io_bcast_verdict(MPI_Comm comm, int rc, const dd_err *local, dd_err *err);
 
+/* A malloc'ed copy of s (NULL when out of memory): the file and dataset
+ * names the handles and the dataset table keep. */
+char *io_h5_strdup(const char *s);
 /* A short human name for an HDF5 type: "int32", "uint8", "2-byte float", "string". */
 void io_h5_type_name(hid_t t, char *out, size_t len);
 /* Whether "g1/g2/name" exists, walking one component at a time (H5Lexists
