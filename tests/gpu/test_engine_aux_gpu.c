@@ -19,22 +19,11 @@
 #include <string.h>
 
 #include "../unit/dd_test.h"
+#include "../unit/dd_test_mat.h"
 #include "engine.h"
 #include "rng.h"
 
 static dd_engine gpu, cpu;
-
-static double get(const void *p, dd_dtype t, int64_t i)
-{
-    return t == DD_F64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
-}
-static void put(void *p, dd_dtype t, int64_t i, double v)
-{
-    if (t == DD_F64)
-        ((double *)p)[i] = v;
-    else
-        ((float *)p)[i] = (float)v;
-}
 
 /* A host copy in GPU memory (NULL for 0 bytes); ends the test on failure. */
 static void *to_gpu(const void *host, size_t bytes)
@@ -46,23 +35,6 @@ static void *to_gpu(const void *host, size_t bytes)
         exit(1);
     }
     return d;
-}
-
-/* rows×cols uniform [-1, 1) times 2^scale, with `plant` (0: none) at the
- * first, middle (negated) and last element. */
-static void *make(dd_dtype t, int64_t rows, int64_t cols, int scale, double plant, uint64_t seed)
-{
-    size_t n = (size_t)(rows * cols);
-    void *m = malloc((n ? n : 1) * dd_elsize(t));
-    rng_fill_block(m, t, seed, RNG_TAG_A, 0, rows, 0, cols, cols);
-    for (size_t i = 0; i < n; i++)
-        put(m, t, (int64_t)i, ldexp(get(m, t, (int64_t)i), scale));
-    if (plant != 0 && n > 0) {
-        put(m, t, 0, plant);
-        put(m, t, (int64_t)n - 1, plant);
-        put(m, t, (int64_t)n / 2, -plant);
-    }
-    return m;
 }
 
 /* trans: a block of the transpose (rng_fill_block_t), as for --transa T */
@@ -92,8 +64,8 @@ static void fill_case_t(dd_dtype t, int64_t row0, int64_t rows, int64_t col0, in
     EXPECT(!rc && bad < 0,
            "fill_random %s %lldx%lld at (%lld,%lld) of %lld cols: element %lld = %.17g, host %.17g",
            dd_dtype_name(t), (long long)rows, (long long)cols, (long long)row0, (long long)col0,
-           (long long)gcols, (long long)bad, bad < 0 ? 0 : get(got, t, bad),
-           bad < 0 ? 0 : get(want, t, bad));
+           (long long)gcols, (long long)bad, bad < 0 ? 0 : tm_get(got, t, bad),
+           bad < 0 ? 0 : tm_get(want, t, bad));
     gpu.ops->free(&gpu, d);
     free(want);
     free(got);
@@ -112,7 +84,7 @@ static void scale_case(dd_dtype t, int64_t n, double s)
 {
     size_t bytes = (size_t)n * dd_elsize(t);
     /* NaN only where it must not be read: a NaN's payload is the engine's */
-    void *h = make(t, 1, n, 3, s == 0 && n > 2 ? NAN : 0, 31), *want = malloc(bytes + 1);
+    void *h = tm_make(t, 1, n, 3, s == 0 && n > 2 ? NAN : 0, 31), *want = malloc(bytes + 1);
     void *got = malloc(bytes + 1), *d = to_gpu(h, bytes), *d2 = NULL;
     memcpy(want, h, bytes);
     dd_err err = {{0}};
@@ -129,8 +101,8 @@ static void scale_case(dd_dtype t, int64_t n, double s)
     EXPECT(!rc && !memcmp(got, want, bytes), "scale %s n %lld by %g differs from the CPU engine's",
            dd_dtype_name(t), (long long)n, s);
     for (int64_t i = 0; s == 0 && !rc && i < n; i++)
-        EXPECT(get(got, t, i) == 0 && !signbit(get(got, t, i)), "scale by 0 left %g at %lld",
-               get(got, t, i), (long long)i);
+        EXPECT(tm_get(got, t, i) == 0 && !signbit(tm_get(got, t, i)), "scale by 0 left %g at %lld",
+               tm_get(got, t, i), (long long)i);
     gpu.ops->free(&gpu, d);
     gpu.ops->free(&gpu, d2);
     free(h);
@@ -143,7 +115,7 @@ static void scale_case(dd_dtype t, int64_t n, double s)
 static void turn_case(dd_dtype t, int64_t h, int64_t w, int64_t ldd)
 {
     size_t es = dd_elsize(t), n = (size_t)(h * w), blk = (size_t)(w * ldd) * es;
-    void *band = make(t, h, w, 0, 0, 41), *want = calloc(1, blk + 1), *got = malloc(blk + 1);
+    void *band = tm_make(t, h, w, 0, 0, 41), *want = calloc(1, blk + 1), *got = malloc(blk + 1);
     void *back = malloc(n * es + 1), *d = NULL;
     dd_err err = {{0}};
     int rc = cpu.ops->upload_t_async(&cpu, want, ldd, band, h, w, es, &err);
@@ -176,7 +148,7 @@ static void turn_case(dd_dtype t, int64_t h, int64_t w, int64_t ldd)
 
 static void absmax_case(dd_dtype t, int64_t n, int scale, double plant)
 {
-    void *h = make(t, 1, n, scale, plant, 21);
+    void *h = tm_make(t, 1, n, scale, plant, 21);
     void *d = to_gpu(h, (size_t)n * dd_elsize(t));
     double gm = -1, cm = -2;
     int gnf = -1, cnf = -2;
@@ -207,7 +179,7 @@ static void matvec_compare(dd_dtype t, const void *h, int64_t rows, int64_t cols
     for (int64_t i = 0; i < rows; i++) {
         double mag = 0; /* Σ_j |m'·v|: the scale of the sums' rounding */
         for (int64_t j = 0; j < cols; j++)
-            mag += fabs(get(h, t, i * cols + j) * f[0] * f[1] * v[j]);
+            mag += fabs(tm_get(h, t, i * cols + j) * f[0] * f[1] * v[j]);
         EXPECT(agree(out[0][i], out[1][i], 1e-12, mag),
                "%s: out[%lld] GPU %.17g CPU %.17g (scale %g)", what, (long long)i, out[0][i],
                out[1][i], mag);
@@ -221,7 +193,7 @@ static void matvec_compare(dd_dtype t, const void *h, int64_t rows, int64_t cols
 static void matvec_case(dd_dtype t, int64_t rows, int64_t cols, int scale, double plant,
                         int with_abs)
 {
-    void *h = make(t, rows, cols, scale, plant, 22);
+    void *h = tm_make(t, rows, cols, scale, plant, 22);
     void *d = to_gpu(h, (size_t)(rows * cols) * dd_elsize(t));
     double f[2] = {ldexp(1.0, -scale / 2), ldexp(1.0, -(scale - scale / 2))};
     size_t vb = sizeof(double) * (size_t)(cols + 1), rb = sizeof(double) * (size_t)(rows + 1);

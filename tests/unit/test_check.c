@@ -29,6 +29,7 @@
 
 #include "check.h"
 #include "dd_test.h"
+#include "dd_test_mat.h"
 #include "engine.h"
 #include "grid.h"
 #include "rng.h"
@@ -70,18 +71,6 @@ static double bval(const prob *p, int64_t k, int64_t j)
     double v = ldexp(base(p->t, RNG_TAG_B, p->s.pairs ? k & ~1 : k, j, TN), p->s.eb);
     return p->s.pairs && (k & 1) ? -v : v;
 }
-static double get(const void *m, dd_dtype t, int64_t i)
-{
-    return t == DD_F64 ? ((const double *)m)[i] : (double)((const float *)m)[i];
-}
-static void put(void *m, dd_dtype t, int64_t i, double v)
-{
-    if (t == DD_F64)
-        ((double *)m)[i] = v;
-    else
-        ((float *)m)[i] = (float)v;
-}
-
 /* One block of A or B: the driver's fill, checked against the test's own
  * view of the generator, then shaped. */
 static void fill(const prob *p, void *m, uint64_t tag, dd_range r, dd_range c, int64_t gcols)
@@ -90,9 +79,9 @@ static void fill(const prob *p, void *m, uint64_t tag, dd_range r, dd_range c, i
     for (int64_t i = 0; i < r.len; i++)
         for (int64_t j = 0; j < c.len; j++) {
             int64_t gi = r.start + i, gj = c.start + j, at = i * c.len + j;
-            CHECK(get(m, p->t, at) == base(p->t, tag, gi, gj, gcols),
+            CHECK(tm_get(m, p->t, at) == base(p->t, tag, gi, gj, gcols),
                   "generator layout (%lld,%lld)", (long long)gi, (long long)gj);
-            put(m, p->t, at, tag == RNG_TAG_A ? aval(p, gi, gj) : bval(p, gi, gj));
+            tm_put(m, p->t, at, tag == RNG_TAG_A ? aval(p, gi, gj) : bval(p, gi, gj));
         }
 }
 
@@ -114,8 +103,8 @@ static void build(prob *p, dd_dtype t, shape s)
             for (int64_t k = 0; k < TK && !s.pairs; k++)
                 sum += (long double)aval(p, p->rm.start + i, k) *
                        (long double)bval(p, k, p->rn.start + j);
-            put(p->C, t, i * p->rn.len + j, (double)sum);
-            CHECK(isfinite(get(p->C, t, i * p->rn.len + j)), "%s: exact C not finite", s.name);
+            tm_put(p->C, t, i * p->rn.len + j, (double)sum);
+            CHECK(isfinite(tm_get(p->C, t, i * p->rn.len + j)), "%s: exact C not finite", s.name);
         }
 }
 
@@ -127,7 +116,7 @@ static int64_t target(const prob *p)
     double bv = -1;
     for (int64_t i = 0; g_rank == 0 && i < p->rm.len; i++)
         for (int64_t j = 0; j < p->rn.len; j++) {
-            double v = fabs(get(p->C, p->t, i * p->rn.len + j)) *
+            double v = fabs(tm_get(p->C, p->t, i * p->rn.len + j)) *
                        fabs(rng_value(XSEED, RNG_TAG_X, (uint64_t)(p->rn.start + j)));
             if (v > bv) {
                 bv = v;
@@ -183,9 +172,9 @@ static void perturb(prob *p, double rel)
     int64_t at = target(p);
     if (at < 0)
         return;
-    double old = get(p->C, p->t, at);
-    put(p->C, p->t, at, old * (1 + rel));
-    CHECK(get(p->C, p->t, at) != old, "perturbation by %g lost", rel);
+    double old = tm_get(p->C, p->t, at);
+    tm_put(p->C, p->t, at, old * (1 + rel));
+    CHECK(tm_get(p->C, p->t, at) != old, "perturbation by %g lost", rel);
 }
 
 /* max ||A||_oo * ||B||_oo of the global matrices, in long double */
@@ -267,18 +256,18 @@ static void case_nonfinite(prob *p)
     build(p, DD_F64, (shape){"plain", 0, 0, 0});
     /* on the last rank: the others must learn of it */
     if (g_rank == g_size - 1 && p->rm.len * p->rkq.len > 0)
-        put(p->A, p->t, 0, NAN);
+        tm_put(p->A, p->t, 0, NAN);
     expect_not_meaningful(p, "NaN in A fails (last rank)", "A holds");
     build(p, DD_F64, (shape){"plain", 0, 0, 0});
     if (g_rank == g_size - 1 && p->rkp.len * p->rn.len > 0)
-        put(p->B, p->t, 0, -INFINITY);
+        tm_put(p->B, p->t, 0, -INFINITY);
     expect_not_meaningful(p, "-Inf in B fails (last rank)", "B holds");
     build(p, DD_F32, (shape){"plain", 0, 0, 0});
     perturb(p, NAN);
     expect_not_meaningful(p, "NaN in C fails", "C");
     build(p, DD_F64, (shape){"pairs", 600, 600, 1});
     if (g_rank == 0)
-        put(p->C, p->t, 0, INFINITY);
+        tm_put(p->C, p->t, 0, INFINITY);
     expect_not_meaningful(p, "Inf in C, a, b 2^600 pairs, fails", "C");
 }
 
@@ -292,11 +281,11 @@ static void build_beta(prob *p, dd_dtype t, double beta, int ec, double k, void 
         for (int64_t j = 0; j < p->rn.len; j++) {
             int64_t gi = p->rm.start + i, gj = p->rn.start + j, at = i * p->rn.len + j;
             double c = ldexp(rng_value(SEED, RNG_TAG_C, (uint64_t)(gi * TN + gj)), ec);
-            put(cin, t, at, t == DD_F64 ? c * beta : (double)((float)c * (float)beta));
-            long double sum = k * (long double)get(cin, t, at);
+            tm_put(cin, t, at, t == DD_F64 ? c * beta : (double)((float)c * (float)beta));
+            long double sum = k * (long double)tm_get(cin, t, at);
             for (int64_t kk = 0; kk < TK; kk++)
                 sum += (long double)aval(p, gi, kk) * (long double)bval(p, kk, gj);
-            put(p->C, t, at, (double)sum);
+            tm_put(p->C, t, at, (double)sum);
         }
 }
 
@@ -337,7 +326,7 @@ static void case_beta(prob *p)
     void *cin = malloc(sizeof(double) * TM * TN);
     build_beta(p, DD_F64, 2, 0, 1, cin);
     if (g_rank == g_size - 1 && p->rm.len * p->rn.len > 0)
-        put(cin, DD_F64, 0, NAN);
+        tm_put(cin, DD_F64, 0, NAN);
     check_cterm ct;
     dd_err err = {{0}};
     CHECK(check_c_input(MPI_COMM_WORLD, &p->g, &g_eng, DD_F64, TM, TN, cin, XSEED, &ct, &err) ==

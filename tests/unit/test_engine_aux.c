@@ -14,37 +14,9 @@
 #include <string.h>
 
 #include "dd_test.h"
+#include "dd_test_mat.h"
 #include "engine.h"
 #include "rng.h"
-
-static double get(const void *p, dd_dtype t, int64_t i)
-{
-    return t == DD_F64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
-}
-static void put(void *p, dd_dtype t, int64_t i, double v)
-{
-    if (t == DD_F64)
-        ((double *)p)[i] = v;
-    else
-        ((float *)p)[i] = (float)v;
-}
-
-/* rows×cols of uniform [-1, 1) times 2^scale, with `plant` (NaN, ±Inf or 0
- * for none) at a few places. */
-static void *make(dd_dtype t, int64_t rows, int64_t cols, int scale, double plant, uint64_t seed)
-{
-    size_t n = (size_t)(rows * cols);
-    void *m = malloc((n ? n : 1) * dd_elsize(t));
-    rng_fill_block(m, t, seed, RNG_TAG_A, 0, rows, 0, cols, cols);
-    for (size_t i = 0; i < n; i++)
-        put(m, t, (int64_t)i, ldexp(get(m, t, (int64_t)i), scale));
-    if (plant != 0 && n > 0) {
-        put(m, t, 0, plant);
-        put(m, t, (int64_t)n - 1, plant);
-        put(m, t, (int64_t)n / 2, -plant);
-    }
-    return m;
-}
 
 /* The plain loops: what absmax and matvec mean. */
 static void ref_absmax(const void *M, dd_dtype t, int64_t n, double *mx, int *nf)
@@ -52,7 +24,7 @@ static void ref_absmax(const void *M, dd_dtype t, int64_t n, double *mx, int *nf
     *mx = 0;
     *nf = 0;
     for (int64_t i = 0; i < n; i++) {
-        double m = get(M, t, i);
+        double m = tm_get(M, t, i);
         if (!isfinite(m))
             *nf = 1;
         else if (fabs(m) > *mx)
@@ -72,7 +44,7 @@ static int close_to(double a, double b, double rel)
 
 static void absmax_case(dd_engine *e, dd_dtype t, int64_t n, int scale, double plant)
 {
-    void *M = make(t, 1, n, scale, plant, 11);
+    void *M = tm_make(t, 1, n, scale, plant, 11);
     double mx = -1, want;
     int nf = -1, wnf;
     dd_err err = {{0}};
@@ -87,7 +59,7 @@ static void absmax_case(dd_engine *e, dd_dtype t, int64_t n, int scale, double p
 static void matvec_case(dd_engine *e, dd_dtype t, int64_t rows, int64_t cols, int scale,
                         double plant, int with_abs)
 {
-    void *M = make(t, rows, cols, scale, plant, 12);
+    void *M = tm_make(t, rows, cols, scale, plant, 12);
     double f[2] = {ldexp(1.0, -scale / 2), ldexp(1.0, -(scale - scale / 2))};
     double *v = malloc(sizeof(double) * (size_t)(cols + 1));
     double *out = malloc(sizeof(double) * (size_t)(rows + 1));
@@ -100,7 +72,7 @@ static void matvec_case(dd_engine *e, dd_dtype t, int64_t rows, int64_t cols, in
     for (int64_t i = 0; i < rows; i++) {
         double s = 0, a = 0;
         for (int64_t j = 0; j < cols; j++) {
-            double m = get(M, t, i * cols + j);
+            double m = tm_get(M, t, i * cols + j);
             wnf |= !isfinite(m);
             m = m * f[0] * f[1];
             s += m * v[j];
@@ -145,9 +117,9 @@ static void fill_case(dd_engine *e, dd_dtype t, int64_t row0, int64_t rows, int6
             double v = rng_value(seed, RNG_TAG_B, (uint64_t)((row0 + i) * gcols + col0 + j));
             if (t == DD_F32)
                 v = (double)(float)v;
-            EXPECT(get(got, t, i * cols + j) == v && v >= -1 && v < 1,
+            EXPECT(tm_get(got, t, i * cols + j) == v && v >= -1 && v < 1,
                    "fill_random %s (%lld,%lld) = %.17g, want %.17g", dd_dtype_name(t), (long long)i,
-                   (long long)j, get(got, t, i * cols + j), v);
+                   (long long)j, tm_get(got, t, i * cols + j), v);
         }
     free(got);
     free(want);
@@ -176,9 +148,9 @@ static void fill_case_t(dd_engine *e, dd_dtype t, int64_t row0, int64_t rows, in
             double v = rng_value(seed, RNG_TAG_C, (uint64_t)((col0 + j) * gcols + row0 + i));
             if (t == DD_F32)
                 v = (double)(float)v;
-            EXPECT(get(got, t, i * cols + j) == v && get(plain, t, j * rows + i) == v,
+            EXPECT(tm_get(got, t, i * cols + j) == v && tm_get(plain, t, j * rows + i) == v,
                    "fill_random trans %s (%lld,%lld) = %.17g, want %.17g", dd_dtype_name(t),
-                   (long long)i, (long long)j, get(got, t, i * cols + j), v);
+                   (long long)i, (long long)j, tm_get(got, t, i * cols + j), v);
         }
     free(got);
     free(want);
@@ -192,17 +164,18 @@ static void scale_case(dd_engine *e, dd_dtype t, int64_t n, double s)
     void *x = malloc((size_t)n * dd_elsize(t) + 1), *y = malloc((size_t)n * dd_elsize(t) + 1);
     rng_fill_block(x, t, 3, RNG_TAG_A, 0, 1, 0, n, n);
     if (n > 1)
-        put(x, t, n / 2, NAN);
+        tm_put(x, t, n / 2, NAN);
     memcpy(y, x, (size_t)n * dd_elsize(t));
     dd_err err = {{0}};
     EXPECT(e->ops->scale(e, t, x, n, s, &err) == DD_OK, "scale: %s", err.msg);
     for (int64_t i = 0; i < n; i++) {
-        double want = t == DD_F64 ? get(y, t, i) * s : (double)((float)get(y, t, i) * (float)s);
-        double got = get(x, t, i);
-        int ok = s == 1 && isnan(get(y, t, i)) ? isnan(got)
-                 : s == 0                      ? got == 0 && !signbit(got)
-                 : isnan(want)                 ? isnan(got)
-                                               : got == want;
+        double want =
+            t == DD_F64 ? tm_get(y, t, i) * s : (double)((float)tm_get(y, t, i) * (float)s);
+        double got = tm_get(x, t, i);
+        int ok = s == 1 && isnan(tm_get(y, t, i)) ? isnan(got)
+                 : s == 0                         ? got == 0 && !signbit(got)
+                 : isnan(want)                    ? isnan(got)
+                                                  : got == want;
         EXPECT(ok, "scale %s by %g: [%lld] = %.17g, want %.17g", dd_dtype_name(t), s, (long long)i,
                got, s == 0 ? 0.0 : want);
     }
@@ -230,7 +203,7 @@ static void turn_case(dd_engine *e, dd_dtype t, int64_t h, int64_t w, int64_t ld
     EXPECT(rc == DD_OK, "turned copies: %s", err.msg);
     for (int64_t i = 0; i < h; i++)
         for (int64_t j = 0; j < w; j++)
-            EXPECT(get(block, t, j * ldd + i) == get(band, t, i * w + j),
+            EXPECT(tm_get(block, t, j * ldd + i) == tm_get(band, t, i * w + j),
                    "upload_t %lldx%lld: (%lld,%lld)", (long long)h, (long long)w, (long long)i,
                    (long long)j);
     EXPECT(!memcmp(back, band, n * es), "download_t %lldx%lld did not turn it back", (long long)h,

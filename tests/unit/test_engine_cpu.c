@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dd_test.h"
+#include "dd_test_mat.h"
 #include "engine.h"
 #include "rng.h"
 
@@ -18,11 +19,6 @@ static int count_calls(void *arg, dd_err *err)
     (void)err;
     calls++;
     return arg ? DD_EFAIL : DD_OK; /* non-NULL arg: fail on the first call */
-}
-
-static double get(const void *p, dd_dtype t, int64_t i)
-{
-    return t == DD_F64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
 }
 
 /* C(m×n, ld ldc) = A(m×k, lda)·B(k×n, ldb) + beta·C0 on sub-blocks */
@@ -48,15 +44,15 @@ static void one_case(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, 
     double u = t == DD_F64 ? 1.2e-16 : 6e-8;
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < ldc; j++) {
-            double got = get(bufC, t, i * ldc + j), want;
+            double got = tm_get(bufC, t, i * ldc + j), want;
             if (j >= n) { /* padding must be untouched */
-                EXPECT(got == get(C0, t, i * ldc + j), "padding C[%lld,%lld] changed", (long long)i,
-                       (long long)j);
+                EXPECT(got == tm_get(C0, t, i * ldc + j), "padding C[%lld,%lld] changed",
+                       (long long)i, (long long)j);
                 continue;
             }
-            double s = beta ? get(C0, t, i * ldc + j) : 0, mag = fabs(s);
+            double s = beta ? tm_get(C0, t, i * ldc + j) : 0, mag = fabs(s);
             for (int64_t p = 0; p < k; p++) {
-                double x = get(bufA, t, i * lda + p) * get(bufB, t, p * ldb + j);
+                double x = tm_get(bufA, t, i * lda + p) * tm_get(bufB, t, p * ldb + j);
                 s += x;
                 mag += fabs(x);
             }
