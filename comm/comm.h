@@ -101,5 +101,14 @@ extern const dd_comm_ops dd_comm_nccl;
  * choice, its detail saying why.  Collective; the result is agreed across
  * ranks. */
 int comm_select(const char *name, const dd_comm_cfg *cfg, dd_comm *c, dd_err *err);
+/* The backend --comm `name` selects for work in GPU memory, before any
+ * refusal: "ce", "nccl" or "mpi" (pure: comm_select's rule, which the
+ * performance model also follows).  maxshared: the most ranks sharing one
+ * GPU anywhere; with_ce = 0: auto's choice once the copy engines are
+ * refused.  On GPUs with one rank each, auto takes the copy engines first
+ * (no SMs taken from the multiply, no NCCL communicators to build and tear
+ * down: docs/results/h200x2-2026-11-30-wholerun-3), NCCL where they are
+ * refused (a row or column spanning hosts), MPI where GPUs are shared. */
+const char *comm_gpu_choice(const char *name, int maxshared, int with_ce);
 
 #endif

@@ -10,13 +10,18 @@ static int is_ce(const char *name)
     return !strcmp(name, "ce") || !strcmp(name, "cuda-ipc");
 }
 
-/* The backend serving cfg's memory that `name` asks for, or NULL with a
- * usage error.  maxshared: most ranks sharing one GPU anywhere.  On GPUs
- * with one rank each, auto takes the copy engines first (no SMs taken from
- * the multiply, and no NCCL communicators to build and tear down: measured
- * in docs/results/h200x2-2026-11-30-wholerun-3), NCCL where ce is refused
- * (a row or column spanning hosts); with_ce = 0 asks for that second
- * choice. */
+const char *comm_gpu_choice(const char *name, int maxshared, int with_ce)
+{
+    int autoname = !strcmp(name, "auto"), alone = maxshared == 1;
+    if (is_ce(name) || (with_ce && autoname && alone))
+        return "ce";
+    if (!strcmp(name, "nccl") || (autoname && alone))
+        return "nccl";
+    return "mpi";
+}
+
+/* The backend serving cfg's memory that `name` asks for (on GPUs:
+ * comm_gpu_choice's), or NULL with a usage error. */
 static const dd_comm_ops *pick(const char *name, const dd_comm_cfg *cfg, int maxshared, int with_ce,
                                dd_err *err)
 {
@@ -31,13 +36,13 @@ static const dd_comm_ops *pick(const char *name, const dd_comm_cfg *cfg, int max
         return &dd_comm_mpi_host;
     }
 #ifdef DD_HAVE_CUDA
-    if (is_ce(name) || (with_ce && !strcmp(name, "auto") && maxshared == 1))
+    const char *b = comm_gpu_choice(name, maxshared, with_ce);
+    if (!strcmp(b, "ce"))
         return &dd_comm_ce;
 #ifdef DD_HAVE_NCCL
-    if (!strcmp(name, "nccl") || (!strcmp(name, "auto") && maxshared == 1))
+    if (!strcmp(b, "nccl"))
         return &dd_comm_nccl;
 #else
-    (void)maxshared;
     if (!strcmp(name, "nccl")) {
         dd_fail(err, DD_EUSAGE,
                 "--comm nccl: this dgemm-dist was built without NCCL; use --comm mpi or rebuild "
@@ -48,6 +53,7 @@ static const dd_comm_ops *pick(const char *name, const dd_comm_cfg *cfg, int max
     return &dd_comm_mpi_gpu;
 #else
     (void)maxshared;
+    (void)with_ce;
     dd_fail(err, DD_EUSAGE, "this dgemm-dist was built without CUDA: no comm backend for GPUs");
     return NULL;
 #endif

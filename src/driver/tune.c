@@ -7,6 +7,7 @@
 #include "agree.h"
 #include "dd_sysmem.h"
 #include "grid.h"
+#include "comm.h"
 #include "run_ctx.h"
 #include "tune.h"
 
@@ -16,17 +17,13 @@ static void pick_links(const dd_tune_req *r, const dd_engine *e, int shared, dd_
 {
     const char *intra = "mpi-shm", *inter = "mpi-tcp";
     if (!e->ops->work_is_host) {
-        /* comm_select: auto takes the copy engines inside a node where no
-         * GPU is shared (NCCL across nodes, where ce is refused) */
-        int nccl = 0;
-#ifdef DD_HAVE_NCCL
-        nccl = !strcmp(r->comm, "nccl");
-#endif
+        /* the backend comm_select will open inside a node */
+        const char *b = comm_gpu_choice(r->comm, shared > 1 ? shared : 1, 1);
         const char *p2p = getenv("NCCL_P2P_DISABLE"), *shm = getenv("NCCL_SHM_DISABLE");
         int sockets = p2p && shm && !strcmp(p2p, "1") && !strcmp(shm, "1");
-        int ce = !strcmp(r->comm, "ce") || !strcmp(r->comm, "cuda-ipc") ||
-                 (!strcmp(r->comm, "auto") && shared <= 1);
-        intra = ce ? "ce-nvlink" : nccl ? (sockets ? "nccl-socket" : "nccl-nvlink") : "mpi-staged";
+        intra = !strcmp(b, "ce")     ? "ce-nvlink"
+                : !strcmp(b, "nccl") ? (sockets ? "nccl-socket" : "nccl-nvlink")
+                                     : "mpi-staged";
         inter = "nic-400g";
     }
     const char *ei = getenv("DD_MODEL_LINK"), *ex = getenv("DD_MODEL_INTER_LINK");
