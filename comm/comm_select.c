@@ -96,7 +96,7 @@ int comm_select(const char *name, const dd_comm_cfg *cfg, dd_comm *c, dd_err *er
     /* A backend that opened here while another rank failed stays open: its
      * teardown may wait on peers that are leaving; the process exits next. */
     rc = dd_agree(cfg->world, ops->open(c, cfg, err), err);
-    if (rc == DD_EUNSUP && ops == &dd_comm_ce)
+    if (rc == DD_EUNSUP && is_ce(ops->name))
         return fall_back(cfg, maxshared, c, err);
     if (rc)
         c->ops = NULL;
