@@ -352,13 +352,13 @@ static int multiply_all(run_ctx *c, dd_err *err)
 /* The communicators back, MPI finalized, then the device: every second up
  * to here is in the teardown phase, so the wall in the report leaves out
  * only printing it and exit.  After this no rank talks to another. */
-static void finalize(run_ctx *c)
+static void finalize(run_ctx *c, double t_release)
 {
     MPI_Comm *comms[] = {&c->row, &c->col, &c->node};
     for (int i = 0; i < 3; i++)
         if (*comms[i] != MPI_COMM_NULL)
             MPI_Comm_free(comms[i]);
-    dd_stat before = dd_stat_over(c->world, dd_now() - c->rec.ph[PH_TEARDOWN].min);
+    dd_stat before = dd_stat_over(c->world, dd_now() - t_release);
     double t0 = dd_now();
     MPI_Finalize();
     c->finalized = 1;
@@ -381,9 +381,9 @@ static int finish(run_ctx *c, int failed_check, dd_err *err)
     run_fill_record(c);
     if (c->out.active) /* a FAILED check: the temporary goes, the old output stays */
         io_output_abort(c->world, &c->out);
-    c->rec.ph[PH_TEARDOWN].min = dd_now(); /* finalize() turns it into a duration */
+    double t_release = dd_now();
     release(c);
-    finalize(c);
+    finalize(c, t_release);
     if (c->rank != 0)
         return DD_OK;
     if (c->tty && !o->quiet)
