@@ -254,6 +254,15 @@ static void release(run_ctx *c)
     c->eng_open = 0;
 }
 
+/* The grid's and the node's communicators (those made). */
+static void free_comms(run_ctx *c)
+{
+    MPI_Comm *comms[] = {&c->row, &c->col, &c->node};
+    for (int i = 0; i < 3; i++)
+        if (*comms[i] != MPI_COMM_NULL)
+            MPI_Comm_free(comms[i]);
+}
+
 static void cleanup(run_ctx *c)
 {
     if (c->out.active)
@@ -263,12 +272,7 @@ static void cleanup(run_ctx *c)
     free(c->rec.hosts);
     free(c->rec.devices);
     free(c->rec.tele);
-    if (c->row != MPI_COMM_NULL)
-        MPI_Comm_free(&c->row);
-    if (c->col != MPI_COMM_NULL)
-        MPI_Comm_free(&c->col);
-    if (c->node != MPI_COMM_NULL)
-        MPI_Comm_free(&c->node);
+    free_comms(c);
 }
 
 /* Everything before data moves: the launch, the inputs' shape, the
@@ -354,10 +358,7 @@ static int multiply_all(run_ctx *c, dd_err *err)
  * only printing it and exit.  After this no rank talks to another. */
 static void finalize(run_ctx *c, double t_release)
 {
-    MPI_Comm *comms[] = {&c->row, &c->col, &c->node};
-    for (int i = 0; i < 3; i++)
-        if (*comms[i] != MPI_COMM_NULL)
-            MPI_Comm_free(comms[i]);
+    free_comms(c);
     dd_stat before = dd_stat_over(c->world, dd_now() - t_release);
     double t0 = dd_now();
     MPI_Finalize();
