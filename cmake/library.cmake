@@ -24,7 +24,7 @@ if(NOT _dd_hver STREQUAL PROJECT_VERSION)
 endif()
 
 # The layers go into a shared library: position-independent code.
-set(DD_LIB_LAYERS dd_base dd_comm dd_engine dd_model dd_driver)
+set(DD_LIB_LAYERS dd_base dd_comm dd_engine dd_model dd_mult)
 foreach(lib ${DD_LIB_LAYERS} dd_io)
   set_target_properties(${lib} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endforeach()
@@ -35,9 +35,15 @@ endif()
 # src/api, compiled once for both libraries
 add_library(dd_api OBJECT src/api/api_context.c src/api/api_gemm.c src/api/api_entry.c
   src/api/api_operands.c src/api/api_redist.c src/api/api_exchange.c src/api/api_stage.c
-  src/api/api_work.c)
+  src/api/api_work.c src/api/api_plan.c src/api/api_plan_stream.c src/api/api_plan_data.c)
 target_include_directories(dd_api PUBLIC ${PROJECT_SOURCE_DIR}/include)
-target_link_libraries(dd_api PRIVATE dd_driver)
+target_link_libraries(dd_api PRIVATE dd_mult)
+
+# the library for the program's own link (static, not installed): the API's
+# objects, the layers for the link only, the public header the one include
+add_library(dd_library STATIC $<TARGET_OBJECTS:dd_api>)
+target_include_directories(dd_library PUBLIC ${PROJECT_SOURCE_DIR}/include)
+target_link_libraries(dd_library PRIVATE dd_mult)
 target_compile_options(dd_api PRIVATE ${DD_WARN})
 set_target_properties(dd_api PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
@@ -48,7 +54,7 @@ set(_dd_api_includes
 # shared: the layers linked in privately; only the API is exported (map)
 add_library(dgemm_dist_shared SHARED $<TARGET_OBJECTS:dd_api>)
 target_include_directories(dgemm_dist_shared PUBLIC ${_dd_api_includes})
-target_link_libraries(dgemm_dist_shared PUBLIC MPI::MPI_C PRIVATE dd_driver)
+target_link_libraries(dgemm_dist_shared PUBLIC MPI::MPI_C PRIVATE dd_mult)
 target_link_options(dgemm_dist_shared PRIVATE
   -Wl,--version-script=${PROJECT_SOURCE_DIR}/cmake/dgemm-dist.map -Wl,--no-undefined)
 set_target_properties(dgemm_dist_shared PROPERTIES
@@ -108,7 +114,8 @@ install(TARGETS dgemm_dist_shared dgemm_dist_static
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS dgemm-dist RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/include/dgemm_dist.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/include/dgemm_dist.h ${PROJECT_SOURCE_DIR}/include/dgemm_dist_telemetry.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT dgemm-distTargets NAMESPACE dgemm-dist:: DESTINATION ${DD_CMAKE_DIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/dgemm-distConfig.cmake.in
   ${PROJECT_BINARY_DIR}/dgemm-distConfig.cmake INSTALL_DESTINATION ${DD_CMAKE_DIR})

@@ -54,6 +54,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dgemm_dist_telemetry.h"
+
 /* The library's version: the project's (CMake project(VERSION)); the build
  * refuses to configure when they differ. */
 #define DGEMM_DIST_VERSION_MAJOR 0
@@ -64,6 +66,9 @@
 extern "C" {
 #endif
 
+/* Most panels in flight (dd_context_options.lookahead). */
+#define DGEMM_DIST_LOOKAHEAD_MAX 16
+
 /* Return codes.  DD_SUCCESS is 0; every error is positive. */
 typedef enum {
     DD_SUCCESS = 0,
@@ -72,9 +77,9 @@ typedef enum {
     DD_ERROR_IO = 3,           /* I/O (not used by dd_gemm: no files) */
     DD_ERROR_COMM = 4,         /* communication broke mid-multiply: not agreed, MPI_Abort */
     DD_ERROR_CHECK_FAILED = 5, /* info->check was set and the check FAILED (C is written) */
-    DD_ERROR_UNSUPPORTED = 6,  /* not supported here: a backend absent, a device entry without one */
-    DD_ERROR_INTERNAL = 7,     /* anything else (an MPI call failed, ...) */
-    DD_ERROR_MPI = 8           /* MPI not initialized, or the communicator unusable */
+    DD_ERROR_UNSUPPORTED = 6, /* not supported here: a backend absent, a device entry without one */
+    DD_ERROR_INTERNAL = 7,    /* anything else (an MPI call failed, ...) */
+    DD_ERROR_MPI = 8          /* MPI not initialized, or the communicator unusable */
 } dd_status;
 
 /* "success", "usage error", ...: a static string, never NULL. */
@@ -82,6 +87,9 @@ const char *dd_status_string(dd_status s);
 
 /* The version of the library linked at run time. */
 void dd_version(int *major, int *minor, int *patch);
+/* The CPU BLAS the library was linked with ("OpenBLAS 0.3.21 ..."): the
+ * CPU backend's, reported on any backend. */
+const char *dd_blas_version(void);
 
 typedef struct dd_context dd_context;
 
@@ -95,6 +103,9 @@ typedef struct {
     int lookahead;       /* panels in flight, 1..16; 0 = default (1) */
     int P, Q;            /* process grid; 0, 0 = the most nearly square (P <= Q) */
     int threads;         /* CPU backend: BLAS threads per rank; 0 = default */
+    int type;            /* DD_FLOAT64 (default) or DD_FLOAT32: the kernel first chosen for */
+    int tune;            /* 1: grid, panel and lookahead left at 0 are chosen per plan by the
+                          * performance model (dd_plan_create); 0: the defaults above */
 } dd_context_options;
 
 void dd_context_options_init(dd_context_options *opts);
@@ -164,9 +175,9 @@ dd_status dd_sgemm(dd_context *ctx, char transa, char transb, int64_t M, int64_t
  * to device (one copy when ld equals the block's width, one copy per row
  * otherwise); a transposed operand is brought to the host, redistributed
  * and copied up.  C is written on the device.  Collective; errors agreed. */
-dd_status dd_gemm_device(dd_context *ctx, char transa, char transb, int64_t M, int64_t N,
-                         int64_t K, double alpha, const double *A, int64_t lda, const double *B,
-                         int64_t ldb, double beta, double *C, int64_t ldc, dd_gemm_info *info);
+dd_status dd_gemm_device(dd_context *ctx, char transa, char transb, int64_t M, int64_t N, int64_t K,
+                         double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
+                         double beta, double *C, int64_t ldc, dd_gemm_info *info);
 dd_status dd_sgemm_device(dd_context *ctx, char transa, char transb, int64_t M, int64_t N,
                           int64_t K, float alpha, const float *A, int64_t lda, const float *B,
                           int64_t ldb, float beta, float *C, int64_t ldc, dd_gemm_info *info);
@@ -212,8 +223,7 @@ typedef struct {
 
 dd_status dd_desc_block_cyclic(dd_matrix_desc *d, int64_t m, int64_t n, int64_t mb, int64_t nb,
                                int rsrc, int csrc, int nprow, int npcol, char order, int64_t lld);
-dd_status dd_desc_block(dd_matrix_desc *d, int64_t m, int64_t n, int nprow, int npcol,
-                        int64_t ld);
+dd_status dd_desc_block(dd_matrix_desc *d, int64_t m, int64_t n, int nprow, int npcol, int64_t ld);
 /* ScaLAPACK's NUMROC: how many of n elements, cut into blocks of nb dealt
  * cyclically over nprocs starting at isrc, process iproc holds (0 for bad
  * arguments).  Local. */
@@ -246,6 +256,195 @@ dd_status dd_psgemm(dd_context *ctx, char transa, char transb, int64_t M, int64_
                     const dd_matrix_desc *descA, const float *B, int64_t ib, int64_t jb,
                     const dd_matrix_desc *descB, float beta, float *C, int64_t ic, int64_t jc,
                     const dd_matrix_desc *descC, dd_gemm_info *info);
+
+/* ---- Plans: operands kept in the context's memory, streamed in and out -------------
+ *
+ * dd_gemm takes whole blocks from the caller's memory and gives C back in
+ * one call.  A plan is for callers whose operands are not in memory in one
+ * piece (read from files, made on the fly) or who multiply the same
+ * operands many times: the library holds this rank's blocks of op(A),
+ * op(B) and C (the 2-D block layout at the top of this header) in the
+ * memory its backend computes in (GPU memory on CUDA); the caller streams
+ * them in and out in bands of rows through a dd_stream, through two small
+ * pinned buffers, so that reading band i overlaps moving band i-1; and it
+ * multiplies as often as it likes.  The dgemm-dist program is built on
+ * these calls and nothing else.
+ *
+ *   dd_plan_create     the sizes and settings (with dd_context_options.tune,
+ *                      the grid, panel and lookahead the model predicts
+ *                      fastest); memory checked, nothing allocated
+ *   dd_plan_get_info   what was chosen, this rank's blocks, the memory
+ *   dd_plan_allocate   the comm backend and work memory; connections warmed
+ *   dd_plan_load       a block of op(A), op(B) or C's input, from a stream
+ *   dd_plan_generate   ... or the project's reproducible random values
+ *   dd_plan_prepare    alpha and beta applied; what the check needs kept
+ *   dd_plan_multiply   C = alpha·op(A)·op(B) + beta·C_in, timed; again and
+ *                      again (each pass starts from beta·C_in)
+ *   dd_plan_check      the residual check of C (HPL's manner)
+ *   dd_plan_store      a block streamed out
+ *   dd_plan_read/write a sub-block of a block to or from host memory
+ *   dd_plan_destroy
+ * Every call taking a plan is collective over the context's communicator
+ * and agreed (DD_ERROR_COMM excepted, as for dd_gemm), but dd_plan_get_info,
+ * dd_plan_read, dd_plan_write, dd_plan_set_progress and the telemetry
+ * calls, which are local.  A context holds at most one plan at a time. */
+typedef enum { DD_FLOAT64 = 0, DD_FLOAT32 = 1 } dd_type;
+typedef enum { DD_OPERAND_A = 0, DD_OPERAND_B = 1, DD_OPERAND_C = 2 } dd_operand;
+
+typedef struct dd_plan dd_plan;
+
+typedef struct {
+    int type;        /* DD_FLOAT64 or DD_FLOAT32 */
+    int64_t M, N, K; /* op(A) M×K, op(B) K×N, C M×N; each >= 0 */
+    int read_c;      /* 1: C's input will be loaded (beta ≠ 0): the multiply adds to it */
+    int passes;      /* multiplies that each start from the same beta·C_in (>= 1): with
+                      * read_c and passes > 1, a copy of beta·C_in is kept in work memory */
+    int transposed;  /* 1: some stream will have trans set (room to turn its bands) */
+    int host_pass;   /* 1: dd_plan_host_pass will be called (host copies of the blocks) */
+} dd_plan_params;
+
+/* Sizes and settings; the memory each rank needs is checked against what
+ * its device (or host, shared with the other ranks there) has free, and a
+ * problem too large says which setting to change.  Nothing is allocated:
+ * a dry run ends after dd_plan_get_info.  With tune set in the context's
+ * options, a grid of 0×0 may be re-formed here (dd_context_grid says which
+ * grid is in use). */
+dd_status dd_plan_create(dd_context *ctx, const dd_plan_params *params, dd_plan **plan);
+
+typedef struct {
+    int P, Q, p, q; /* the grid and this rank's place in it */
+    int64_t panel;  /* SUMMA panel width */
+    int lookahead;  /* panels in flight */
+    int64_t panels; /* panels per multiply */
+    /* This rank's blocks of op(A) (0), op(B) (1) and C (2): rows
+     * [row0, row0 + rows) and columns [col0, col0 + cols) of the whole
+     * op(A) (M×K), op(B) (K×N) and C (M×N). */
+    int64_t row0[3], rows[3], col0[3], cols[3];
+    const char *backend;        /* "cuda", "cpu" */
+    const char *backend_why;    /* why that backend (auto's choice) */
+    const char *comm;           /* the comm backend; "" before dd_plan_allocate */
+    const char *comm_detail;    /* its transport, where it says ("" otherwise) */
+    const char *kernel;         /* the local-multiply kernel */
+    const char *device;         /* "NVIDIA H200", "CPU (OpenBLAS ..., 2 threads)" */
+    const char *versions;       /* "CUDA 13.0, cuBLAS 13.1", ... */
+    int device_index;           /* GPU ordinal, -1 without one */
+    int host_memory;            /* 1: work memory is host memory (the CPU backend) */
+    int keeps_c;                /* 1: beta·C_in is kept for every pass */
+    size_t work_bytes;          /* work memory of this rank: blocks, panel slots, kept C, scratch */
+    size_t slot_bytes;          /* of which the panel slots */
+    size_t host_bytes;          /* host memory of this rank: blocks on the CPU, stream buffers */
+    const char *tune_line;      /* what the model chose and why, or why no model */
+    const char *model_line;     /* the model's prediction of the settings in use; NULL: none */
+    const char *model_json;     /* the same as a JSON object; NULL: none */
+    double allocate_seconds[3]; /* dd_plan_allocate on this rank: comm, memory, warm */
+} dd_plan_info;
+
+/* Local; the strings live as long as the plan. */
+dd_status dd_plan_get_info(const dd_plan *plan, dd_plan_info *info);
+
+/* The comm backend (opened, or kept when the context has one that serves
+ * the plan), work memory, the stream buffers, and one panel moved as the
+ * multiply will move it so that connections are made before anything is
+ * timed. */
+dd_status dd_plan_allocate(dd_plan *plan);
+
+/* A stream moves one block of the plan between the library and the
+ * caller, in bands of rows of the stored sub-block it comes from or goes
+ * to: `stored` rows of `width` elements, where the stored sub-block is the
+ * block itself (rows × cols of dd_plan_info) or, with trans, its transpose
+ * (cols × rows: a block of a dataset that holds Xᵀ).  fill (dd_plan_load)
+ * writes stored rows [r, r+h) into band, h×width elements row-major and
+ * contiguous; drain (dd_plan_store) takes them from band.  Every rank gets
+ * the same number of calls, some with h = 0, so a stream may do
+ * collective I/O in them; after a failure the remaining calls are still
+ * made.  Return DD_SUCCESS, or a status with one sentence in msg (len
+ * bytes): dd_plan_load and dd_plan_store return it (agreed) with that
+ * message. */
+typedef struct dd_stream dd_stream;
+struct dd_stream {
+    dd_status (*fill)(const dd_stream *s, void *band, int64_t r, int64_t h, char *msg, size_t len);
+    dd_status (*drain)(const dd_stream *s, const void *band, int64_t r, int64_t h, char *msg,
+                       size_t len);
+    void *arg; /* the caller's */
+    int trans; /* the stored sub-block is the block's transpose; turned on the way */
+};
+
+/* A block from a stream (fill), or to one (drain).  On a GPU the bands go
+ * through two pinned buffers of DD_RING_MIB MiB (default 64) each. */
+dd_status dd_plan_load(dd_plan *plan, dd_operand which, const dd_stream *src);
+dd_status dd_plan_store(dd_plan *plan, dd_operand which, const dd_stream *dst);
+
+/* A block filled with the values dgemm-dist's generator gives the whole
+ * matrix at its place (seeded, reproducible whatever the grid): op(A) is a
+ * block of the generated M×K A, or with trans of the transpose of the
+ * generated K×M A; likewise op(B) of B (K×N or, with trans, N×K) and C of
+ * an M×N C.  Made where the data lives (on the GPU on CUDA). */
+dd_status dd_plan_generate(dd_plan *plan, dd_operand which, uint64_t seed, int trans);
+
+/* After the loads: A ← alpha·A (alpha = 0: A and B zeroed, as they were
+ * not read), C ← beta·C_in when the plan reads C; with check, beta·C_in's
+ * part of the check is taken now; the copy for later passes is made. */
+dd_status dd_plan_prepare(dd_plan *plan, double alpha, double beta, int check);
+
+/* One multiply's times. */
+typedef struct {
+    double seconds;      /* this rank's multiply phase */
+    double gemm_seconds; /* this rank's local multiplies within it */
+    double slowest;      /* the slowest rank's seconds (the same on every rank) */
+} dd_plan_times;
+
+/* One distributed multiply; every pass after the first starts again from
+ * beta·C_in (or zero).  alpha = 0 (dd_plan_prepare's) multiplies nothing. */
+dd_status dd_plan_multiply(dd_plan *plan, dd_plan_times *times);
+
+/* What a caller holding its data in host memory waits for: op(A) and op(B)
+ * streamed up from host copies panel by panel behind the multiply, C down
+ * after it (the plan's host_pass; GPU backends: on the CPU backend there is
+ * no such pass and this returns DD_ERROR_UNSUPPORTED).  The blocks are
+ * zeroed before, so what the pass misses, the check finds. */
+dd_status dd_plan_host_pass(dd_plan *plan, dd_plan_times *times);
+
+/* The check of C against alpha·op(A)·op(B)·x + beta·C_in·x for a random x
+ * (an O(MN + MK + KN) pass, as HPL checks): the result, passed or not,
+ * comes back with DD_SUCCESS; an error is something else. */
+typedef struct {
+    double residual;     /* scaled residual; NaN when not meaningful (why_not says) */
+    int passed;          /* 1: finite and below 16 */
+    const char *why_not; /* NULL, or why the residual means nothing (static) */
+} dd_check_result;
+dd_status dd_plan_check(dd_plan *plan, dd_check_result *result);
+/* "||C x - A(B x)||_oo / (...) = 2.1e-02 ...... PASSED" (or FAILED, or not
+ * meaningful and why) into buf (n bytes). */
+void dd_check_line(const dd_check_result *r, char *buf, size_t n);
+
+/* rows × cols of block `which` from its element (i, j) to host memory
+ * (row-major, leading dimension ld), or from host memory into it.  Local
+ * and synchronous. */
+dd_status dd_plan_read(dd_plan *plan, dd_operand which, int64_t i, int64_t j, int64_t rows,
+                       int64_t cols, void *host, int64_t ld);
+dd_status dd_plan_write(dd_plan *plan, dd_operand which, int64_t i, int64_t j, int64_t rows,
+                        int64_t cols, const void *host, int64_t ld);
+
+/* Called after each panel's multiply is issued with the panels done and
+ * their total, where the host sees panels finish (the CPU backend; a GPU's
+ * panels are queued ahead, and this is never called).  NULL: none.  Local. */
+dd_status dd_plan_set_progress(dd_plan *plan, void (*fn)(void *arg, int64_t done, int64_t total),
+                               void *arg);
+
+/* The GPU's clock, power and energy between start and stop
+ * (dgemm_dist_telemetry.h); *t says "not available" on the CPU backend or
+ * without NVML.  Local. */
+dd_status dd_plan_telemetry_start(dd_plan *plan);
+dd_status dd_plan_telemetry_stop(dd_plan *plan, dd_telemetry *t);
+
+/* Collective; NULL is ignored.  The context stays open. */
+void dd_plan_destroy(dd_plan *plan);
+
+/* For programs that own their process: after the last dd_context_destroy
+ * and MPI_Finalize, hand the GPU back at once (CUDA's primary context), so
+ * that its cost is not paid at exit.  A library linked into someone else's
+ * program never calls this. */
+void dd_release_devices(void);
 
 /* ---- libdgemm-dist-scalapack: pdgemm_ and psgemm_ ---------------------------------
  *

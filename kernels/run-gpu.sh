@@ -33,7 +33,7 @@ done
 mkdir -p "$BUILD" "$OUT"
 
 flags=(-O3 -std=c++17 -lineinfo "-gencode=arch=compute_$ARCH,code=[compute_$ARCH,sm_$ARCH]"
-       -Xcompiler=-Wall,-Wextra -Xptxas=-v -I"$here" -I"$root/src/base")
+       -Xcompiler=-Wall,-Wextra -Xptxas=-v -I"$here" -I"$root/src/base" -I"$root/include")
 
 # The kernel list: the first field of each DD_KERNEL(...) line of kernels.def.
 mapfile -t kernels < <(sed -n 's/^DD_KERNEL(\([A-Za-z0-9_]*\),.*/\1/p' "$here/kernels.def" | awk '!seen[$0]++')
@@ -48,9 +48,9 @@ for s in "${srcs[@]}"; do
   "$NVCC" "${flags[@]}" -c "$here/$s.cu" -o "$BUILD/$s.o" >"$BUILD/$s.log" 2>&1 & pids+=($!)
 done
 # dd_json_str (src/base/json.c), for gemm-bench's JSON Lines
-"$NVCC" -O3 -Xcompiler=-Wall,-Wextra -I"$root/src/base" -c "$root/src/base/json.c" -o "$BUILD/json.o" >"$BUILD/json.log" 2>&1 & pids+=($!)
+"$NVCC" -O3 -Xcompiler=-Wall,-Wextra -I"$root/src/base" -I"$root/include" -c "$root/src/base/json.c" -o "$BUILD/json.o" >"$BUILD/json.log" 2>&1 & pids+=($!)
 # NVML telemetry opened at run time (src/base/telemetry.c), for gemm-bench's rows
-"$NVCC" -O3 -Xcompiler=-Wall,-Wextra -I"$root/src/base" -c "$root/src/base/telemetry.c" -o "$BUILD/telemetry.o" >"$BUILD/telemetry.log" 2>&1 & pids+=($!)
+"$NVCC" -O3 -Xcompiler=-Wall,-Wextra -I"$root/src/base" -I"$root/include" -c "$root/src/base/telemetry.c" -o "$BUILD/telemetry.o" >"$BUILD/telemetry.log" 2>&1 & pids+=($!)
 "$NVCC" "${flags[@]}" -c "$here/gemm_bench.cu" -o "$BUILD/gemm_bench.o" >"$BUILD/gemm_bench.log" 2>&1 & pids+=($!)
 "$NVCC" "${flags[@]}" -c "$root/tests/gpu/test_kernels.cu" -o "$BUILD/test_kernels.o" >"$BUILD/test_kernels.log" 2>&1 & pids+=($!)
 fail=0

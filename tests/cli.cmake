@@ -1,11 +1,11 @@
 # The command line's syntax: GNU forms, `--`, no abbreviations, repeated
 # options, the range of every number, gen's refusals, empty names.
 # The test reads the lookahead bound from the header that defines it.
-file(STRINGS ${PROJECT_SOURCE_DIR}/src/driver/summa.h _dd_la_line
-  REGEX "^#define DD_LOOKAHEAD_MAX [0-9]+")
+file(STRINGS ${PROJECT_SOURCE_DIR}/include/dgemm_dist.h _dd_la_line
+  REGEX "^#define DGEMM_DIST_LOOKAHEAD_MAX [0-9]+")
 string(REGEX MATCH "[0-9]+$" DD_LOOKAHEAD_MAX "${_dd_la_line}")
 if(NOT DD_LOOKAHEAD_MAX)
-  message(FATAL_ERROR "tests/cli.cmake: no '#define DD_LOOKAHEAD_MAX <number>' in src/driver/summa.h")
+  message(FATAL_ERROR "tests/cli.cmake: no '#define DGEMM_DIST_LOOKAHEAD_MAX <number>' in include/dgemm_dist.h")
 endif()
 add_test(NAME cli_options_gnu_forms_bounds_and_repeats
   COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/options.sh)

@@ -20,7 +20,7 @@ if(TARGET dd_kernels)
   set_target_properties(ozaki-bench PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON
     RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
   target_compile_options(ozaki-bench PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
-  target_include_directories(ozaki-bench PRIVATE ${PROJECT_SOURCE_DIR}/src/base)
+  target_include_directories(ozaki-bench PRIVATE ${PROJECT_SOURCE_DIR}/src/base ${PROJECT_SOURCE_DIR}/include)
   target_link_libraries(ozaki-bench PRIVATE dd_kernels)
   add_test(NAME gpu_ozaki2_vs_cublas_and_dd COMMAND ozaki-bench --test)
   set_tests_properties(gpu_ozaki2_vs_cublas_and_dd PROPERTIES LABELS gpu

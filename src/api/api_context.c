@@ -10,24 +10,7 @@
 
 dd_status api_status(int rc)
 {
-    switch (rc) {
-    case DD_OK:
-        return DD_SUCCESS;
-    case DD_EUSAGE:
-        return DD_ERROR_USAGE;
-    case DD_ENOMEM:
-        return DD_ERROR_MEMORY;
-    case DD_EIO:
-        return DD_ERROR_IO;
-    case DD_EUNSUP:
-        return DD_ERROR_UNSUPPORTED;
-    case DD_ECHECK:
-        return DD_ERROR_CHECK_FAILED;
-    case DD_ECOMM:
-        return DD_ERROR_COMM;
-    default:
-        return DD_ERROR_INTERNAL;
-    }
+    return (dd_status)dd_status_of(rc);
 }
 
 const char *dd_status_string(dd_status s)
@@ -48,6 +31,11 @@ void dd_version(int *major, int *minor, int *patch)
         *minor = DGEMM_DIST_VERSION_MINOR;
     if (patch)
         *patch = DGEMM_DIST_VERSION_PATCH;
+}
+
+const char *dd_blas_version(void)
+{
+    return engine_cpu_blas_version();
 }
 
 void dd_context_options_init(dd_context_options *o)
@@ -97,16 +85,15 @@ const char *dd_context_backend(const dd_context *ctx)
     return ctx && ctx->eng_open ? ctx->eng.ops->name : "";
 }
 
+static void close_comm(dd_context *ctx);
+
 static void close_backends(dd_context *ctx)
 {
     api_work_free(ctx);
-    if (ctx->comm_open)
-        ctx->comm.ops->close(&ctx->comm);
-    ctx->comm_open = 0;
+    close_comm(ctx);
     if (ctx->eng_open)
         ctx->eng.ops->close(&ctx->eng);
     ctx->eng_open = 0;
-    ctx->warmed = 0;
 }
 
 int api_open_backends(dd_context *ctx, dd_dtype t, dd_err *err)
@@ -116,21 +103,66 @@ int api_open_backends(dd_context *ctx, dd_dtype t, dd_err *err)
                           ctx->threads};
     int rc = engine_select(ctx->backend, &ecfg, &ctx->eng, ctx->why, sizeof ctx->why, err);
     ctx->eng_open = rc == DD_OK;
-    if (rc)
-        return rc;
-    ctx->type = t;
+    if (!rc)
+        ctx->type = t;
+    return rc;
+}
+
+static void close_comm(dd_context *ctx)
+{
+    if (ctx->comm_open)
+        ctx->comm.ops->close(&ctx->comm);
+    ctx->comm_open = 0;
+    ctx->comm_slots = 0;
+    ctx->warmed = 0;
+}
+
+int api_comm_ready(dd_context *ctx, int slots, dd_err *err)
+{
+    if (ctx->comm_open && ctx->comm_slots >= slots)
+        return DD_OK;
+    close_comm(ctx);
     dd_engine *e = &ctx->eng;
     dd_comm_cfg cfg = {ctx->world,
                        ctx->row,
                        ctx->col,
-                       ctx->lookahead + 1,
+                       slots,
                        e->ops->work_is_host,
                        e->ops->comm_stream(e),
                        e->ops->compute_stream(e),
                        e->info.ranks_per_device};
-    rc = comm_select(ctx->comm_name, &cfg, &ctx->comm, err);
+    int rc = dd_agree(ctx->world, comm_select(ctx->comm_name, &cfg, &ctx->comm, err), err);
     ctx->comm_open = rc == DD_OK;
+    ctx->comm_slots = rc == DD_OK ? slots : 0;
     return rc;
+}
+
+/* Grid communicators: both splits made on every rank (collective). */
+static int split_grid(dd_context *ctx, dd_err *err)
+{
+    int rc = dd_mpi_check(MPI_Comm_split(ctx->world, ctx->g.p, ctx->g.q, &ctx->row),
+                          "MPI_Comm_split", err);
+    int rc2 = dd_mpi_check(MPI_Comm_split(ctx->world, ctx->g.q, ctx->g.p, &ctx->col),
+                           "MPI_Comm_split", err);
+    return rc ? rc : rc2;
+}
+
+int api_regrid(dd_context *ctx, int P, int Q, dd_err *err)
+{
+    if (P == ctx->g.P && Q == ctx->g.Q)
+        return DD_OK;
+    if (P < 1 || Q < 1 || (int64_t)P * Q != ctx->size)
+        return dd_agree(
+            ctx->world,
+            dd_fail(err, DD_EUSAGE, "grid %dx%d does not cover %d ranks", P, Q, ctx->size), err);
+    close_comm(ctx);
+    api_work_free(ctx); /* kept slots and blocks were sized for the old grid */
+    MPI_Comm *comms[] = {&ctx->row, &ctx->col};
+    for (int i = 0; i < 2; i++)
+        if (*comms[i] != MPI_COMM_NULL)
+            MPI_Comm_free(comms[i]);
+    ctx->g = grid_make(P, Q, ctx->rank);
+    return dd_agree(ctx->world, split_grid(ctx, err), err);
 }
 
 int api_retype(dd_context *ctx, dd_dtype t, dd_err *err)
@@ -140,8 +172,8 @@ int api_retype(dd_context *ctx, dd_dtype t, dd_err *err)
         ctx->type = t;
         return DD_OK;
     }
-    int rc = dd_agree(ctx->world, e->ops->retype(e, t, ctx->have_kernel ? ctx->kernel : NULL, err),
-                      err);
+    int rc =
+        dd_agree(ctx->world, e->ops->retype(e, t, ctx->have_kernel ? ctx->kernel : NULL, err), err);
     if (!rc)
         ctx->type = t;
     return rc;
@@ -169,6 +201,10 @@ static int take_options(dd_context *ctx, const dd_context_options *o, dd_err *er
     ctx->panel = o->panel;
     ctx->lookahead = o->lookahead ? o->lookahead : 1;
     ctx->threads = o->threads;
+    ctx->tune = o->tune != 0;
+    ctx->opt_P = o->P;
+    ctx->opt_Q = o->Q;
+    ctx->opt_L = o->lookahead;
     if (rc)
         return rc;
     if (strcmp(ctx->backend, "auto") && strcmp(ctx->backend, "cuda") && strcmp(ctx->backend, "cpu"))
@@ -182,6 +218,8 @@ static int take_options(dd_context *ctx, const dd_context_options *o, dd_err *er
     if (ctx->lookahead < 1 || ctx->lookahead > DD_LOOKAHEAD_MAX)
         return dd_fail(err, DD_EUSAGE, "lookahead %d: must be 1..%d (0: default)", o->lookahead,
                        DD_LOOKAHEAD_MAX);
+    if (o->type != DD_FLOAT64 && o->type != DD_FLOAT32)
+        return dd_fail(err, DD_EUSAGE, "type %d: must be DD_FLOAT64 or DD_FLOAT32", o->type);
     if (o->threads < 0)
         return dd_fail(err, DD_EUSAGE, "threads %d: must be >= 0 (0: default)", o->threads);
     int P = o->P, Q = o->Q;
@@ -196,13 +234,10 @@ static int take_options(dd_context *ctx, const dd_context_options *o, dd_err *er
     return DD_OK;
 }
 
-/* Grid communicators: both splits made on every rank (collective). */
+/* The grid's and the node's communicators (collective). */
 static int split(dd_context *ctx, dd_err *err)
 {
-    int rc = dd_mpi_check(MPI_Comm_split(ctx->world, ctx->g.p, ctx->g.q, &ctx->row),
-                          "MPI_Comm_split", err);
-    int rc2 = dd_mpi_check(MPI_Comm_split(ctx->world, ctx->g.q, ctx->g.p, &ctx->col),
-                           "MPI_Comm_split", err);
+    int rc = split_grid(ctx, err), rc2 = DD_OK;
     int rc3 = dd_mpi_check(
         MPI_Comm_split_type(ctx->world, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &ctx->node),
         "MPI_Comm_split_type", err);
@@ -250,7 +285,8 @@ dd_status dd_context_create(MPI_Comm comm, const dd_context_options *opts, dd_co
     MPI_Comm_size(ctx->world, &ctx->size);
     if ((rc = dd_agree(ctx->world, take_options(ctx, opts ? opts : &defaults, &err), &err)) ||
         (rc = dd_agree(ctx->world, split(ctx, &err), &err)) ||
-        (rc = api_open_backends(ctx, DD_F64, &err)))
+        (rc = api_open_backends(
+             ctx, (opts ? opts : &defaults)->type == DD_FLOAT32 ? DD_F32 : DD_F64, &err)))
         goto fail;
     ctx->copy_threads = api_copy_threads(ctx->node);
     *out = ctx;
@@ -264,6 +300,7 @@ void dd_context_destroy(dd_context *ctx)
 {
     if (!ctx)
         return;
+    dd_plan_destroy(ctx->plan);
     close_backends(ctx);
     MPI_Comm *comms[] = {&ctx->row, &ctx->col, &ctx->node, &ctx->world};
     for (int i = 0; i < 4; i++)

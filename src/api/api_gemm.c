@@ -303,7 +303,7 @@ static int finish(gemm_call *g, dd_err *err)
         return rc;
     if (g->check && !g->chk.passed) {
         char line[256];
-        check_line(&g->chk, line, sizeof line);
+        dd_check_line(&g->chk, line, sizeof line);
         return dd_fail(err, DD_ECHECK, "the check FAILED: %s", line);
     }
     return DD_OK;
@@ -337,6 +337,8 @@ static int run_call(gemm_call *g, dd_err *err)
         (!g->check && (g->alpha == 0 || g->K == 0) && g->beta == 1))
         return rc;
     if (g->t != g->ctx->type && (rc = api_retype(g->ctx, g->t, err)))
+        return rc;
+    if ((rc = api_comm_ready(g->ctx, g->ctx->lookahead + 1, err)))
         return rc;
     api_tick(g, API_T_ARGS);
     if (!(rc = alloc_blocks(g, err)) && (api_tick(g, API_T_ALLOC), 1) && !(rc = load(g, err)) &&

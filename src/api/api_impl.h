@@ -17,7 +17,13 @@ typedef struct {
     void *p;
     size_t cap;
 } api_buf;
-enum { API_DEV_A, API_DEV_B, API_DEV_C, API_DEV_SLOT, API_NDEV = API_DEV_SLOT + 2 * (DD_LOOKAHEAD_MAX + 1) };
+enum {
+    API_DEV_A,
+    API_DEV_B,
+    API_DEV_C,
+    API_DEV_SLOT,
+    API_NDEV = API_DEV_SLOT + 2 * (DD_LOOKAHEAD_MAX + 1)
+};
 enum { API_HOST_RING, API_HOST_STAGE = 2, API_NHOST };
 
 struct dd_context {
@@ -28,14 +34,18 @@ struct dd_context {
     int have_kernel;
     int64_t panel;
     int lookahead, threads;
+    int tune;                /* dd_context_options.tune: plans choose what is left at 0 */
+    int opt_P, opt_Q, opt_L; /* the options as given (0: auto where tune is set) */
+    int comm_slots;          /* slots the open comm backend serves */
+    struct dd_plan *plan;    /* the context's plan, if one is made */
     dd_engine eng;
     int eng_open;
     dd_comm comm;
     int comm_open;
-    dd_dtype type; /* the element type the engine was opened for */
-    int warmed;    /* the comm backend's connections are made (summa_warm) */
-    char why[192]; /* engine_select's account of the backend chosen */
-    dd_err err;    /* the last call's message */
+    dd_dtype type;           /* the element type the engine was opened for */
+    int warmed;              /* the comm backend's connections are made (summa_warm) */
+    char why[192];           /* engine_select's account of the backend chosen */
+    dd_err err;              /* the last call's message */
     api_buf dev[API_NDEV];   /* work memory: blocks A, B, C, then SUMMA's slots */
     api_buf host[API_NHOST]; /* pinned (CUDA): the ring's two slots, the exchange's staging */
     rd_keep keep;            /* the redistribution's send and receive buffers */
@@ -68,7 +78,7 @@ typedef struct {
     int check;
     dd_summa s;
     check_cterm cin;
-    double sec, gemm; /* this rank's multiply phase and local multiplies */
+    double sec, gemm;    /* this rank's multiply phase and local multiplies */
     double tm[8], tlast; /* DD_API_TIMING: seconds per step (api_tick) */
     dd_check_result chk;
 } gemm_call;
@@ -89,9 +99,15 @@ dd_status api_gemm(gemm_call *g, dd_gemm_info *info);
 
 /* An internal code (DD_OK, DD_E*) as a public status. */
 dd_status api_status(int rc);
-/* Close, then open the engine for type t and the comm backend serving it
- * (collective, agreed). */
+/* Close, then open the engine for type t (collective, agreed); the comm
+ * backend is opened when a multiply first needs it (api_comm_ready). */
 int api_open_backends(dd_context *ctx, dd_dtype t, dd_err *err);
+/* The comm backend on the context's grid, serving at least `slots` panel
+ * buffers in flight: kept when open and enough, else (re)opened.  Agreed. */
+int api_comm_ready(dd_context *ctx, int slots, dd_err *err);
+/* The context's grid made P×Q (communicators split again, the comm backend
+ * closed) when it is another.  Collective, agreed. */
+int api_regrid(dd_context *ctx, int P, int Q, dd_err *err);
 /* Multiply type t from now on: the engine's kernel for it (retype), the
  * backends and kept memory left open (collective, agreed). */
 int api_retype(dd_context *ctx, dd_dtype t, dd_err *err);

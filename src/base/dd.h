@@ -71,5 +71,9 @@ typedef struct {
  * the caller chose not to add).  Returns `code` so `return dd_fail(e, ...)`. */
 int dd_fail(dd_err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void dd_err_clear(dd_err *e);
+/* A code above as the public API's status (dd_status's value), and back
+ * (a status with no code of its own, MPI's, is DD_EFAIL). */
+int dd_status_of(int rc);
+int dd_code_of(int status);
 
 #endif

@@ -21,38 +21,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "dgemm_dist_telemetry.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* NVML's clock event reasons (nvmlClocksEventReason*), the bits of
- * dd_telemetry.reasons that say why the SM clock was below its maximum. */
-#define DD_TELE_IDLE 0x1ull
-#define DD_TELE_APP_CLOCKS 0x2ull
-#define DD_TELE_SW_POWER_CAP 0x4ull
-#define DD_TELE_HW_SLOWDOWN 0x8ull
-#define DD_TELE_SYNC_BOOST 0x10ull
-#define DD_TELE_SW_THERMAL 0x20ull
-#define DD_TELE_HW_THERMAL 0x40ull
-#define DD_TELE_HW_POWER_BRAKE 0x80ull
-#define DD_TELE_DISPLAY_CLOCKS 0x100ull
-
-/* Figures between start and stop.  available = 0: nothing was measured
- * (why says so) and every number is NaN.  A figure NVML refuses on this
- * device (e.g. the energy counter before Volta) is NaN alone. */
-typedef struct {
-    int available;
-    char why[120];
-    int samples;                                /* clock/power samples taken */
-    double seconds;                             /* start to stop */
-    double sm_mhz_mean, sm_mhz_min, sm_mhz_max; /* SM clock */
-    double power_w_mean, power_w_max;           /* board power */
-    double energy_j;         /* energy counter's difference (or mean power × seconds where none) */
-    int energy_from_counter; /* 1: the counter; 0: estimated from the samples */
-    double power_limit_w;    /* enforced power limit */
-    double temp_c;           /* GPU temperature at stop */
-    unsigned long long reasons; /* union of the clock event reasons seen */
-} dd_telemetry;
+/* The clock event reason bits (DD_TELE_*) and dd_telemetry, the figures
+ * themselves, are public: the library hands them to its callers. */
 
 typedef struct dd_tele_sampler dd_tele_sampler;
 

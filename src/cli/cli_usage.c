@@ -122,7 +122,7 @@ static void usage_run_rest(void)
            "                     a live counter\n"
            "  --quiet, -q        only errors and the check line\n"
            "  --help, -h; --version\n",
-           (unsigned long long)INT_MAX31, (unsigned long long)INT_MAX31, DD_LOOKAHEAD_MAX,
+           (unsigned long long)INT_MAX31, (unsigned long long)INT_MAX31, DGEMM_DIST_LOOKAHEAD_MAX,
            (unsigned long long)THREADS_MAX, (unsigned long long)REPEAT_MAX,
            (unsigned long long)REPEAT_MAX);
     usage_syntax();

@@ -188,7 +188,7 @@ void report_print(FILE *f, const dd_record *r)
         fprintf(f, "model     %s\n", r->model_line);
     if (r->checked) {
         char line[256];
-        check_line(&r->chk, line, sizeof line);
+        dd_check_line(&r->chk, line, sizeof line);
         fprintf(f, "%s\n", line);
     }
     fflush(f);

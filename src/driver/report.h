@@ -4,7 +4,8 @@
 
 #include <stdio.h>
 
-#include "check.h"
+#include "dd.h"
+#include "dgemm_dist.h"
 #include "dd_telemetry.h"
 #include "timer.h"
 

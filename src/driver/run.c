@@ -1,5 +1,7 @@
 /* run.c — one distributed multiply, start to finish (run.h): a pipeline
- * of named steps over the run's state (run_ctx.h).
+ * of named steps over the run's state (run_ctx.h).  The multiply is the
+ * library's (dgemm_dist.h: a context and a plan); the run reads and writes
+ * the files, checks and reports.
  *
  * Every step ends with dd_agree(): a failure anywhere becomes the same
  * failure everywhere, rank 0 prints the one message, and all ranks leave
@@ -11,10 +13,7 @@
 #include <unistd.h>
 
 #include "agree.h"
-#include "check.h"
 #include "dd_fault.h"
-#include "dd_sysmem.h"
-#include "rng.h"
 #include "run_ctx.h"
 #include "timer.h"
 
@@ -34,23 +33,18 @@ static int check_launch(run_ctx *c, dd_err *err)
     return DD_OK;
 }
 
-static int setup_grid(run_ctx *c, dd_err *err)
+/* --grid P×Q must cover the ranks (auto: the library's choice). */
+static int check_grid(run_ctx *c, dd_err *err)
 {
-    int P = c->tune.P, Q = c->tune.Q; /* --grid, or auto (tune.c) */
-    if ((int64_t)P * Q != c->size) {
-        int dP, dQ;
-        grid_default(c->size, &dP, &dQ);
-        return dd_fail(err, DD_EUSAGE,
-                       "--grid %dx%d needs %lld ranks but MPI started %d: change --grid or the "
-                       "rank count (or leave --grid out for %dx%d)",
-                       P, Q, (long long)P * Q, c->size, dP, dQ);
-    }
-    c->g = grid_make(P, Q, c->rank);
-    /* both splits are collective: every rank makes both calls */
-    int rc = dd_mpi_check(MPI_Comm_split(c->world, c->g.p, c->g.q, &c->row), "MPI_Comm_split", err);
-    int rc2 =
-        dd_mpi_check(MPI_Comm_split(c->world, c->g.q, c->g.p, &c->col), "MPI_Comm_split", err);
-    return rc ? rc : rc2;
+    int P = c->o->P, Q = c->o->Q;
+    if (!P || (int64_t)P * Q == c->size)
+        return DD_OK;
+    int dP, dQ;
+    grid_default(c->size, &dP, &dQ);
+    return dd_fail(err, DD_EUSAGE,
+                   "--grid %dx%d needs %lld ranks but MPI started %d: change --grid or the "
+                   "rank count (or leave --grid out for %dx%d)",
+                   P, Q, (long long)P * Q, c->size, dP, dQ);
 }
 
 /* Which datasets hold transposes: op(A) = stored A when tA = 0, its
@@ -98,105 +92,56 @@ static int mark(run_ctx *c, int part, int rc)
     return rc;
 }
 
-/* Engine (--backend), then the comm backend that serves its memory (--comm). */
-static int open_backends(run_ctx *c, dd_err *err)
+/* The library's context (--backend, --comm, --kernel, --threads; grid,
+ * panel and lookahead auto unless given): the devices open. */
+static int open_context(run_ctx *c, dd_err *err)
 {
     const dd_run_opts *o = c->o;
-    dd_engine_cfg ecfg = {c->world, c->node, c->type, o->kernel, o->threads};
-    int rc = mark(c, SP_INPUTS, DD_OK); /* the inputs were probed before this */
-    rc = mark(c, SP_DEVICES, engine_select(o->backend, &ecfg, &c->eng, c->why, sizeof c->why, err));
-    c->eng_open = rc == DD_OK;
-    if (!rc && o->host_to_host && c->eng.ops->work_is_host && c->rank == 0 && !o->quiet)
+    dd_context_options opts;
+    dd_context_options_init(&opts);
+    opts.backend = o->backend;
+    opts.comm = o->comm;
+    opts.kernel = o->kernel;
+    opts.panel = o->panel;
+    opts.lookahead = o->lookahead;
+    opts.P = o->P;
+    opts.Q = o->Q;
+    opts.threads = o->threads;
+    opts.type = c->type == DD_F32 ? DD_FLOAT32 : DD_FLOAT64;
+    opts.tune = 1;
+    char msg[DD_ERRLEN] = "";
+    dd_status st = dd_context_create(c->world, &opts, &c->ctx, msg, sizeof msg);
+    if (st != DD_SUCCESS)
+        return dd_fail(err, dd_code_of(st), "%s", msg);
+    c->gpu = strcmp(dd_context_backend(c->ctx), "cpu") != 0;
+    if (o->host_to_host && !c->gpu && c->rank == 0 && !o->quiet)
         fprintf(stderr,
                 "dgemm-dist: note: --host-to-host times the GPU's streamed pass from host "
                 "data; the %s backend keeps its data on the host, so there is no such "
                 "pass to time\n",
-                c->eng.ops->name);
-    return rc;
+                dd_context_backend(c->ctx));
+    return DD_OK;
 }
 
-static int open_comm(run_ctx *c, dd_err *err)
+/* The plan: settings (auto ones from the model), blocks, memory checked;
+ * nothing allocated yet (the dry run ends after it). */
+static int make_plan(run_ctx *c, dd_err *err)
 {
-    dd_engine *e = &c->eng;
-    dd_comm_cfg cfg = {c->world,
-                       c->row,
-                       c->col,
-                       c->s.lookahead + 1,
-                       e->ops->work_is_host,
-                       e->ops->comm_stream(e),
-                       e->ops->compute_stream(e),
-                       e->info.ranks_per_device};
-    int rc = comm_select(c->o->comm, &cfg, &c->comm, err);
-    c->comm_open = rc == DD_OK;
-    return rc;
-}
-
-/* GPU memory: blocks and panel buffers must fit in what the device has free. */
-static int gpu_memory_fits(run_ctx *c, size_t work, size_t slots, dd_err *err)
-{
-    size_t margin = (size_t)512 << 20; /* kernels, cuBLAS workspace, NCCL buffers */
-    if (!c->eng.info.mem_free || work + margin <= c->eng.info.mem_free)
-        return DD_OK;
-    return dd_fail(err, DD_EUSAGE,
-                   "rank %d needs %.2f GiB of GPU memory (blocks %.2f GiB + panel buffers "
-                   "%.2f GiB + %.2f GiB reserve) but %s has %.2f GiB free: use more ranks "
-                   "(GPUs), a smaller --panel or --lookahead",
-                   c->rank, (double)(work + margin) / (1 << 30), (double)(work - slots) / (1 << 30),
-                   (double)slots / (1 << 30), (double)margin / (1 << 30), c->eng.info.device,
-                   (double)c->eng.info.mem_free / (1 << 30));
-}
-
-/* Host memory on the CPU backend: what the ranks of this host hold together
- * must fit in what the host (or its cgroup) allows, or the OOM killer ends
- * the run without a word.  Collective over the node. */
-static int host_memory_fits(run_ctx *c, size_t work, dd_err *err)
-{
-    double mine = (double)work, node = 0;
-    int ranks = 1;
-    int rc = dd_mpi_check(MPI_Allreduce(&mine, &node, 1, MPI_DOUBLE, MPI_SUM, c->node),
-                          "MPI_Allreduce of host memory", err);
+    const dd_run_opts *o = c->o;
+    dd_plan_params pp = {c->type == DD_F32 ? DD_FLOAT32 : DD_FLOAT64,
+                         c->M,
+                         c->N,
+                         c->K,
+                         c->read_c,
+                         o->warmup + o->repeat + (o->host_to_host && c->gpu),
+                         c->tA || c->tB || c->tC,
+                         o->host_to_host && c->gpu};
+    int rc = run_api(c, dd_plan_create(c->ctx, &pp, &c->plan), err);
     if (!rc)
-        rc = dd_mpi_check(MPI_Comm_size(c->node, &ranks), "MPI_Comm_size", err);
-    double have = (double)dd_host_memory_bytes();
-    if (rc || have <= 0 || node <= 0.95 * have)
-        return rc;
-    char host[64] = "";
-    gethostname(host, sizeof host - 1);
-    return dd_fail(err, DD_EUSAGE,
-                   "the %d rank%s on host %s need%s %.2f GiB of memory (%.2f GiB per rank: blocks "
-                   "and panel buffers) but it allows %.2f GiB: use more hosts, fewer ranks per "
-                   "host, or a smaller problem",
-                   ranks, ranks == 1 ? "" : "s", host, ranks == 1 ? "s" : "", node / (1 << 30),
-                   mine / (1 << 30), have / (1 << 30));
-}
-
-/* Sizes, grid, panels, memory: everything before any data moves.  Every
- * size product is checked for overflow before it is used. */
-static int plan(run_ctx *c, size_t *work_bytes, size_t *slot_bytes, dd_err *err)
-{
-    dd_summa *s = &c->s;
-    summa_init(s, &c->eng, &c->comm, c->g, c->type, c->M, c->N, c->K, c->tune.nb, c->tune.L,
-               c->read_c);
-    int overflow = 0, rc = DD_OK;
-    *work_bytes =
-        dd_add(summa_work_bytes(s, slot_bytes, &overflow),
-               dd_add(run_c0_bytes(c), run_device_scratch_bytes(c), &overflow), &overflow);
-    if (overflow)
-        rc = dd_fail(err, DD_EUSAGE,
-                     "M=%lld N=%lld K=%lld on a %dx%d grid: rank %d's blocks would need more "
-                     "than 2^64 bytes; use many more ranks or a smaller problem",
-                     (long long)c->M, (long long)c->N, (long long)c->K, c->g.P, c->g.Q, c->rank);
-    else if (s->npanels < 0)
-        rc = dd_fail(err, DD_EUSAGE, "--panel %lld gives no panel list", (long long)s->nb);
-    if (c->eng.ops->work_is_host) {
-        int rc2 = host_memory_fits(c, overflow ? SIZE_MAX : *work_bytes + run_ring_bytes(c), err);
-        rc = rc ? rc : rc2;
-    } else if (!rc) {
-        rc = gpu_memory_fits(c, *work_bytes, *slot_bytes, err);
-    }
+        dd_plan_get_info(c->plan, &c->pi);
     if (!rc && dd_fault("setup"))
         rc = dd_fail(err, DD_EFAIL, "injected fault at setup on rank %d", c->rank);
-    return mark(c, SP_PLAN, dd_agree(c->world, rc, err));
+    return dd_agree(c->world, rc, err);
 }
 
 /* time a step: returns its rc; records min/avg/max over ranks */
@@ -219,48 +164,20 @@ static int verify(run_ctx *c, dd_err *err)
     int rc = dd_agree(c->world, run_verify_inputs(c, err), err);
     if (rc)
         return rc;
-    rc = check_product(c->world, c->row, &c->g, &c->eng, c->type, c->M, c->N, c->K, c->s.A, c->s.B,
-                       c->s.C, c->read_c ? &c->cin : NULL, c->o->seed + 0x5eed, &c->rec.chk, err);
+    rc = run_api(c, dd_plan_check(c->plan, &c->rec.chk), err);
     c->rec.checked = rc == DD_OK;
     return rc;
 }
 
-/* Devices, communicators and memory back; timed as the teardown phase on
- * success, and again harmlessly from cleanup() (everything released is
- * marked so). */
+/* The library's plan and context back (devices, communicators, memory);
+ * timed as the teardown phase on success, and again harmlessly from
+ * cleanup(). */
 static void release(run_ctx *c)
 {
-    if (c->comm_open)
-        c->comm.ops->close(&c->comm);
-    c->comm_open = 0;
-    if (!c->eng_open)
-        return;
-    dd_engine *e = &c->eng;
-    if (c->s.panels || c->s.slotA[0] || c->s.slotB[0])
-        summa_teardown(&c->s);
-    run_ring_close(c);
-    void **blocks[] = {&c->s.A, &c->s.B, &c->s.C, &c->C0};
-    for (int i = 0; i < 4; i++)
-        if (*blocks[i])
-            e->ops->free(e, *blocks[i]);
-    c->C0 = NULL;
-    check_cterm_free(&c->cin);
-    void **host[] = {&c->hA, &c->hB, &c->hC};
-    for (int i = 0; i < 3; i++)
-        if (*host[i])
-            e->ops->host_free(e, *host[i]);
-    c->s.A = c->s.B = c->s.C = c->hA = c->hB = c->hC = NULL;
-    e->ops->close(e);
-    c->eng_open = 0;
-}
-
-/* The grid's and the node's communicators (those made). */
-static void free_comms(run_ctx *c)
-{
-    MPI_Comm *comms[] = {&c->row, &c->col, &c->node};
-    for (int i = 0; i < 3; i++)
-        if (*comms[i] != MPI_COMM_NULL)
-            MPI_Comm_free(comms[i]);
+    dd_plan_destroy(c->plan);
+    c->plan = NULL;
+    dd_context_destroy(c->ctx);
+    c->ctx = NULL;
 }
 
 static void cleanup(run_ctx *c)
@@ -272,48 +189,44 @@ static void cleanup(run_ctx *c)
     free(c->rec.hosts);
     free(c->rec.devices);
     free(c->rec.tele);
-    free_comms(c);
 }
 
 /* Everything before data moves: the launch, the inputs' shape, the
- * backends, the settings (auto ones from the model: tune.c), the grid, the
- * plan; the dry run ends here. */
-static int setup(run_ctx *c, size_t *work, size_t *slots, dd_err *err)
+ * library's context (the devices) and plan (settings, auto ones from the
+ * model; memory checked); the dry run ends here. */
+static int setup(run_ctx *c, dd_err *err)
 {
     int rc;
     if ((rc = dd_agree(c->world, check_launch(c, err), err)) ||
         (rc = dd_agree(c->world, resolve_inputs(c, err), err)) ||
-        (rc = dd_agree(c->world,
-                       dd_mpi_check(MPI_Comm_split_type(c->world, MPI_COMM_TYPE_SHARED, c->rank,
-                                                        MPI_INFO_NULL, &c->node),
-                                    "MPI_Comm_split_type", err),
-                       err)) ||
-        (rc = open_backends(c, err)) || (rc = tune_run(c, err)) ||
-        (rc = dd_agree(c->world, setup_grid(c, err), err)) || (rc = plan(c, work, slots, err)))
+        (rc = mark(c, SP_INPUTS, dd_agree(c->world, check_grid(c, err), err))) ||
+        (rc = mark(c, SP_DEVICES, open_context(c, err))) ||
+        (rc = mark(c, SP_PLAN, make_plan(c, err))))
         return rc;
     return DD_OK;
 }
 
-/* Data in: the output's temporary name, blocks, the read, the upload. */
+/* Data in: the output's temporary name, the plan's memory and connections,
+ * the read, the upload. */
 static int data_in(run_ctx *c, dd_err *err)
 {
     const dd_run_opts *o = c->o;
     int rc;
-    if ((rc = mark(c, SP_COMM, open_comm(c, err))))
-        return rc;
     if (o->json && (rc = io_output_check_side(c->world, o->json, "--json", o->in, o->out, err)))
         return rc;
     if (o->out && (rc = io_output_prepare(c->world, o->out, o->in, o->force, &c->out, err)))
         return rc;
-    if ((rc = mark(c, SP_MEMORY, run_alloc_blocks(c, err))))
-        return rc;
-    c->s.hA = c->hA;
-    c->s.hB = c->hB;
-    rc = summa_warm(&c->s, err);
+    double t0 = dd_now();
+    rc = run_api(c, dd_plan_allocate(c->plan), err);
     if (rc == DD_ECOMM)
         dd_abort_all(c->world, err);
-    if ((rc = mark(c, SP_WARM, dd_agree(c->world, rc, err))))
+    if (rc)
         return rc;
+    run_take_names(c); /* the comm backend is known now */
+    const double *a = c->pi.allocate_seconds;
+    c->rec.setup_at[SP_COMM + 1] = t0 + a[0];
+    c->rec.setup_at[SP_MEMORY + 1] = t0 + a[0] + a[1];
+    c->rec.setup_at[SP_WARM + 1] = dd_now();
     c->rec.ph[PH_SETUP] = dd_stat_over(c->world, dd_now() - c->t_start);
     c->rec.have[PH_SETUP] = 1;
     run_note_phase(c, "setup", c->rec.ph[PH_SETUP].max);
@@ -327,10 +240,9 @@ static int data_out(run_ctx *c, int *failed_check, dd_err *err)
 {
     const dd_run_opts *o = c->o;
     int rc = DD_OK;
-    int on_device = !c->eng.ops->work_is_host;
     if ((rc = dd_agree(c->world, run_fault_corrupt_c(c, err), err)))
         return rc;
-    if (o->host_to_host && on_device && (rc = run_host_to_host(c, err)))
+    if (o->host_to_host && c->gpu && (rc = run_host_to_host(c, err)))
         return rc;
     if (o->check) {
         TIMED(c, PH_CHECK, verify(c, err));
@@ -353,18 +265,16 @@ static int multiply_all(run_ctx *c, dd_err *err)
     return rc;
 }
 
-/* The communicators back, MPI finalized, then the device: every second up
+/* MPI finalized, then the device: every second up
  * to here is in the teardown phase, so the wall in the report leaves out
  * only printing it and exit.  After this no rank talks to another. */
 static void finalize(run_ctx *c, double t_release)
 {
-    free_comms(c);
     dd_stat before = dd_stat_over(c->world, dd_now() - t_release);
     double t0 = dd_now();
     MPI_Finalize();
     c->finalized = 1;
-    if (c->eng.ops && c->eng.ops->release_device)
-        c->eng.ops->release_device(&c->eng);
+    dd_release_devices();
     double after = dd_now() - t0; /* this rank's: nothing is gathered any more */
     c->rec.ph[PH_TEARDOWN] = (dd_stat){before.min + after, before.avg + after, before.max + after};
     c->rec.have[PH_TEARDOWN] = 1;
@@ -393,7 +303,7 @@ static int finish(run_ctx *c, int failed_check, dd_err *err)
         report_print(stdout, &c->rec);
     else if (o->check) {
         char line[256];
-        check_line(&c->rec.chk, line, sizeof line);
+        dd_check_line(&c->rec.chk, line, sizeof line);
         printf("%s\n", line);
     }
     if (o->json)
@@ -413,7 +323,6 @@ int dd_run(const dd_run_opts *o)
     memset(&c, 0, sizeof c);
     c.o = o;
     c.world = MPI_COMM_WORLD;
-    c.row = c.col = c.node = MPI_COMM_NULL;
     MPI_Comm_rank(c.world, &c.rank);
     MPI_Comm_size(c.world, &c.size);
     c.t_start = o->t_start > 0 ? o->t_start : dd_now();
@@ -424,11 +333,10 @@ int dd_run(const dd_run_opts *o)
     c.tty = isatty(2);
     io_quiet();
     dd_err err = {{0}};
-    size_t work = 0, slots = 0;
     int failed_check = 0, status;
-    int rc = setup(&c, &work, &slots, &err);
+    int rc = setup(&c, &err);
     if (!rc && o->dry_run) {
-        run_print_dry_run(&c, work, slots);
+        run_print_dry_run(&c);
     } else if (!rc) {
         if (!(rc = data_in(&c, &err)) && !(rc = multiply_all(&c, &err)) &&
             !(rc = data_out(&c, &failed_check, &err)))

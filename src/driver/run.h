@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "dd.h"
-#include "summa.h"
+#include "dgemm_dist.h"
 
 /* Exit statuses. */
 enum { DD_EXIT_OK = 0, DD_EXIT_ERROR = 1, DD_EXIT_USAGE = 2, DD_EXIT_FAILED = 3 };
@@ -32,7 +32,7 @@ typedef struct {
     /* decomposition and backends */
     int P, Q;            /* grid, 0 = default */
     int64_t panel;       /* panel width, 0 = the engine's default */
-    int lookahead;       /* 1..DD_LOOKAHEAD_MAX */
+    int lookahead;       /* 1..DGEMM_DIST_LOOKAHEAD_MAX */
     const char *backend; /* auto | cuda | cpu */
     const char *comm;    /* auto | nccl | mpi */
     const char *kernel;  /* NULL = engine default */

@@ -5,47 +5,41 @@
 
 #include <mpi.h>
 
-#include "check.h"
-#include "comm.h"
-#include "engine.h"
+#include "dgemm_dist.h"
 #include "grid.h"
 #include "io.h"
 #include "report.h"
 #include "run.h"
-#include "summa.h"
-#include "tune.h"
+
+/* The names a run reports, copied from the library's plan before it is
+ * freed (the report is printed after the teardown). */
+typedef struct {
+    char backend[16], why[192], comm[16], comm_detail[128], kernel[64], device[128], versions[256],
+        tune_line[320], model_line[256], model_json[768];
+} run_names;
 
 typedef struct run_ctx run_ctx;
 struct run_ctx {
     const dd_run_opts *o;
-    MPI_Comm world, node, row, col;
+    MPI_Comm world;
     int rank, size, tty;
-    int finalized; /* MPI_Finalize done (the success path, before the report) */
-    double t_start; /* process start, for the setup phase and the wall */
-    dd_grid g;
-    dd_engine eng;
-    int eng_open;
-    dd_comm comm;
-    int comm_open;
+    int finalized;   /* MPI_Finalize done (the success path, before the report) */
+    double t_start;  /* process start, for the setup phase and the wall */
+    dd_context *ctx; /* the library: a context and its plan */
+    dd_plan *plan;
+    dd_plan_info pi; /* what the plan chose (refreshed after dd_plan_allocate) */
+    run_names names;
     const dd_io_ops *io;
     dd_dtype type;
     int64_t M, N, K;
-    /* GEMM: C = alpha·op(A)·op(B) + beta·C.  The blocks in work memory are
-     * always op(A), op(B), C, row-major (SUMMA and the kernels see N/N);
-     * the datasets hold their transposes where these are set (run.c's
-     * gemm_layout: --transa, --transb, --order). */
-    int tA, tB, tC;     /* stored transposed: A's, B's, C's dataset (C's: --order col) */
-    int read_c;         /* beta ≠ 0: C's input is read (generated with --size) into C */
-    void *C0;           /* beta·C_in kept in work memory: each later pass starts from it */
-    void *tscratch;     /* CPU: host scratch that transposed bands are turned through */
-    check_cterm cin;    /* beta·C_in·x for the check, from the C just loaded */
-    void *hA, *hB, *hC; /* host copies of the blocks: --host-to-host on a GPU only */
-    void *ring[2];      /* pinned ring slots for streaming blocks (GPU engines) */
-    size_t ring_slot;   /* bytes per slot */
-    dd_tune tune;       /* grid, panel, lookahead (auto: from the model) and the prediction */
-    dd_summa s;         /* work blocks and panels */
-    dd_output out;      /* the output's temporary and final names */
-    char why[192], input[512], mpi_version[128];
+    /* GEMM: C = alpha·op(A)·op(B) + beta·C.  The plan's blocks are always
+     * op(A), op(B), C; the datasets hold their transposes where these are
+     * set (run.c's gemm_layout: --transa, --transb, --order). */
+    int tA, tB, tC; /* stored transposed: A's, B's, C's dataset (C's: --order col) */
+    int read_c;     /* beta ≠ 0: C's input is read (generated with --size) into C */
+    int gpu;        /* the backend computes in GPU memory */
+    dd_output out;  /* the output's temporary and final names */
+    char input[512], mpi_version[128];
     dd_record rec;
     struct {               /* rank 0's progress lines during the multiplies */
         double t0, last;   /* start of the multiplies, last line */
@@ -54,20 +48,25 @@ struct run_ctx {
     } prog;
 };
 
+/* A library call's status as the run's code, its message (the library's,
+ * agreed) in err.  DD_SUCCESS: DD_OK. */
+int run_api(run_ctx *c, dd_status st, dd_err *err);
+/* This rank's block (0 op(A), 1 op(B), 2 C) as ranges of the whole. */
+dd_range run_rows(const run_ctx *c, int which);
+dd_range run_cols(const run_ctx *c, int which);
+
 /* run_data.c: the steps that move or compute data, each agreed */
 void run_note_phase(run_ctx *c, const char *what, double seconds);
-int run_alloc_blocks(run_ctx *c, dd_err *err);
 int run_load_inputs(run_ctx *c, dd_err *err); /* read (or generate) and upload, streamed */
 int run_multiply(run_ctx *c, dd_err *err);    /* --warmup + --repeat timed multiplies */
-size_t run_c0_bytes(const run_ctx *c);        /* work memory of the saved beta·C (0: none) */
 int run_host_to_host(run_ctx *c, dd_err *err);
 int run_write_output(run_ctx *c, dd_err *err); /* to the temporary name, then commit */
 
 /* run_telemetry.c: the GPUs' clock, power and energy over the timed
- * multiplies (engine telemetry ops; nothing on engines without them).
- * start: local.  stop: local, then with rc == DD_OK gathers every rank's
- * figures into c->rec.tele on rank 0 (collective, agreed); returns rc or
- * the gather's failure. */
+ * multiplies (the plan's telemetry; "not available" on the CPU backend,
+ * whose record then has none).  start: local.  stop: local, then with
+ * rc == DD_OK gathers every rank's figures into c->rec.tele on rank 0
+ * (collective, agreed); returns rc or the gather's failure. */
 void run_telemetry_start(run_ctx *c);
 int run_telemetry_stop(run_ctx *c, int rc, dd_err *err);
 
@@ -77,51 +76,29 @@ int run_verify_c_input(run_ctx *c, dd_err *err);  /* beta·C_in in memory = beta
 int run_verify_written(run_ctx *c, dd_err *err);  /* the temporary output = what was computed */
 int run_fault_corrupt_c(run_ctx *c, dd_err *err); /* tests only (DD_FAULT=corrupt-c:R) */
 
-/* run_stream.c: blocks between files and work memory in bands through the
- * ring.  A file source or sink is a sub-block of a dataset: rows
- * [row0, row0 + n) (n given to run_stream_*), columns [col0, col0 + cols);
- * bands are its rows: fill() reads rows [r, r+h) of it into buf (h×cols),
- * drain() writes them from buf.  Untransposed, the band is rows [r, r+h)
- * of the work block.  With trans, the work block is the sub-block's
- * transpose: the band is the work block's columns [r, r+h), and the stream
- * has the engine turn it (upload_t_async, download_t_async). */
-typedef struct run_source run_source;
-struct run_source {
-    int (*fill)(const run_source *s, void *buf, int64_t r, int64_t h, dd_err *err);
-    run_ctx *c;
-    dd_io *io;                /* file sources and sinks */
-    const char *dset;         /* their dataset */
-    int64_t row0, col0, cols; /* the stored sub-block's place in its dataset, its width */
-    int trans;                /* the work block is the stored sub-block's transpose */
-};
-typedef struct run_sink run_sink;
-struct run_sink {
-    int (*drain)(const run_sink *s, const void *buf, int64_t r, int64_t h, dd_err *err);
+/* run_stream.c: the file side of the plan's streams (dgemm_dist.h's
+ * dd_stream).  A file stream is a sub-block of a dataset: rows
+ * [row0, row0 + n), columns [col0, col0 + cols); the bands the library
+ * asks for are its rows.  Untransposed, it is the block itself; with trans
+ * the dataset holds the block's transpose (rows k, columns r). */
+typedef struct {
     run_ctx *c;
     dd_io *io;
     const char *dset;
-    int64_t row0, col0, cols;
+    int64_t row0, col0, cols; /* the stored sub-block's place in its dataset, its width */
     int trans;
-};
-/* The file source (sink) of the work block whose rows are `r` and columns
- * `k` of the matrix op(X) held by dataset dset, stored transposed when trans. */
-run_source run_file_source(run_ctx *c, dd_io *io, const char *dset, dd_range r, dd_range k,
-                           int trans);
-run_sink run_file_sink(run_ctx *c, dd_io *io, const char *dset, dd_range r, dd_range k, int trans);
-size_t run_ring_bytes(const run_ctx *c); /* host memory the ring (or scratch) takes per rank */
-size_t run_device_scratch_bytes(const run_ctx *c); /* GPU: the engine's turning scratch */
-int run_ring_open(run_ctx *c, dd_err *err);
-void run_ring_close(run_ctx *c);
-/* Not agreed (the caller agrees after its last band call).  rows×cols is
- * the work block. */
-int run_stream_in(run_ctx *c, const run_source *src, int64_t rows, int64_t cols, void *work,
-                  dd_err *err);
-int run_stream_out(run_ctx *c, const run_sink *dst, int64_t rows, int64_t cols, const void *work,
-                   dd_err *err);
+} run_file;
+/* The file of the block whose rows are `r` and columns `k` of the matrix
+ * op(X) held by dataset dset, stored transposed when trans. */
+run_file run_file_at(run_ctx *c, dd_io *io, const char *dset, dd_range r, dd_range k, int trans);
+/* A stream reading (fill) and writing (drain) f, which must outlive it. */
+dd_stream run_file_stream(run_file *f);
 
 /* run_record.c */
 /* Rank 0 prints the decomposition and memory per rank (collective). */
-void run_print_dry_run(run_ctx *c, size_t work_bytes, size_t slot_bytes);
+void run_print_dry_run(run_ctx *c);
+/* The plan's names into c->names (c->pi refreshed first). */
+void run_take_names(run_ctx *c);
 /* Fills c->rec with what the run was and where (collective: gathers hosts
  * and devices to rank 0). */
 void run_fill_record(run_ctx *c);

@@ -46,18 +46,15 @@ static int gather_strings(run_ctx *c, const char *mine, size_t width, char sep, 
     return DD_OK;
 }
 
-void run_print_dry_run(run_ctx *c, size_t work, size_t slots)
+void run_print_dry_run(run_ctx *c)
 {
+    const dd_plan_info *pi = &c->pi;
     struct {
         long long rows, cols, ak, bk;
         double work, slots, host;
-    } mine = {(long long)c->s.Mp,
-              (long long)c->s.Nq,
-              (long long)c->s.Kq,
-              (long long)c->s.Kp,
-              (double)work,
-              (double)slots,
-              (double)(c->eng.ops->work_is_host ? work : 0) + (double)run_ring_bytes(c)},
+    } mine = {(long long)pi->rows[2], (long long)pi->cols[2], (long long)pi->cols[0],
+              (long long)pi->rows[1], (double)pi->work_bytes, (double)pi->slot_bytes,
+              (double)pi->host_bytes},
       *all = NULL;
     if (c->rank == 0)
         all = calloc((size_t)c->size, sizeof *all);
@@ -68,8 +65,8 @@ void run_print_dry_run(run_ctx *c, size_t work, size_t slots)
     report_expr(expr, sizeof expr, c->o->transa, c->o->transb, c->o->alpha, c->o->beta);
     printf("dry run: %s  %s  M=%lld N=%lld K=%lld on a %dx%d grid, panel %lld, "
            "lookahead %d, %lld panels\n",
-           expr, dd_dtype_name(c->type), (long long)c->M, (long long)c->N, (long long)c->K, c->g.P,
-           c->g.Q, (long long)c->s.nb, c->s.lookahead, (long long)c->s.npanels);
+           expr, dd_dtype_name(c->type), (long long)c->M, (long long)c->N, (long long)c->K, pi->P,
+           pi->Q, (long long)pi->panel, pi->lookahead, (long long)pi->panels);
     if (c->tA || c->tB || c->tC || c->read_c)
         printf("gemm: blocks of op(A) = %s and op(B) = %s%s%s%s\n",
                c->o->transa == 'T' ? "Aᵀ" : "A", c->o->transb == 'T' ? "Bᵀ" : "B",
@@ -77,11 +74,11 @@ void run_print_dry_run(run_ctx *c, size_t work, size_t slots)
                : c->o->in && (c->tA || c->tB) ? "; transposed datasets turned at load"
                                               : "",
                c->read_c ? "; C's input read" : "",
-               run_c0_bytes(c) ? ", beta·C kept for each repetition" : "");
-    printf("backend %s (%s)\n", c->eng.ops->name, c->why);
-    printf("%s\n", c->tune.line);
-    if (c->tune.have)
-        printf("model: %s\n", c->tune.model);
+               pi->keeps_c ? ", beta·C kept for each repetition" : "");
+    printf("backend %s (%s)\n", pi->backend, pi->backend_why);
+    printf("%s\n", pi->tune_line);
+    if (pi->model_line)
+        printf("model: %s\n", pi->model_line);
     printf("%5s %7s %21s %21s %21s %12s %12s %12s\n", "rank", "(p,q)", "C block", "A block",
            "B block", "panels MiB", "total MiB", "host MiB");
     for (int r = 0; r < c->size; r++) {
@@ -89,10 +86,33 @@ void run_print_dry_run(run_ctx *c, size_t work, size_t slots)
         snprintf(cb, sizeof cb, "%lldx%lld", all[r].rows, all[r].cols);
         snprintf(ab, sizeof ab, "%lldx%lld", all[r].rows, all[r].ak);
         snprintf(bb, sizeof bb, "%lldx%lld", all[r].bk, all[r].cols);
-        printf("%5d   (%d,%d) %21s %21s %21s %12.1f %12.1f %12.1f\n", r, r / c->g.Q, r % c->g.Q, cb,
+        printf("%5d   (%d,%d) %21s %21s %21s %12.1f %12.1f %12.1f\n", r, r / pi->Q, r % pi->Q, cb,
                ab, bb, all[r].slots / 1048576.0, all[r].work / 1048576.0, all[r].host / 1048576.0);
     }
     free(all);
+}
+
+/* dst ← src, cut to fit. */
+static void keep(char *dst, size_t n, const char *src)
+{
+    snprintf(dst, n, "%s", src ? src : "");
+}
+
+void run_take_names(run_ctx *c)
+{
+    run_names *n = &c->names;
+    dd_plan_get_info(c->plan, &c->pi);
+    const dd_plan_info *pi = &c->pi;
+    keep(n->backend, sizeof n->backend, pi->backend);
+    keep(n->why, sizeof n->why, pi->backend_why);
+    keep(n->comm, sizeof n->comm, pi->comm);
+    keep(n->comm_detail, sizeof n->comm_detail, pi->comm_detail);
+    keep(n->kernel, sizeof n->kernel, pi->kernel);
+    keep(n->device, sizeof n->device, pi->device);
+    keep(n->versions, sizeof n->versions, pi->versions);
+    keep(n->tune_line, sizeof n->tune_line, pi->tune_line);
+    keep(n->model_line, sizeof n->model_line, pi->model_line);
+    keep(n->model_json, sizeof n->model_json, pi->model_json);
 }
 
 void run_fill_record(run_ctx *c)
@@ -103,16 +123,16 @@ void run_fill_record(run_ctx *c)
     r->output = o->out;
     r->generated = o->in == NULL;
     r->ranks = c->size;
-    r->P = c->g.P;
-    r->Q = c->g.Q;
+    r->P = c->pi.P;
+    r->Q = c->pi.Q;
     r->M = c->M;
     r->N = c->N;
     r->K = c->K;
-    r->nb = c->s.nb;
-    r->lookahead = c->s.lookahead;
-    r->tune_line = c->tune.line[0] ? c->tune.line : NULL;
-    r->model_line = c->tune.have ? c->tune.model : NULL;
-    r->model_json = c->tune.have ? c->tune.json : NULL;
+    r->nb = c->pi.panel;
+    r->lookahead = c->pi.lookahead;
+    r->tune_line = c->names.tune_line[0] ? c->names.tune_line : NULL;
+    r->model_line = c->pi.model_line ? c->names.model_line : NULL;
+    r->model_json = c->pi.model_json ? c->names.model_json : NULL;
     r->repeat = o->repeat;
     r->warmup = o->warmup;
     r->type = c->type;
@@ -122,13 +142,13 @@ void run_fill_record(run_ctx *c)
     r->beta = o->beta;
     r->order = o->col ? "col" : "row";
     r->input = c->input;
-    r->backend = c->eng.ops->name;
-    r->backend_why = c->why;
-    r->comm = c->comm.ops->name;
-    r->comm_detail = c->comm.detail;
-    r->kernel = c->eng.info.kernel;
+    r->backend = c->names.backend;
+    r->backend_why = c->names.why;
+    r->comm = c->names.comm;
+    r->comm_detail = c->names.comm_detail;
+    r->kernel = c->names.kernel;
     r->io = o->in || o->out ? c->io->name : NULL;
-    r->gpus = c->eng.info.device_index >= 0 ? c->size : 0;
+    r->gpus = c->pi.device_index >= 0 ? c->size : 0;
     int len = 0;
     MPI_Get_library_version(c->mpi_version, &len);
     char *nl = strchr(c->mpi_version, '\n');
@@ -139,27 +159,27 @@ void run_fill_record(run_ctx *c)
         *nl = '\0';
     r->v_mpi = c->mpi_version;
     r->v_hdf5 = io_library_version();
-    r->v_blas = engine_cpu_blas_version();
-    r->v_engine = c->eng.info.versions;
+    r->v_blas = dd_blas_version();
+    r->v_engine = c->names.versions;
     char host[64] = "";
     gethostname(host, sizeof host - 1);
     gather_strings(c, host, 64, ',', 1, &r->hosts);
-    gather_strings(c, c->eng.info.device, 128, '\n', 0, &r->devices);
+    gather_strings(c, c->names.device, 128, '\n', 0, &r->devices);
 }
 
 int run_output_attrs(const run_ctx *c, dd_attr *attrs, char *grid, size_t grid_len)
 {
     const dd_record *r = &c->rec;
-    snprintf(grid, grid_len, "%dx%d", c->g.P, c->g.Q);
+    snprintf(grid, grid_len, "%dx%d", c->pi.P, c->pi.Q);
     const dd_attr list[RUN_NATTRS] = {
         {"tool", DD_ATTR_STR, "dgemm-dist " DD_VERSION, 0, 0},
         {"input", DD_ATTR_STR, c->input, 0, 0},
         {"grid", DD_ATTR_STR, grid, 0, 0},
-        {"backend", DD_ATTR_STR, c->eng.ops->name, 0, 0},
-        {"device", DD_ATTR_STR, c->eng.info.device, 0, 0},
-        {"comm", DD_ATTR_STR, c->comm.ops->name, 0, 0},
-        {"kernel", DD_ATTR_STR, c->eng.info.kernel, 0, 0},
-        {"panel", DD_ATTR_I64, NULL, 0, c->s.nb},
+        {"backend", DD_ATTR_STR, c->names.backend, 0, 0},
+        {"device", DD_ATTR_STR, c->names.device, 0, 0},
+        {"comm", DD_ATTR_STR, c->names.comm, 0, 0},
+        {"kernel", DD_ATTR_STR, c->names.kernel, 0, 0},
+        {"panel", DD_ATTR_I64, NULL, 0, c->pi.panel},
         {"multiply_seconds_median", DD_ATTR_F64, NULL, r->tmed, 0},
         {"tflops", DD_ATTR_F64, NULL, r->tflops, 0},
         {"read_seconds_max", DD_ATTR_F64, NULL, r->ph[PH_READ].max, 0},

@@ -1,7 +1,7 @@
 /* run_telemetry.c — the GPUs' clock, power and energy over the timed
- * multiplies (run_ctx.h): the engine's telemetry ops, gathered to rank 0
- * for the report and the record.  Engines without them (CPU) leave the
- * record's telemetry NULL. */
+ * multiplies (run_ctx.h): the plan's telemetry, gathered to rank 0 for the
+ * report and the record.  The CPU backend leaves the record's telemetry
+ * NULL. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,16 +10,16 @@
 
 void run_telemetry_start(run_ctx *c)
 {
-    if (c->eng.ops->telemetry_start)
-        c->eng.ops->telemetry_start(&c->eng);
+    if (c->gpu)
+        dd_plan_telemetry_start(c->plan);
 }
 
 int run_telemetry_stop(run_ctx *c, int rc, dd_err *err)
 {
-    if (!c->eng.ops->telemetry_stop)
+    if (!c->gpu)
         return rc;
     dd_telemetry mine;
-    c->eng.ops->telemetry_stop(&c->eng, &mine);
+    dd_plan_telemetry_stop(c->plan, &mine);
     if (rc) /* a failure was agreed: no collective after it */
         return rc;
     dd_telemetry *all = NULL;

@@ -14,13 +14,10 @@
 
 /* ---- the inputs ---------------------------------------------------------------- */
 
-/* Element (i, j) of a rows×cols block in work memory, fetched to the host. */
-static int block_element(run_ctx *c, const void *block, int64_t cols, int64_t i, int64_t j,
-                         void *val, dd_err *err)
+/* Element (i, j) of block `which` in the plan, fetched to the host. */
+static int block_element(run_ctx *c, int which, int64_t i, int64_t j, void *val, dd_err *err)
 {
-    size_t es = dd_elsize(c->type);
-    return c->eng.ops->download(&c->eng, val, (const char *)block + (size_t)(i * cols + j) * es, es,
-                                err);
+    return run_api(c, dd_plan_read(c->plan, (dd_operand)which, i, j, 1, 1, val, 1), err);
 }
 
 /* s·v in the file's type, as the engine's scale computes it (f32: s
@@ -66,7 +63,7 @@ static int same_value(dd_dtype t, const void *a, const void *b)
  * coordinates). */
 typedef struct {
     const char *dset;
-    const void *block;
+    int block; /* 0 op(A), 1 op(B), 2 C */
     int64_t rows, cols, row0, col0;
     int trans;
     double scale;
@@ -98,19 +95,20 @@ static int sample_block(run_ctx *c, dd_io *io, const sample_of *b, int *bad, dd_
                                  b->col0 + (b->trans ? i : j), 1, &file, err);
         scale_in_type(c->type, &file, b->scale);
         if (!rc)
-            rc = block_element(c, b->block, cols, i, j, &mem, err);
+            rc = block_element(c, b->block, i, j, &mem, err);
         if (!rc && !same_value(c->type, &file, &mem))
             *bad = 1;
     }
     return rc;
 }
 
-/* The sampling plan of the work block (rows r, columns k of op(X)). */
-static sample_of sample_plan(run_ctx *c, const char *dset, const void *block, dd_range r,
-                             dd_range k, int trans, double scale, uint64_t salt)
+/* The sampling plan of block `which` of the plan. */
+static sample_of sample_plan(run_ctx *c, const char *dset, int which, int trans, double scale,
+                             uint64_t salt)
 {
-    run_source src = run_file_source(c, NULL, dset, r, k, trans);
-    sample_of b = {dset, block, r.len, k.len, src.row0, src.col0, trans, scale, salt};
+    dd_range r = run_rows(c, which), k = run_cols(c, which);
+    run_file f = run_file_at(c, NULL, dset, r, k, trans);
+    sample_of b = {dset, which, r.len, k.len, f.row0, f.col0, trans, scale, salt};
     return b;
 }
 
@@ -134,11 +132,8 @@ int run_verify_inputs(run_ctx *c, dd_err *err)
 {
     if (!c->o->in || c->o->alpha == 0)
         return DD_OK;
-    dd_summa *s = &c->s;
-    dd_range rm = grid_block(c->M, c->g.P, c->g.p), rn = grid_block(c->N, c->g.Q, c->g.q);
-    dd_range rkq = grid_block(c->K, c->g.Q, c->g.q), rkp = grid_block(c->K, c->g.P, c->g.p);
-    sample_of b[2] = {sample_plan(c, c->o->a, s->A, rm, rkq, c->tA, c->o->alpha, 0xA),
-                      sample_plan(c, c->o->b, s->B, rkp, rn, c->tB, 1, 0xB)};
+    sample_of b[2] = {sample_plan(c, c->o->a, 0, c->tA, c->o->alpha, 0xA),
+                      sample_plan(c, c->o->b, 1, c->tB, 1, 0xB)};
     int bad[2] = {0, 0};
     int rc = sample_input(c, b, 2, bad, err);
     if (!rc && (bad[0] || bad[1]))
@@ -153,8 +148,7 @@ int run_verify_inputs(run_ctx *c, dd_err *err)
 /* beta·C_in, right after the load (the multiply overwrites it). */
 int run_verify_c_input(run_ctx *c, dd_err *err)
 {
-    dd_range rm = grid_block(c->M, c->g.P, c->g.p), rn = grid_block(c->N, c->g.Q, c->g.q);
-    sample_of b = sample_plan(c, c->o->c, c->s.C, rm, rn, c->tC, c->o->beta, 0xC);
+    sample_of b = sample_plan(c, c->o->c, 2, c->tC, c->o->beta, 0xC);
     int bad = 0;
     int rc = sample_input(c, &b, 1, &bad, err);
     if (!rc && bad)
@@ -169,10 +163,10 @@ int run_verify_c_input(run_ctx *c, dd_err *err)
 /* Tests: one element of C off by a relative 1e-6, as a wrong kernel would. */
 int run_fault_corrupt_c(run_ctx *c, dd_err *err)
 {
-    if (!dd_fault("corrupt-c") || c->s.Mp == 0 || c->s.Nq == 0)
+    if (!dd_fault("corrupt-c") || c->pi.rows[2] == 0 || c->pi.cols[2] == 0)
         return DD_OK;
     double v = 0;
-    int rc = block_element(c, c->s.C, c->s.Nq, 0, 0, &v, err);
+    int rc = block_element(c, 2, 0, 0, &v, err);
     if (c->type == DD_F64)
         v *= 1 + 1e-6;
     else {
@@ -182,33 +176,30 @@ int run_fault_corrupt_c(run_ctx *c, dd_err *err)
         memcpy(&v, &f, sizeof f);
     }
     if (!rc)
-        rc = c->eng.ops->upload(&c->eng, c->s.C, &v, dd_elsize(c->type), err);
+        rc = run_api(c, dd_plan_write(c->plan, DD_OPERAND_C, 0, 0, 1, 1, &v, 1), err);
     return rc;
 }
 
 /* ---- the output ------------------------------------------------------------------ */
 
 /* One row (col < 0) or one column (row < 0) of my block, read back from the
- * file into got[] and fetched from C in work memory into want[] (a strided
- * copy for a column), compared bit for bit.  *bad set on a mismatch. */
+ * file into got[] and fetched from C in the plan into want[], compared bit
+ * for bit.  *bad set on a mismatch. */
 static int read_back(run_ctx *c, dd_io *io, void *got, void *want, int64_t row, int64_t col,
                      int *bad, dd_err *err)
 {
-    dd_range rm = grid_block(c->M, c->g.P, c->g.p), rn = grid_block(c->N, c->g.Q, c->g.q);
-    size_t es = dd_elsize(c->type), pitch = (size_t)rn.len * es;
+    dd_range rm = run_rows(c, 2), rn = run_cols(c, 2);
+    size_t es = dd_elsize(c->type);
     int is_row = col < 0;
     int64_t r0 = is_row ? row : rm.start, nr = is_row ? 1 : rm.len;
     int64_t c0 = is_row ? rn.start : col, nc = is_row ? rn.len : 1;
     int rc = c->tC /* the dataset holds Cᵀ: the same run of values, turned */
                  ? io->ops->read_block(io, c->o->c, c->type, c0, nc, r0, nr, got, err)
                  : io->ops->read_block(io, c->o->c, c->type, r0, nr, c0, nc, got, err);
-    const char *src = (const char *)c->s.C +
-                      (is_row ? (size_t)(row - rm.start) * pitch : (size_t)(col - rn.start) * es);
-    dd_engine *e = &c->eng;
     if (!rc)
-        rc = e->ops->download_async(e, want, (size_t)nc * es, src, pitch, (size_t)nc * es, nr, err);
-    if (!rc)
-        rc = e->ops->wait_copies(e, err);
+        rc = run_api(
+            c, dd_plan_read(c->plan, DD_OPERAND_C, r0 - rm.start, c0 - rn.start, nr, nc, want, nc),
+            err);
     if (!rc && memcmp(got, want, (size_t)(nr * nc) * es))
         *bad = 1;
     return rc;
@@ -222,7 +213,7 @@ static int read_back(run_ctx *c, dd_io *io, void *got, void *want, int64_t row, 
  * a few rows and columns per rank. */
 int run_verify_written(run_ctx *c, dd_err *err)
 {
-    dd_range rm = grid_block(c->M, c->g.P, c->g.p), rn = grid_block(c->N, c->g.Q, c->g.q);
+    dd_range rm = run_rows(c, 2), rn = run_cols(c, 2);
     int64_t longest = rm.len > rn.len ? rm.len : rn.len;
     size_t len = (size_t)(longest ? longest : 1) * dd_elsize(c->type);
     char *buf = malloc(2 * len);

@@ -190,5 +190,8 @@ extern const dd_engine_ops dd_engine_cuda;
  * Collective; the result is agreed across ranks. */
 int engine_select(const char *name, const dd_engine_cfg *cfg, dd_engine *e, char *why, size_t len,
                   dd_err *err);
+/* After every engine is closed and MPI finalized, in a program that owns
+ * its process: the release_device of the last device engine opened. */
+void engine_release_devices(void);
 
 #endif

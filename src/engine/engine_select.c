@@ -41,6 +41,19 @@ static int try_cuda(const dd_engine_cfg *cfg, dd_engine *e, int *fallback, dd_er
 }
 #endif
 
+/* The ops of the last engine a device was opened for (engine_release_devices). */
+static const dd_engine_ops *device_ops;
+
+void engine_release_devices(void)
+{
+    if (!device_ops || !device_ops->release_device)
+        return;
+    dd_engine none;
+    memset(&none, 0, sizeof none);
+    none.ops = device_ops;
+    device_ops->release_device(&none);
+}
+
 int engine_select(const char *name, const dd_engine_cfg *cfg, dd_engine *e, char *why, size_t len,
                   dd_err *err)
 {
@@ -53,6 +66,7 @@ int engine_select(const char *name, const dd_engine_cfg *cfg, dd_engine *e, char
     int fallback = 0;
     int rc = try_cuda(cfg, e, &fallback, err);
     if (!rc) {
+        device_ops = e->ops;
         snprintf(why, len, "%s",
                  !strcmp(name, "auto") ? "auto: every rank has a GPU" : "--backend cuda");
         return DD_OK;

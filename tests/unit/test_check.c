@@ -135,7 +135,7 @@ static dd_check_result run_check(const prob *p, const char *what)
                            p->C, g_cin, XSEED, &r, &err);
     CHECK(rc == DD_OK, "%s: check_product rc %d: %s", what, rc, err.msg);
     char line[256];
-    check_line(&r, line, sizeof line);
+    dd_check_line(&r, line, sizeof line);
     if (g_rank == 0)
         printf("%-44s %s %s\n", what, dd_dtype_name(p->t), line);
     return r;
@@ -375,17 +375,17 @@ static void case_line(void)
 {
     char buf[256];
     dd_check_result r = {0.021, 1, NULL};
-    check_line(&r, buf, sizeof buf);
+    dd_check_line(&r, buf, sizeof buf);
     CHECK(!strcmp(buf, "||C x - A(B x)||_oo / (eps * k * ||A||_oo * ||B||_oo * ||x||_oo) = "
                        "2.1e-02 ...... PASSED"),
           "%s", buf);
     r = (dd_check_result){20.0, 0, NULL};
-    check_line(&r, buf, sizeof buf);
+    dd_check_line(&r, buf, sizeof buf);
     CHECK(!strcmp(buf, "||C x - A(B x)||_oo / (eps * k * ||A||_oo * ||B||_oo * ||x||_oo) = "
                        "2.0e+01 ...... FAILED"),
           "%s", buf);
     r = (dd_check_result){NAN, 0, "A holds NaN or Inf"};
-    check_line(&r, buf, sizeof buf);
+    dd_check_line(&r, buf, sizeof buf);
     size_t n = strlen(buf);
     CHECK(strstr(buf, "= not meaningful (A holds NaN or Inf) ") && n > 6 &&
               !strcmp(buf + n - 6, "FAILED") && !strstr(buf, "PASSED"),

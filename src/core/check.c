@@ -312,7 +312,7 @@ int check_c_input(MPI_Comm world, const dd_grid *g, dd_engine *e, dd_dtype t, in
     return rc;
 }
 
-void check_line(const dd_check_result *r, char *buf, size_t n)
+void dd_check_line(const dd_check_result *r, char *buf, size_t n)
 {
     static const char head[] = "||C x - A(B x)||_oo / (eps * k * ||A||_oo * ||B||_oo * ||x||_oo) =";
     if (r->why_not)

@@ -44,9 +44,4 @@ typedef struct {
 
 int tune_settings(const dd_tune_req *r, const dd_engine *e, dd_tune *t, dd_err *err);
 
-/* The run's step (run.c's setup, after the engine opens and before the
- * grid is made): tune_settings from the run's state, agreed. */
-struct run_ctx;
-int tune_run(struct run_ctx *c, dd_err *err);
-
 #endif

@@ -36,6 +36,7 @@
 #include <mpi.h>
 
 #include "dd.h"
+#include "dgemm_dist.h"
 #include "engine.h"
 #include "grid.h"
 
@@ -51,11 +52,9 @@ typedef struct {
     int64_t rows;  /* Mp */
 } check_cterm;
 
-typedef struct {
-    double residual;     /* NaN when not meaningful; Inf when too large to represent */
-    int passed;          /* 1 only for a finite residual below DD_CHECK_THRESHOLD */
-    const char *why_not; /* NULL when the residual is meaningful, else why not (static) */
-} dd_check_result;
+/* dd_check_result (dgemm_dist.h): residual (NaN when not meaningful, Inf
+ * when too large to represent), passed (1 only for a finite residual
+ * below DD_CHECK_THRESHOLD), why_not (NULL when meaningful, else why not). */
 
 /* Blocks in e's work memory (device memory on CUDA): A Mp×Kq, B Kp×Nq,
  * C Mp×Nq (row-major).  The scans and matrix-vector products run on the
@@ -77,7 +76,7 @@ void check_cterm_free(check_cterm *ct);
 
 /* "||C x - A(B x)||_oo / (...) = 2.1e-02 ...... PASSED"; when not meaningful
  * "||C x - A(B x)||_oo / (...) = not meaningful (<why_not>) ...... FAILED". */
-void check_line(const dd_check_result *r, char *buf, size_t n);
+/* dd_check_line (dgemm_dist.h) writes the verdict line. */
 
 /* MPI_Allreduce of n doubles (n may exceed INT_MAX) in pieces of at most
  * `chunk` elements (check_product uses INT_MAX; 0 means INT_MAX).  send may

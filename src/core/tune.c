@@ -8,7 +8,6 @@
 #include "dd_sysmem.h"
 #include "grid.h"
 #include "comm.h"
-#include "run_ctx.h"
 #include "tune.h"
 
 /* Links: the comm backend the run will open (comm_select's rule) and the
@@ -182,16 +181,4 @@ int tune_settings(const dd_tune_req *r, const dd_engine *e, dd_tune *t, dd_err *
     t->nb = v[3];
     t->L = (int)v[4];
     return rc; /* the caller agrees */
-}
-
-/* The run's request: its sizes and options, and the memory it needs beyond
- * blocks and slots (run_ctx.h); the settings go to c->tune. */
-int tune_run(run_ctx *c, dd_err *err)
-{
-    const dd_run_opts *o = c->o;
-    int passes = o->warmup + o->repeat + (o->host_to_host && !c->eng.ops->work_is_host);
-    size_t extra = run_device_scratch_bytes(c) + (c->eng.ops->work_is_host ? run_ring_bytes(c) : 0);
-    dd_tune_req r = {c->world, c->node, c->size, c->M, c->N, c->K, c->type, o->P, o->Q, o->panel,
-                     o->lookahead, o->comm, extra, c->read_c && passes >= 2};
-    return dd_agree(c->world, tune_settings(&r, &c->eng, &c->tune, err), err);
 }

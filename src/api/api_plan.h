@@ -1,0 +1,48 @@
+/* api_plan.h — plans of the public API (dgemm_dist.h), private to src/api:
+ * api_plan.c makes, describes, allocates and frees them; api_plan_stream.c
+ * moves blocks between streams and work memory; api_plan_data.c computes
+ * (generate, prepare, multiply, host pass, check). */
+#ifndef DD_API_PLAN_H
+#define DD_API_PLAN_H
+
+#include "api_impl.h"
+#include "tune.h"
+
+struct dd_plan {
+    dd_context *ctx;
+    dd_dtype t;
+    int64_t M, N, K;
+    int read_c, passes, transposed, host_pass;
+    dd_tune tune;       /* grid, panel, lookahead and the model's prediction */
+    dd_summa s;         /* blocks of op(A), op(B), C and the panel slots (work memory) */
+    void *C0;           /* beta·C_in kept for later passes (keeps_c) */
+    void *hA, *hB, *hC; /* host copies of the blocks: the host pass */
+    void *ring[2];      /* pinned stream buffers (GPU) */
+    size_t ring_slot;
+    void *tscratch; /* host scratch turning transposed bands (CPU) */
+    check_cterm cin;
+    double alpha, beta;
+    int prepared, checkable, npass, allocated;
+    size_t work_bytes, slot_bytes;
+    double alloc_sec[3];
+};
+
+/* api_plan.c */
+/* Bytes of the kept beta·C_in (0: none) and of the GPU's turning scratch. */
+size_t plan_c0_bytes(const dd_plan *p);
+size_t plan_scratch_bytes(const dd_plan *p);
+/* Host memory of the stream buffers (GPU) or the turning scratch (CPU). */
+size_t plan_ring_bytes(const dd_plan *p);
+/* Block `which` (0 A, 1 B, 2 C) in work memory, its rows and columns. */
+void *plan_block(const dd_plan *p, int which, int64_t *rows, int64_t *cols);
+/* The public entries' start: the plan's context's message cleared; the
+ * end: an internal code as a status. */
+dd_err *plan_err(dd_plan *p);
+
+/* api_plan_stream.c */
+size_t plan_ring_slot_bytes(void);
+int plan_use_ring(const dd_plan *p);
+int plan_ring_open(dd_plan *p, dd_err *err);
+void plan_ring_close(dd_plan *p);
+
+#endif

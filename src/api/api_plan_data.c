@@ -1,0 +1,233 @@
+/* api_plan_data.c — what a plan computes (dgemm_dist.h): generated
+ * blocks, alpha and beta where the data is, the timed multiplies, the
+ * streamed host pass, the check. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agree.h"
+#include "api_plan.h"
+#include "dd_fault.h"
+#include "rng.h"
+#include "timer.h"
+
+/* The check's random vector: the same on every rank and every run. */
+#define PLAN_CHECK_SEED 0x5eedULL
+
+static int ready(dd_plan *p, dd_err *err)
+{
+    return p->allocated ? DD_OK
+                        : dd_fail(err, DD_EUSAGE, "the plan is not allocated (dd_plan_allocate)");
+}
+
+dd_status dd_plan_generate(dd_plan *p, dd_operand which, uint64_t seed, int trans)
+{
+    if (!p)
+        return DD_ERROR_USAGE;
+    dd_err *err = plan_err(p);
+    dd_context *ctx = p->ctx;
+    dd_engine *e = &ctx->eng;
+    int rc = ready(p, err);
+    if (!rc && ((int)which < 0 || (int)which > 2 || (which == DD_OPERAND_C && trans)))
+        rc = dd_fail(err, DD_EUSAGE, "operand %d (trans %d): A or B, or C untransposed", (int)which,
+                     trans);
+    if ((rc = dd_agree(ctx->world, rc, err)))
+        return api_status(rc);
+    dd_range rm = grid_block(p->M, ctx->g.P, ctx->g.p), rn = grid_block(p->N, ctx->g.Q, ctx->g.q);
+    dd_range rkq = grid_block(p->K, ctx->g.Q, ctx->g.q), rkp = grid_block(p->K, ctx->g.P, ctx->g.p);
+    dd_summa *s = &p->s;
+    trans = trans != 0;
+    if (which == DD_OPERAND_A)
+        rc = e->ops->fill_random(e, p->t, s->A, seed, RNG_TAG_A, rm.start, s->Mp, rkq.start, s->Kq,
+                                 trans ? p->M : p->K, trans, err);
+    else if (which == DD_OPERAND_B)
+        rc = e->ops->fill_random(e, p->t, s->B, seed, RNG_TAG_B, rkp.start, s->Kp, rn.start, s->Nq,
+                                 trans ? p->K : p->N, trans, err);
+    else
+        rc = e->ops->fill_random(e, p->t, s->C, seed, RNG_TAG_C, rm.start, s->Mp, rn.start, s->Nq,
+                                 p->N, 0, err);
+    if (which == DD_OPERAND_C)
+        p->prepared = 0;
+    return api_status(dd_agree(ctx->world, rc, err));
+}
+
+/* alpha and beta where the data is: A ← alpha·A (zeros for alpha = 0, with
+ * B: neither was read), C ← beta·C_in.  Not agreed. */
+static int apply_scalars(dd_plan *p, dd_err *err)
+{
+    dd_summa *s = &p->s;
+    dd_engine *e = &p->ctx->eng;
+    double alpha = dd_fault("no-alpha") ? 1 : p->alpha; /* tests: alpha forgotten */
+    int rc = e->ops->scale(e, p->t, s->A, s->Mp * s->Kq, alpha, err);
+    if (!rc && p->alpha == 0)
+        rc = e->ops->scale(e, p->t, s->B, s->Kp * s->Nq, 0, err);
+    if (!rc && p->read_c) /* tests: beta forgotten */
+        rc = e->ops->scale(e, p->t, s->C, s->Mp * s->Nq, dd_fault("no-beta") ? 1 : p->beta, err);
+    return rc;
+}
+
+/* The host pass streams A and B up from host copies of what was loaded. */
+static int keep_host_copies(dd_plan *p, dd_err *err)
+{
+    dd_engine *e = &p->ctx->eng;
+    size_t es = dd_elsize(p->t);
+    if (!p->hA)
+        return DD_OK;
+    int rc = e->ops->download(e, p->hA, p->s.A, (size_t)(p->s.Mp * p->s.Kq) * es, err);
+    if (!rc)
+        rc = e->ops->download(e, p->hB, p->s.B, (size_t)(p->s.Kp * p->s.Nq) * es, err);
+    return rc;
+}
+
+dd_status dd_plan_prepare(dd_plan *p, double alpha, double beta, int check)
+{
+    if (!p)
+        return DD_ERROR_USAGE;
+    dd_err *err = plan_err(p);
+    dd_context *ctx = p->ctx;
+    dd_engine *e = &ctx->eng;
+    int rc = ready(p, err);
+    if (!rc && (!isfinite(alpha) || !isfinite(beta)))
+        rc = dd_fail(err, DD_EUSAGE, "alpha %g, beta %g: must be finite", alpha, beta);
+    if (!rc && p->read_c == (beta == 0))
+        rc = dd_fail(err, DD_EUSAGE,
+                     "beta %g on a plan made with read_c %d: C's input is read exactly when "
+                     "beta is not 0",
+                     beta, p->read_c);
+    if ((rc = dd_agree(ctx->world, rc, err)))
+        return api_status(rc);
+    p->alpha = alpha;
+    p->beta = beta;
+    p->npass = 0;
+    check_cterm_free(&p->cin);
+    rc = dd_agree(ctx->world, apply_scalars(p, err), err);
+    if (!rc && p->read_c && check)
+        rc = check_c_input(ctx->world, &ctx->g, e, p->t, p->M, p->N, p->s.C, PLAN_CHECK_SEED,
+                           &p->cin, err);
+    if (!rc && p->C0)
+        rc = e->ops->copy(e, p->C0, p->s.C, (size_t)(p->s.Mp * p->s.Nq) * dd_elsize(p->t), err);
+    if (!rc)
+        rc = keep_host_copies(p, err);
+    rc = dd_agree(ctx->world, rc, err);
+    p->prepared = rc == DD_OK;
+    p->checkable = p->prepared && (check || !p->read_c);
+    return api_status(rc);
+}
+
+/* Every pass after the first starts from beta·C_in again (untimed). */
+static int restore_c(dd_plan *p, dd_err *err)
+{
+    if (p->npass == 0)
+        return DD_OK;
+    if (p->C0)
+        return p->ctx->eng.ops->copy(&p->ctx->eng, p->s.C, p->C0,
+                                     (size_t)(p->s.Mp * p->s.Nq) * dd_elsize(p->t), err);
+    if (p->read_c)
+        return dd_fail(err, DD_EUSAGE,
+                       "pass %d of a plan made for %d: beta·C_in was not kept for it (raise "
+                       "params.passes, or load C again)",
+                       p->npass + 1, p->passes);
+    return DD_OK;
+}
+
+/* alpha = 0: A and B are not multiplied; C is beta·C_in (already there) or
+ * zero.  Nothing to time. */
+static int no_multiply(dd_plan *p, double *sec, double *gemm, dd_err *err)
+{
+    *sec = *gemm = 0;
+    if (p->read_c)
+        return DD_OK;
+    return p->ctx->eng.ops->zero(&p->ctx->eng, p->s.C,
+                                 (size_t)(p->s.Mp * p->s.Nq) * dd_elsize(p->t), err);
+}
+
+/* One multiply (streamed from the host copies with `streamed`), agreed; a
+ * broken broadcast is returned as it is (peers may be in a collective). */
+static int multiply(dd_plan *p, int streamed, double *sec, double *gemm, dd_err *err)
+{
+    dd_context *ctx = p->ctx;
+    int rc =
+        p->prepared ? DD_OK : dd_fail(err, DD_EUSAGE, "the plan is not prepared (dd_plan_prepare)");
+    if (!rc)
+        rc = restore_c(p, err);
+    if ((rc = dd_agree(ctx->world, rc, err)))
+        return rc;
+    rc = dd_mpi_check(MPI_Barrier(ctx->world), "MPI_Barrier before a multiply", err);
+    double t0 = dd_now();
+    if (!rc)
+        rc = p->alpha == 0 ? no_multiply(p, sec, gemm, err)
+                           : summa_multiply(&p->s, streamed, sec, gemm, err);
+    if (!rc && streamed)
+        rc = ctx->eng.ops->download(&ctx->eng, p->hC, p->s.C,
+                                    (size_t)(p->s.Mp * p->s.Nq) * dd_elsize(p->t), err);
+    if (streamed)
+        *sec = dd_now() - t0;
+    if (rc == DD_ECOMM)
+        return rc;
+    p->npass++;
+    return dd_agree(ctx->world, rc, err);
+}
+
+static dd_status timed(dd_plan *p, int streamed, dd_plan_times *times)
+{
+    if (!p)
+        return DD_ERROR_USAGE;
+    dd_err *err = plan_err(p);
+    double sec = 0, gemm = 0, slowest = 0;
+    int rc = ready(p, err);
+    if (!rc && streamed && !p->host_pass)
+        rc = dd_fail(err, DD_EUNSUP,
+                     "a host pass needs a GPU backend and a plan made with params.host_pass");
+    if ((rc = dd_agree(p->ctx->world, rc, err)))
+        return api_status(rc);
+    if (streamed) { /* zeroed: a slice the streamed upload missed makes C wrong */
+        dd_engine *e = &p->ctx->eng;
+        size_t es = dd_elsize(p->t);
+        rc = e->ops->zero(e, p->s.A, (size_t)(p->s.Mp * p->s.Kq) * es, err);
+        if (!rc)
+            rc = e->ops->zero(e, p->s.B, (size_t)(p->s.Kp * p->s.Nq) * es, err);
+        if ((rc = dd_agree(p->ctx->world, rc, err)))
+            return api_status(rc);
+    }
+    rc = multiply(p, streamed, &sec, &gemm, err);
+    if (!rc)
+        rc = dd_agree(
+            p->ctx->world,
+            dd_mpi_check(MPI_Allreduce(&sec, &slowest, 1, MPI_DOUBLE, MPI_MAX, p->ctx->world),
+                         "MPI_Allreduce of the multiply time", err),
+            err);
+    if (times)
+        *times = (dd_plan_times){sec, gemm, slowest};
+    return api_status(rc);
+}
+
+dd_status dd_plan_multiply(dd_plan *p, dd_plan_times *times)
+{
+    return timed(p, 0, times);
+}
+
+dd_status dd_plan_host_pass(dd_plan *p, dd_plan_times *times)
+{
+    return timed(p, 1, times);
+}
+
+dd_status dd_plan_check(dd_plan *p, dd_check_result *res)
+{
+    if (!p || !res)
+        return DD_ERROR_USAGE;
+    dd_err *err = plan_err(p);
+    dd_context *ctx = p->ctx;
+    res->residual = NAN;
+    res->passed = 0;
+    res->why_not = NULL;
+    int rc = ready(p, err);
+    if (!rc && (!p->checkable || p->npass == 0))
+        rc = dd_fail(err, DD_EUSAGE,
+                     "nothing to check: prepare with check set, then multiply, before "
+                     "dd_plan_check");
+    if ((rc = dd_agree(ctx->world, rc, err)))
+        return api_status(rc);
+    rc = check_product(ctx->world, ctx->row, &ctx->g, &ctx->eng, p->t, p->M, p->N, p->K, p->s.A,
+                       p->s.B, p->s.C, p->read_c ? &p->cin : NULL, PLAN_CHECK_SEED, res, err);
+    return api_status(rc);
+}
