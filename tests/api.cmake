@@ -21,6 +21,17 @@ foreach(n 1 4)
     LABELS "api;mpi" TIMEOUT 30 PROCESSORS ${n} ENVIRONMENT "${DD_API_ENV}")
 endforeach()
 
+# plans (dd_plan_*): streams, passes, the check, refusals, at 1, 3 and 4 ranks
+add_executable(test-plan ${PROJECT_SOURCE_DIR}/tests/api/test_plan.c)
+target_link_libraries(test-plan PRIVATE dgemm_dist_shared dd_base m)
+target_compile_options(test-plan PRIVATE ${DD_WARN})
+foreach(n 1 3 4)
+  dd_mpirun(_run ${n})
+  add_test(NAME api_plan_streams_passes_refusals_${n}rank COMMAND ${_run} $<TARGET_FILE:test-plan>)
+  set_tests_properties(api_plan_streams_passes_refusals_${n}rank PROPERTIES
+    LABELS "api;mpi" TIMEOUT 40 PROCESSORS ${n} ENVIRONMENT "${DD_API_ENV}")
+endforeach()
+
 set(_dd_api_work ${CMAKE_BINARY_DIR}/api-install)
 set(_dd_api_sh ${PROJECT_SOURCE_DIR}/tests/api/example.sh)
 add_test(NAME api_install_and_build_example
@@ -48,8 +59,16 @@ set_tests_properties(${_dd_api_runs} PROPERTIES LABELS api TIMEOUT 30
   FIXTURES_REQUIRED dd_api_installed ENVIRONMENT "${DD_API_ENV};DD_MPIRUN=${_dd_api_mpirun}")
 
 # The device-pointer entries on real GPU memory (label gpu: skipped, exit
-# 77, where a rank sees no GPU): 1 rank, and 2 ranks on 2 GPUs.
+# 77, where a rank sees no GPU): 1 rank, and 2 ranks on 2 GPUs; plans on
+# the CUDA backend likewise.
 if(DD_HAVE_CUDA)
+  foreach(n 1 2)
+    dd_mpirun(_run ${n})
+    add_test(NAME gpu_api_plan_${n}rank COMMAND ${_run} $<TARGET_FILE:test-plan>)
+    set_tests_properties(gpu_api_plan_${n}rank PROPERTIES LABELS "gpu;api" TIMEOUT 120
+      PROCESSORS ${n} SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu
+      ENVIRONMENT "${DD_API_ENV};DD_TEST_BACKEND=cuda")
+  endforeach()
   add_executable(test-api-device ${PROJECT_SOURCE_DIR}/tests/gpu/test_api_device.c)
   target_link_libraries(test-api-device PRIVATE dgemm_dist_shared CUDA::cudart m)
   target_compile_options(test-api-device PRIVATE ${DD_WARN})
