@@ -97,15 +97,15 @@ typedef struct dd_context dd_context;
  * strings are copied at dd_context_create. */
 typedef struct {
     const char *backend; /* "auto" (default: CUDA when every rank has a GPU), "cuda", "cpu" */
-    const char *comm;    /* "auto" (default), "nccl", "mpi" */
-    const char *kernel;  /* local-multiply kernel name; NULL = the backend's default */
-    int64_t panel;       /* SUMMA panel width; 0 = the backend's default */
-    int lookahead;       /* panels in flight, 1..16; 0 = default (1) */
-    int P, Q;            /* process grid; 0, 0 = the most nearly square (P <= Q) */
-    int threads;         /* CPU backend: BLAS threads per rank; 0 = default */
-    int type;            /* DD_FLOAT64 (default) or DD_FLOAT32: the kernel first chosen for */
-    int tune;            /* 1: grid, panel and lookahead left at 0 are chosen per plan by the
-                          * performance model (dd_plan_create); 0: the defaults above */
+    const char *comm;   /* "auto" (default), "nccl", "ce" (copy engines, GPUs of one node), "mpi" */
+    const char *kernel; /* local-multiply kernel name; NULL = the backend's default */
+    int64_t panel;      /* SUMMA panel width; 0 = the backend's default */
+    int lookahead;      /* panels in flight, 1..16; 0 = default (1) */
+    int P, Q;           /* process grid; 0, 0 = the most nearly square (P <= Q) */
+    int threads;        /* CPU backend: BLAS threads per rank; 0 = default */
+    int type;           /* DD_FLOAT64 (default) or DD_FLOAT32: the kernel first chosen for */
+    int tune;           /* 1: grid, panel and lookahead left at 0 are chosen per plan by the
+                         * performance model (dd_plan_create); 0: the defaults above */
 } dd_context_options;
 
 void dd_context_options_init(dd_context_options *opts);

@@ -210,8 +210,8 @@ static int take_options(dd_context *ctx, const dd_context_options *o, dd_err *er
     if (strcmp(ctx->backend, "auto") && strcmp(ctx->backend, "cuda") && strcmp(ctx->backend, "cpu"))
         return dd_fail(err, DD_EUSAGE, "backend '%s': must be auto, cuda or cpu", ctx->backend);
     if (strcmp(ctx->comm_name, "auto") && strcmp(ctx->comm_name, "nccl") &&
-        strcmp(ctx->comm_name, "mpi"))
-        return dd_fail(err, DD_EUSAGE, "comm '%s': must be auto, nccl or mpi", ctx->comm_name);
+        strcmp(ctx->comm_name, "mpi") && strcmp(ctx->comm_name, "ce"))
+        return dd_fail(err, DD_EUSAGE, "comm '%s': must be auto, nccl, ce or mpi", ctx->comm_name);
     if (o->panel < 0)
         return dd_fail(err, DD_EUSAGE, "panel %lld: must be >= 0 (0: default)",
                        (long long)o->panel);
