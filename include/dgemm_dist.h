@@ -3,16 +3,18 @@
  *   C = alpha·op(A)·op(B) + beta·C,  op(A) M×K, op(B) K×N, C M×N,
  *   op(X) = X (trans 'N') or X^T (trans 'T'; 'C' = 'T' for real data)
  *
- * Three entries, the same operation:
+ * Four entries, the same operation:
  *   dd_gemm / dd_sgemm                 host pointers, the 2-D block layout below
  *   dd_gemm_device / dd_sgemm_device   the same on device pointers (CUDA backend)
  *   dd_pgemm / dd_psgemm               host pointers, any layout a dd_matrix_desc
  *                                      describes (ScaLAPACK's 2-D block-cyclic
  *                                      included), submatrices at 1-based offsets
  *                                      as PBLAS's pdgemm takes them
- * and a separate library, libdgemm-dist-scalapack, exports pdgemm_ and
- * psgemm_ with ScaLAPACK's Fortran signature on top of dd_pgemm (see the
- * end of this header).
+ *   dd_pgemm_device / dd_psgemm_device the same on device pointers
+ * plans (dd_plan_*) for operands streamed in and out of the library's own
+ * memory (files, generated data, many multiplies), and a separate library, libdgemm-dist-scalapack,
+ * exports pdgemm_ and psgemm_ with ScaLAPACK's Fortran signature on top of dd_pgemm (see the end of
+ * this header).
  *
  * The 2-D block layout.  The ranks of the context's communicator form a P×Q
  * process grid; rank r sits at row p = r / Q, column q = r % Q.  A length n
@@ -256,6 +258,24 @@ dd_status dd_psgemm(dd_context *ctx, char transa, char transb, int64_t M, int64_
                     const dd_matrix_desc *descA, const float *B, int64_t ib, int64_t jb,
                     const dd_matrix_desc *descB, float beta, float *C, int64_t ic, int64_t jc,
                     const dd_matrix_desc *descC, dd_gemm_info *info);
+
+/* dd_pgemm and dd_psgemm on local arrays in device memory (the context's
+ * backend's: GPU memory on CUDA, host memory on the CPU backend, where they
+ * are dd_pgemm itself).  On a GPU each local array the call reads (A and B
+ * unless alpha = 0; C always, whose elements outside sub(C) must come back
+ * unchanged) is copied whole to pinned host memory, dd_pgemm's host path
+ * runs on the copies, and C's copy goes back up: device memory in and out,
+ * at the cost of those copies.  Arguments, rules and errors as dd_pgemm. */
+dd_status dd_pgemm_device(dd_context *ctx, char transa, char transb, int64_t M, int64_t N,
+                          int64_t K, double alpha, const double *A, int64_t ia, int64_t ja,
+                          const dd_matrix_desc *descA, const double *B, int64_t ib, int64_t jb,
+                          const dd_matrix_desc *descB, double beta, double *C, int64_t ic,
+                          int64_t jc, const dd_matrix_desc *descC, dd_gemm_info *info);
+dd_status dd_psgemm_device(dd_context *ctx, char transa, char transb, int64_t M, int64_t N,
+                           int64_t K, float alpha, const float *A, int64_t ia, int64_t ja,
+                           const dd_matrix_desc *descA, const float *B, int64_t ib, int64_t jb,
+                           const dd_matrix_desc *descB, float beta, float *C, int64_t ic,
+                           int64_t jc, const dd_matrix_desc *descC, dd_gemm_info *info);
 
 /* ---- Plans: operands kept in the context's memory, streamed in and out -------------
  *

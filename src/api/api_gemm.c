@@ -30,8 +30,8 @@ static int same_args(gemm_call *g, dd_err *err)
     double mine[API_GLOBALS], r0[API_GLOBALS];
     int n = api_globals(g, mine);
     memcpy(r0, mine, sizeof r0);
-    int rc = dd_mpi_check(MPI_Bcast(r0, API_GLOBALS, MPI_DOUBLE, 0, g->ctx->world), "MPI_Bcast",
-                          err);
+    int rc =
+        dd_mpi_check(MPI_Bcast(r0, API_GLOBALS, MPI_DOUBLE, 0, g->ctx->world), "MPI_Bcast", err);
     if (rc)
         return rc;
     for (int i = 0; i < n; i++)
@@ -39,7 +39,8 @@ static int same_args(gemm_call *g, dd_err *err)
             return dd_fail(err, DD_EUSAGE,
                            "rank %d: M, N, K, alpha, beta, transa, transb%s must be the same on "
                            "every rank (M=%lld N=%lld K=%lld here, M=%.0f N=%.0f K=%.0f on rank 0)",
-                           g->ctx->rank, g->desc ? ", the offsets and descriptors' global fields" : "",
+                           g->ctx->rank,
+                           g->desc ? ", the offsets and descriptors' global fields" : "",
                            (long long)g->M, (long long)g->N, (long long)g->K, r0[0], r0[1], r0[2]);
     return DD_OK;
 }
@@ -157,8 +158,8 @@ static int host_buf(dd_engine *e, size_t bytes, void **p, dd_err *err)
  * device arrays brought to the host first (dd_gemm_device's 2-D block
  * layout), the exchange into host memory, up to W where work memory is
  * not host memory.  Agreed. */
-static int redist_in(gemm_call *g, const api_operand *o, const rd_layout *wl, void *W,
-                     int64_t rows, int64_t cols, dd_err *err)
+static int redist_in(gemm_call *g, const api_operand *o, const rd_layout *wl, void *W, int64_t rows,
+                     int64_t cols, dd_err *err)
 {
     dd_context *ctx = g->ctx;
     dd_engine *e = &ctx->eng;
@@ -295,8 +296,8 @@ static int finish(gemm_call *g, dd_err *err)
             rc = e->ops->wait_copies(e, err);
         rc = dd_agree(ctx->world, rc, err);
     } else { /* dd_gemm_device's C is always in the work layout */
-        rc = dd_agree(ctx->world, dd_fail(err, DD_EFAIL, "a device C outside the work layout"),
-                      err);
+        rc =
+            dd_agree(ctx->world, dd_fail(err, DD_EFAIL, "a device C outside the work layout"), err);
     }
     api_tick(g, API_T_STORE);
     if (rc)
@@ -333,18 +334,26 @@ static int run_call(gemm_call *g, dd_err *err)
 {
     int rc = validate(g, err);
     /* nothing to compute, C unchanged: BLAS's quick returns (unless checked) */
-    if (rc || g->M == 0 || g->N == 0 ||
-        (!g->check && (g->alpha == 0 || g->K == 0) && g->beta == 1))
+    if (rc || g->M == 0 || g->N == 0 || (!g->check && (g->alpha == 0 || g->K == 0) && g->beta == 1))
         return rc;
     if (g->t != g->ctx->type && (rc = api_retype(g->ctx, g->t, err)))
         return rc;
     if ((rc = api_comm_ready(g->ctx, g->ctx->lookahead + 1, err)))
         return rc;
     api_tick(g, API_T_ARGS);
+    /* descriptors over device arrays: staged through the host (CPU: they are host arrays) */
+    int staged = g->desc && g->device && !g->ctx->eng.ops->work_is_host;
+    api_dstage st;
+    if (g->desc && g->device && !staged)
+        g->device = 0;
+    if (staged && (rc = api_device_stage(g, &st, err)))
+        return api_device_unstage(g, &st, rc, err);
     if (!(rc = alloc_blocks(g, err)) && (api_tick(g, API_T_ALLOC), 1) && !(rc = load(g, err)) &&
         !(rc = multiply(g, err)))
         rc = finish(g, err);
     free_blocks(g);
+    if (staged)
+        rc = api_device_unstage(g, &st, rc, err);
     return rc;
 }
 

@@ -133,6 +133,17 @@ enum { API_T_ARGS, API_T_ALLOC, API_T_LOAD, API_T_SCALE = 5, API_T_MULT, API_T_S
 void api_tick(gemm_call *g, int step);
 void api_timing_print(const gemm_call *g);
 
+/* api_pdevice.c: dd_pgemm_device's local arrays staged through pinned host
+ * memory (the ones read; C always, copied back up by unstage when rc is
+ * DD_OK or DD_ECHECK).  g->device is 0 between the two.  Agreed. */
+typedef struct {
+    const void *dev[3];
+    void *host[3];
+    int64_t n[3]; /* elements of each local array */
+} api_dstage;
+int api_device_stage(gemm_call *g, api_dstage *st, dd_err *err);
+int api_device_unstage(gemm_call *g, api_dstage *st, int rc, dd_err *err);
+
 /* api_stage.c: a host operand into its work block (k: 0 A, 1 B, 2 C), and
  * C's work block back to the caller's host array.  Agreed. */
 int api_load_host(gemm_call *g, int k, void *W, int64_t rows, int64_t cols, dd_err *err);

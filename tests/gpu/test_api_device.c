@@ -7,7 +7,11 @@
  * C = 1.5·op(A)·op(B) − C with op = N and T.  Values carry 20 significant
  * bits, so every FP64 product and sum here is exact: C must equal the
  * reference computed on the host bit for bit (FP32: within rounding).
- * Padded leading dimensions are used throughout. */
+ * Padded leading dimensions are used throughout.  dd_pgemm_device on
+ * block-cyclic local arrays (blocks of 16, a column-major grid, sub(C) at
+ * an offset) must give bit for bit what dd_pgemm gives on host copies of
+ * the same arrays, the elements outside sub(C) untouched, and sub(C) the
+ * exact reference. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
@@ -52,7 +56,8 @@ static void *make_block(int tag, int trans, int64_t r0, int64_t rows, int64_t c0
     char *h = calloc(n, es);
     for (int64_t r = 0; r < rows; r++)
         for (int64_t c = 0; c < cols; c++) {
-            double v = trans ? val((uint64_t)tag, c0 + c, r0 + r) : val((uint64_t)tag, r0 + r, c0 + c);
+            double v =
+                trans ? val((uint64_t)tag, c0 + c, r0 + r) : val((uint64_t)tag, r0 + r, c0 + c);
             if (single)
                 ((float *)h)[r * ld + c] = (float)v;
             else
@@ -88,10 +93,9 @@ static void one_case(dd_context *ctx, char ta, char tb, int single, int64_t M, i
     int64_t ldb = trb ? tl + 5 : Nq + 5;
     int64_t ldc = Nq + 2;
     void *C = make_block(3, 0, m0, Mp, n0, Nq, ldc, single);
-    dd_status st = single ? dd_sgemm_device(ctx, ta, tb, M, N, K, 1.5f, A, lda, B, ldb, -1.0f, C,
-                                            ldc, NULL)
-                          : dd_gemm_device(ctx, ta, tb, M, N, K, 1.5, A, lda, B, ldb, -1.0, C, ldc,
-                                           NULL);
+    dd_status st =
+        single ? dd_sgemm_device(ctx, ta, tb, M, N, K, 1.5f, A, lda, B, ldb, -1.0f, C, ldc, NULL)
+               : dd_gemm_device(ctx, ta, tb, M, N, K, 1.5, A, lda, B, ldb, -1.0, C, ldc, NULL);
     CHECK(st == DD_SUCCESS, "%s %c%c: %s: %s", single ? "sgemm" : "dgemm", ta, tb,
           dd_status_string(st), dd_context_last_error(ctx));
     size_t es = single ? sizeof(float) : sizeof(double);
@@ -113,6 +117,78 @@ static void one_case(dd_context *ctx, char ta, char tb, int single, int64_t M, i
           single ? "sgemm" : "dgemm", ta, tb, worst, tol);
     free(h);
     cudaFree(A), cudaFree(B), cudaFree(C);
+}
+
+/* Global (i, j) of local (li, lj) on grid process (pr, pc): blocks of
+ * `b`, dealt from process 0. */
+static int64_t glob(int64_t l, int64_t b, int p, int np)
+{
+    return ((l / b) * np + p) * b + l % b;
+}
+
+/* A local array, column-major with ld: tag's values at their global places. */
+static double *cyclic_local(int tag, int64_t m, int64_t n, int64_t b, int pr, int pc, int np,
+                            int nq, int64_t *ld, int64_t *count)
+{
+    int64_t r = dd_numroc(m, b, pr, 0, np), c = dd_numroc(n, b, pc, 0, nq);
+    *ld = (r > 0 ? r : 1) + 2; /* padded */
+    *count = (c > 0 ? c : 1) * *ld;
+    double *x = calloc((size_t)*count, sizeof(double));
+    for (int64_t j = 0; j < c; j++)
+        for (int64_t i = 0; i < r; i++)
+            x[j * *ld + i] = val((uint64_t)tag, glob(i, b, pr, np), glob(j, b, pc, nq));
+    return x;
+}
+
+static void cyclic_case(dd_context *ctx, char ta)
+{
+    int size, np = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int nq = size, pr = rank % np, pc = rank / np; /* column-major grid order */
+    const int64_t M = 203, N = 157, K = 119, b = 16, ic = 4, jc = 3;
+    int64_t am = ta == 'T' ? K : M, ak = ta == 'T' ? M : K, lda, ldb, ldc, na, nb, nc;
+    double *A = cyclic_local(1, am, ak, b, pr, pc, np, nq, &lda, &na);
+    double *B = cyclic_local(2, K, N, b, pr, pc, np, nq, &ldb, &nb);
+    double *C = cyclic_local(3, M + ic + 2, N + jc, b, pr, pc, np, nq, &ldc, &nc);
+    double *Ch = malloc(sizeof(double) * (size_t)nc), *Cd = malloc(sizeof(double) * (size_t)nc);
+    memcpy(Ch, C, sizeof(double) * (size_t)nc);
+    dd_matrix_desc da, db, dc;
+    dd_desc_block_cyclic(&da, am, ak, b, b, 0, 0, np, nq, 'C', lda);
+    dd_desc_block_cyclic(&db, K, N, b, b, 0, 0, np, nq, 'C', ldb);
+    dd_desc_block_cyclic(&dc, M + ic + 2, N + jc, b, b, 0, 0, np, nq, 'C', ldc);
+    dd_status st = dd_pgemm(ctx, ta, 'N', M, N, K, 1.5, A, 1, 1, &da, B, 1, 1, &db, -1.0, Ch, ic,
+                            jc, &dc, NULL);
+    CHECK(st == DD_SUCCESS, "dd_pgemm: %s", dd_context_last_error(ctx));
+    void *dA = NULL, *dB = NULL, *dC = NULL;
+    int ok = cudaMalloc(&dA, sizeof(double) * (size_t)na) == cudaSuccess &&
+             cudaMalloc(&dB, sizeof(double) * (size_t)nb) == cudaSuccess &&
+             cudaMalloc(&dC, sizeof(double) * (size_t)nc) == cudaSuccess &&
+             cudaMemcpy(dA, A, sizeof(double) * (size_t)na, cudaMemcpyHostToDevice) == 0 &&
+             cudaMemcpy(dB, B, sizeof(double) * (size_t)nb, cudaMemcpyHostToDevice) == 0 &&
+             cudaMemcpy(dC, C, sizeof(double) * (size_t)nc, cudaMemcpyHostToDevice) == 0;
+    CHECK(ok, "device arrays for the cyclic case");
+    st = dd_pgemm_device(ctx, ta, 'N', M, N, K, 1.5, dA, 1, 1, &da, dB, 1, 1, &db, -1.0, dC, ic, jc,
+                         &dc, NULL);
+    CHECK(st == DD_SUCCESS, "dd_pgemm_device: %s", dd_context_last_error(ctx));
+    ok = cudaMemcpy(Cd, dC, sizeof(double) * (size_t)nc, cudaMemcpyDeviceToHost) == cudaSuccess;
+    CHECK(ok && !memcmp(Cd, Ch, sizeof(double) * (size_t)nc),
+          "pgemm %c: the device result differs from the host path's", ta);
+    int64_t r = dd_numroc(M + ic + 2, b, pr, 0, np), c = dd_numroc(N + jc, b, pc, 0, nq);
+    double worst = 0;
+    for (int64_t j = 0; j < c; j++)
+        for (int64_t i = 0; i < r; i++) {
+            int64_t gi = glob(i, b, pr, np), gj = glob(j, b, pc, nq);
+            int inside = gi >= ic - 1 && gi < ic - 1 + M && gj >= jc - 1 && gj < jc - 1 + N;
+            double want = -C[j * ldc + i];
+            for (int64_t k = 0; inside && k < K; k++)
+                want += 1.5 * (ta == 'T' ? val(1, k, gi - ic + 1) : val(1, gi - ic + 1, k)) *
+                        val(2, k, gj - jc + 1);
+            double e = fabs(Cd[j * ldc + i] - (inside ? want : C[j * ldc + i]));
+            worst = e > worst ? e : worst;
+        }
+    CHECK(worst == 0, "pgemm %c: sub(C) exact and the rest untouched (worst %g)", ta, worst);
+    cudaFree(dA), cudaFree(dB), cudaFree(dC);
+    free(A), free(B), free(C), free(Ch), free(Cd);
 }
 
 int main(int argc, char **argv)
@@ -141,6 +217,8 @@ int main(int argc, char **argv)
             one_case(ctx, pairs[c][0], pairs[c][1], 0, 517, 389, 1031);
         one_case(ctx, 'N', 'N', 1, 300, 277, 515);
         one_case(ctx, 'T', 'N', 1, 300, 277, 515);
+        cyclic_case(ctx, 'N');
+        cyclic_case(ctx, 'T');
         dd_context_destroy(ctx);
     }
     int all = 0;

@@ -9,7 +9,8 @@
  * every local element: inside sub(C) within 8·(k+1)·eps·(|alpha|·k·max|A|·
  * max|B| + |beta|·max|C|) (the maxima <= 1: values lie in [-1, 1)),
  * outside it (and in the local arrays' padding)
- * bit for bit.  Where the BLACS grid holds every rank, dd_pgemm is also
+ * bit for bit.  Where the BLACS grid holds every rank, dd_pgemm (every
+ * other case dd_pgemm_device, on the CPU backend) is also
  * called directly on MPI_COMM_WORLD with the grid's order ('R' or 'C').
  *
  * Cases: every grid of 1x1, 1x2, 2x1, 2x2, 2x3, 3x2 that fits the ranks,
@@ -156,7 +157,8 @@ static double compare(const mat *want, const mat *got, const pcase *c, int ctxt,
     for (int col = 0; col < (got->locc > 1 ? got->locc : 1); col++)
         for (int r = 0; r < got->lld; r++) {
             size_t at = (size_t)col * got->lld + r;
-            double w = c->single ? want->f[at] : want->d[at], g = c->single ? got->f[at] : got->d[at];
+            double w = c->single ? want->f[at] : want->d[at],
+                   g = c->single ? got->f[at] : got->d[at];
             int inside = 0;
             if (r < got->locr && col < got->locc) {
                 int64_t i = global_index(r, got->desc[4], pr, got->desc[6], P);
@@ -185,8 +187,8 @@ static void call(pgemm_fn *f, const pcase *c, mat *A, mat *B, mat *C)
 }
 
 /* dd_pgemm on MPI_COMM_WORLD with the BLACS grid's order (grid = every rank). */
-static dd_status call_direct(dd_context *ctx, const pcase *c, mat *A, mat *B, mat *C, int P,
-                             int Q, char order)
+static dd_status call_direct(dd_context *ctx, const pcase *c, mat *A, mat *B, mat *C, int P, int Q,
+                             char order)
 {
     dd_matrix_desc d[3];
     mat *x[3] = {A, B, C};
@@ -194,12 +196,16 @@ static dd_status call_direct(dd_context *ctx, const pcase *c, mat *A, mat *B, ma
         const int *s = x[i]->desc;
         dd_desc_block_cyclic(&d[i], s[2], s[3], s[4], s[5], s[6], s[7], P, Q, order, s[8]);
     }
+    /* on the CPU backend host arrays are its "device" arrays: every other
+     * case goes through dd_pgemm_device, which must give the same */
+    int dev = !strcmp(dd_context_backend(ctx), "cpu") && (g_cases & 1);
     if (c->single)
-        return dd_psgemm(ctx, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, A->f, c->ia,
-                         c->ja, &d[0], B->f, c->ib, c->jb, &d[1], (float)c->beta, C->f, c->ic,
-                         c->jc, &d[2], NULL);
-    return dd_pgemm(ctx, c->ta, c->tb, c->m, c->n, c->k, c->alpha, A->d, c->ia, c->ja, &d[0], B->d,
-                    c->ib, c->jb, &d[1], c->beta, C->d, c->ic, c->jc, &d[2], NULL);
+        return (dev ? dd_psgemm_device : dd_psgemm)(
+            ctx, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, A->f, c->ia, c->ja, &d[0], B->f,
+            c->ib, c->jb, &d[1], (float)c->beta, C->f, c->ic, c->jc, &d[2], NULL);
+    return (dev ? dd_pgemm_device : dd_pgemm)(ctx, c->ta, c->tb, c->m, c->n, c->k, c->alpha, A->d,
+                                              c->ia, c->ja, &d[0], B->d, c->ib, c->jb, &d[1],
+                                              c->beta, C->d, c->ic, c->jc, &d[2], NULL);
 }
 
 /* One case on one grid: real, drop-in and (grid = world) dd_pgemm. */
@@ -212,32 +218,33 @@ static void run_case(const pcase *c, int ctxt, char order, dd_context *world_ctx
     int rs = c->src && P > 1 ? 1 : 0, cs = c->src && Q > 1 ? Q - 1 : 0;
     mat A, B, C0, C1, C2;
     mat_make(&A, ctxt, c->ia - 1 + ar + 2, c->ja - 1 + ac + 1, c->mbA, c->nbA, rs, cs, 11);
-    mat_make(&B, ctxt, c->ib - 1 + br + 1, c->jb - 1 + bc + 3, c->mbB, c->nbB, cs ? 0 : rs, cs,
-             22);
+    mat_make(&B, ctxt, c->ib - 1 + br + 1, c->jb - 1 + bc + 3, c->mbB, c->nbB, cs ? 0 : rs, cs, 22);
     mat_make(&C0, ctxt, c->ic - 1 + c->m + 1, c->jc - 1 + c->n + 2, c->mbC, c->nbC, rs, 0,
              c->beta == 0 ? 0 : 33);
     mat_copy(&C1, &C0);
     mat_copy(&C2, &C0);
     if (getenv("DD_TEST_VERBOSE"))
         fprintf(stderr, "[rank %d] grid %dx%d %c %c%c m%d n%d k%d blocks A%dx%d B%dx%d C%dx%d\n",
-                g_rank, P, Q, order, c->ta, c->tb, c->m, c->n, c->k, c->mbA, c->nbA, c->mbB,
-                c->nbB, c->mbC, c->nbC);
+                g_rank, P, Q, order, c->ta, c->tb, c->m, c->n, c->k, c->mbA, c->nbA, c->mbB, c->nbB,
+                c->mbC, c->nbC);
     call(c->single ? real_psgemm : real_pdgemm, c, &A, &B, &C0);
     call(c->single ? (pgemm_fn *)psgemm_ : (pgemm_fn *)pdgemm_, c, &A, &B, &C1);
     /* every value lies in [-1, 1): max|A|, max|B|, max|C| <= 1 */
     double eps = c->single ? FLT_EPSILON : DBL_EPSILON;
     double tol = 8 * (c->k + 1) * eps * (fabs(c->alpha) * c->k + fabs(c->beta)) + 1e-300;
     double e = compare(&C0, &C1, c, ctxt, tol);
-    CHECK(e <= 1, "%s %dx%d %c %c%c m%d n%d k%d a%g b%g blocks A%dx%d B%dx%d C%dx%d off %d,%d %d,%d "
-                  "%d,%d: drop-in vs ScaLAPACK error %.3g x tol",
+    CHECK(e <= 1,
+          "%s %dx%d %c %c%c m%d n%d k%d a%g b%g blocks A%dx%d B%dx%d C%dx%d off %d,%d %d,%d "
+          "%d,%d: drop-in vs ScaLAPACK error %.3g x tol",
           c->single ? "psgemm" : "pdgemm", P, Q, order, c->ta, c->tb, c->m, c->n, c->k, c->alpha,
           c->beta, c->mbA, c->nbA, c->mbB, c->nbB, c->mbC, c->nbC, c->ia, c->ja, c->ib, c->jb,
           c->ic, c->jc, e);
     if (world_ctx && P * Q == g_size) {
         dd_status st = call_direct(world_ctx, c, &A, &B, &C2, P, Q, order);
         e = compare(&C0, &C2, c, ctxt, tol);
-        CHECK(st == DD_SUCCESS && e <= 1, "dd_pgemm direct %dx%d %c %c%c: %s (%s), error %.3g x tol",
-              P, Q, order, c->ta, c->tb, dd_status_string(st), dd_context_last_error(world_ctx), e);
+        CHECK(st == DD_SUCCESS && e <= 1,
+              "dd_pgemm direct %dx%d %c %c%c: %s (%s), error %.3g x tol", P, Q, order, c->ta, c->tb,
+              dd_status_string(st), dd_context_last_error(world_ctx), e);
     }
     g_cases++;
     mat_free(&A), mat_free(&B), mat_free(&C0), mat_free(&C1), mat_free(&C2);
@@ -249,8 +256,8 @@ static void grid_cases(int ctxt, char order, dd_context *world_ctx, int quick, i
     static const int bs[] = {1, 7, 64};
     static const char tr[][2] = {{'N', 'N'}, {'N', 'T'}, {'T', 'N'}, {'T', 'C'}};
     static const double ab[][2] = {{1, 0}, {-0.5, 2}, {2.5, 1}, {0, 1.5}, {1.25, -1}};
-    static const int sizes[][3] = {{37, 29, 23}, {70, 9, 41}, {5, 66, 130}, {1, 1, 1},
-                                   {129, 40, 7}, {12, 13, 0}};
+    static const int sizes[][3] = {{37, 29, 23}, {70, 9, 41},  {5, 66, 130},
+                                   {1, 1, 1},    {129, 40, 7}, {12, 13, 0}};
     int counter = first; /* the same cases on every process of the grid */
     for (int b = 0; b < 3; b++)
         for (int t = 0; t < 4; t++) {
@@ -264,7 +271,8 @@ static void grid_cases(int ctxt, char order, dd_context *world_ctx, int quick, i
             c.ia = 1 + n % 4, c.ja = 1 + (n / 2) % 3, c.ib = 1 + (n / 3) % 3, c.jb = 1 + n % 2;
             c.ic = 1 + (n / 4) % 3, c.jc = 1 + (n + 1) % 3;
             int s = bs[b], s2 = bs[(b + n) % 3];
-            c.mbA = s, c.nbA = n % 2 ? s : s2, c.mbB = s2, c.nbB = s, c.mbC = s, c.nbC = n % 3 ? s : s2;
+            c.mbA = s, c.nbA = n % 2 ? s : s2, c.mbB = s2, c.nbB = s, c.mbC = s,
+            c.nbC = n % 3 ? s : s2;
             c.src = n % 2;
             c.single = n % 7 == 3;
             run_case(&c, ctxt, order, world_ctx);
@@ -310,8 +318,9 @@ static void refusals(int ctxt)
               g_last_xerbla, bad[i].want);
         if (bad[i].which >= 0)
             x[bad[i].which]->desc[bad[i].entry] = save;
-        CHECK(!memcmp(C.d, C0.d, sizeof(double) * (size_t)C.lld * (size_t)(C.locc > 1 ? C.locc : 1)),
-              "%s: C changed", bad[i].what);
+        CHECK(
+            !memcmp(C.d, C0.d, sizeof(double) * (size_t)C.lld * (size_t)(C.locc > 1 ? C.locc : 1)),
+            "%s: C changed", bad[i].what);
     }
     /* and the next good call is served */
     g_last_xerbla = 0;
