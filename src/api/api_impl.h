@@ -120,7 +120,7 @@ int api_host_get(dd_context *ctx, int which, size_t bytes, void **p, dd_err *err
 void api_work_free(dd_context *ctx);
 /* Threads for a move of rows × cols elements (1 when small). */
 int api_move_threads(const dd_context *ctx, int64_t rows, int64_t cols);
-/* A ring slot's bytes: DD_RING_MIB (default 64), as the CLI's. */
+/* A ring slot's bytes: DD_RING_MIB (default 64): dd_gemm's staging and plans' streams. */
 size_t api_ring_bytes(void);
 /* Host copy threads: DD_API_THREADS, else the node's cores per rank (1..8). */
 int api_copy_threads(MPI_Comm node);

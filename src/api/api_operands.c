@@ -10,8 +10,7 @@
 
 int64_t dd_numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs)
 {
-    if (n < 0 || nb < 1 || nprocs < 1 || iproc < 0 || iproc >= nprocs || isrc < 0 ||
-        isrc >= nprocs)
+    if (n < 0 || nb < 1 || nprocs < 1 || iproc < 0 || iproc >= nprocs || isrc < 0 || isrc >= nprocs)
         return 0;
     int64_t dist = (iproc - isrc + nprocs) % nprocs, blocks = n / nb;
     int64_t num = blocks / nprocs * nb, extra = blocks % nprocs;
@@ -27,8 +26,8 @@ dd_status dd_desc_block_cyclic(dd_matrix_desc *d, int64_t m, int64_t n, int64_t 
 {
     if (!d)
         return DD_ERROR_USAGE;
-    *d = (dd_matrix_desc){DD_LAYOUT_BLOCK_CYCLIC, m, n, mb, nb, rsrc, csrc, lld, nprow, npcol,
-                          order};
+    *d = (dd_matrix_desc){
+        DD_LAYOUT_BLOCK_CYCLIC, m, n, mb, nb, rsrc, csrc, lld, nprow, npcol, order};
     int ok = m >= 0 && n >= 0 && mb >= 1 && nb >= 1 && nprow >= 1 && npcol >= 1 && rsrc >= 0 &&
              rsrc < nprow && csrc >= 0 && csrc < npcol && (order == 'R' || order == 'C') &&
              lld >= 1;
@@ -40,8 +39,8 @@ dd_status dd_desc_block(dd_matrix_desc *d, int64_t m, int64_t n, int nprow, int 
     if (!d)
         return DD_ERROR_USAGE;
     *d = (dd_matrix_desc){DD_LAYOUT_BLOCK, m, n, 1, 1, 0, 0, ld, nprow, npcol, 'R'};
-    int ok = m >= 0 && n >= 0 && ld >= 1 &&
-             ((nprow == 0 && npcol == 0) || (nprow >= 1 && npcol >= 1));
+    int ok =
+        m >= 0 && n >= 0 && ld >= 1 && ((nprow == 0 && npcol == 0) || (nprow >= 1 && npcol >= 1));
     return ok ? DD_SUCCESS : DD_ERROR_USAGE;
 }
 
@@ -74,7 +73,7 @@ static int is_trans(char t)
 int api_globals(const gemm_call *g, double *v)
 {
     int n = 0;
-    double head[] = {(double)g->M, (double)g->N, (double)g->K, g->alpha, g->beta,
+    double head[] = {(double)g->M,  (double)g->N,  (double)g->K,    g->alpha,         g->beta,
                      (double)g->ta, (double)g->tb, (double)g->desc, (double)g->device};
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
         v[n++] = head[i];
@@ -86,8 +85,8 @@ int api_globals(const gemm_call *g, double *v)
         v[n++] = d != NULL;
         if (!d)
             continue;
-        double f[] = {d->layout, (double)d->m, (double)d->n,  (double)d->mb, (double)d->nb,
-                      d->rsrc,   d->csrc,      d->nprow,      d->npcol,      d->order};
+        double f[] = {d->layout, (double)d->m, (double)d->n, (double)d->mb, (double)d->nb,
+                      d->rsrc,   d->csrc,      d->nprow,     d->npcol,      d->order};
         for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
             v[n++] = f[i];
     }
@@ -96,7 +95,7 @@ int api_globals(const gemm_call *g, double *v)
 
 /* A bad argument: its PBLAS number and the message. */
 __attribute__((format(printf, 4, 5))) static int bad(gemm_call *g, int number, dd_err *err,
-                                                      const char *fmt, ...)
+                                                     const char *fmt, ...)
 {
     g->bad_arg = number;
     char what[DD_ERRLEN - 16];
@@ -129,21 +128,23 @@ static int check_fields(gemm_call *g, const dd_matrix_desc *d, const char *X, in
         return bad(g, pos, err, "desc%s is NULL", X);
     int cyc = d->layout == DD_LAYOUT_BLOCK_CYCLIC;
     if (!cyc && d->layout != DD_LAYOUT_BLOCK)
-        return bad(g, pos * 100 + 1, err,
-                   "desc%s: layout %d is neither DD_LAYOUT_BLOCK (1) nor DD_LAYOUT_BLOCK_CYCLIC (2)",
-                   X, d->layout);
+        return bad(
+            g, pos * 100 + 1, err,
+            "desc%s: layout %d is neither DD_LAYOUT_BLOCK (1) nor DD_LAYOUT_BLOCK_CYCLIC (2)", X,
+            d->layout);
     *P = d->nprow, *Q = d->npcol;
     if (!cyc && !*P && !*Q)
         *P = g->ctx->g.P, *Q = g->ctx->g.Q;
-    if (*P < 1 || *Q < 1 || (int64_t)*P * *Q != g->ctx->size || (d->order != 'R' && d->order != 'C'))
+    if (*P < 1 || *Q < 1 || (int64_t)*P * *Q != g->ctx->size ||
+        (d->order != 'R' && d->order != 'C'))
         return bad(g, pos * 100 + 2, err,
                    "desc%s: grid %dx%d, order '%c': the grid must hold the context's %d ranks "
                    "exactly and the order be 'R' or 'C'",
                    X, d->nprow, d->npcol, d->order >= 32 && d->order < 127 ? d->order : '?',
                    g->ctx->size);
     if (d->m < 0 || d->n < 0)
-        return bad(g, pos * 100 + (d->m < 0 ? 3 : 4), err, "desc%s: m = %lld, n = %lld: must be >= 0",
-                   X, (long long)d->m, (long long)d->n);
+        return bad(g, pos * 100 + (d->m < 0 ? 3 : 4), err,
+                   "desc%s: m = %lld, n = %lld: must be >= 0", X, (long long)d->m, (long long)d->n);
     if (cyc && (d->mb < 1 || d->nb < 1))
         return bad(g, pos * 100 + (d->mb < 1 ? 5 : 6), err,
                    "desc%s: block sizes mb = %lld, nb = %lld: must be >= 1", X, (long long)d->mb,
@@ -159,8 +160,8 @@ static int check_fields(gemm_call *g, const dd_matrix_desc *d, const char *X, in
 
 /* A descriptor's operand: fields, LLD_ on this rank, the submatrix inside
  * the matrix, the layout; R×S the stored submatrix. */
-static int desc_operand(gemm_call *g, api_operand *o, const char *X, int pos, int64_t R,
-                        int64_t S, dd_err *err)
+static int desc_operand(gemm_call *g, api_operand *o, const char *X, int pos, int64_t R, int64_t S,
+                        dd_err *err)
 {
     const dd_matrix_desc *d = o->d;
     int P = 0, Q = 0, rc = check_fields(g, d, X, pos, &P, &Q, err);
@@ -177,16 +178,18 @@ static int desc_operand(gemm_call *g, api_operand *o, const char *X, int pos, in
     int64_t need = cyc ? dd_numroc(d->m, d->mb, pr, d->rsrc, P) : grid_block(d->n, Q, pc).len;
     need = need > 1 ? need : 1;
     if (d->lld < need)
-        return bad(g, pos * 100 + 9, err,
-                   "desc%s: lld = %lld is less than max(1, %lld), the %s here: make it at least %lld",
-                   X, (long long)d->lld, (long long)need,
-                   cyc ? "local array's rows" : "local block's width", (long long)need);
+        return bad(
+            g, pos * 100 + 9, err,
+            "desc%s: lld = %lld is less than max(1, %lld), the %s here: make it at least %lld", X,
+            (long long)d->lld, (long long)need, cyc ? "local array's rows" : "local block's width",
+            (long long)need);
     l->rs = cyc ? 1 : d->lld;
     l->cs = cyc ? d->lld : 1;
     if (o->i < 1 || (R > 0 && S > 0 && o->i - 1 + R > d->m))
-        return bad(g, pos - 2, err,
-                   "i%c = %lld: the submatrix's %lld rows from there must lie in the %lld rows of %s",
-                   X[0] + 'a' - 'A', (long long)o->i, (long long)R, (long long)d->m, X);
+        return bad(
+            g, pos - 2, err,
+            "i%c = %lld: the submatrix's %lld rows from there must lie in the %lld rows of %s",
+            X[0] + 'a' - 'A', (long long)o->i, (long long)R, (long long)d->m, X);
     if (o->j < 1 || (R > 0 && S > 0 && o->j - 1 + S > d->n))
         return bad(g, pos - 1, err,
                    "j%c = %lld: the submatrix's %lld columns from there must lie in the %lld "
@@ -200,8 +203,8 @@ static int desc_operand(gemm_call *g, api_operand *o, const char *X, int pos, in
 }
 
 /* dd_gemm's operand: the stored R×S matrix in the 2-D block layout, pitch ld. */
-static int block_operand(gemm_call *g, api_operand *o, const char *X, int pos, int64_t R,
-                         int64_t S, dd_err *err)
+static int block_operand(gemm_call *g, api_operand *o, const char *X, int pos, int64_t R, int64_t S,
+                         dd_err *err)
 {
     const dd_grid *gr = &g->ctx->g;
     int64_t w = grid_block(S, gr->Q, gr->q).len;

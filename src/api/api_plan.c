@@ -29,14 +29,14 @@ size_t plan_c0_bytes(const dd_plan *p)
 
 size_t plan_scratch_bytes(const dd_plan *p)
 {
-    return !p->ctx->eng.ops->work_is_host && p->transposed ? plan_ring_slot_bytes() : 0;
+    return !p->ctx->eng.ops->work_is_host && p->transposed ? api_ring_bytes() : 0;
 }
 
 size_t plan_ring_bytes(const dd_plan *p)
 {
     if (plan_use_ring(p))
-        return 2 * plan_ring_slot_bytes();
-    return p->transposed ? plan_ring_slot_bytes() : 0;
+        return 2 * api_ring_bytes();
+    return p->transposed ? api_ring_bytes() : 0;
 }
 
 void *plan_block(const dd_plan *p, int which, int64_t *rows, int64_t *cols)

@@ -40,7 +40,6 @@ void *plan_block(const dd_plan *p, int which, int64_t *rows, int64_t *cols);
 dd_err *plan_err(dd_plan *p);
 
 /* api_plan_stream.c */
-size_t plan_ring_slot_bytes(void);
 int plan_use_ring(const dd_plan *p);
 int plan_ring_open(dd_plan *p, dd_err *err);
 void plan_ring_close(dd_plan *p);

@@ -26,15 +26,6 @@
 #include "api_plan.h"
 #include "dd_fault.h"
 
-size_t plan_ring_slot_bytes(void)
-{
-    const char *v = getenv("DD_RING_MIB");
-    long mib = v ? strtol(v, NULL, 10) : 64;
-    if (mib < 1 || mib > 4096)
-        mib = 64;
-    return (size_t)mib << 20;
-}
-
 /* Blocks go through the ring on a GPU; on the CPU straight to and from
  * work memory, unless a test asks for the ring (DD_FAULT=stream-ring:*,
  * every rank: the GPU's band loop, run on host memory in CI). */
@@ -47,7 +38,7 @@ int plan_ring_open(dd_plan *p, dd_err *err)
 {
     dd_engine *e = &p->ctx->eng;
     int rc = DD_OK;
-    p->ring_slot = plan_ring_slot_bytes();
+    p->ring_slot = api_ring_bytes();
     if (plan_use_ring(p))
         for (int i = 0; i < 2 && !rc; i++)
             rc = e->ops->host_alloc(e, p->ring_slot, &p->ring[i], err);

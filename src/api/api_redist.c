@@ -114,8 +114,8 @@ static void segs_walk(rd_segs *s, const rd_dist *mine, int me, const rd_dist *ot
     }
 }
 
-static int segs_build(rd_segs *s, const rd_dist *mine, int me, const rd_dist *other,
-                      int64_t tile, dd_err *err)
+static int segs_build(rd_segs *s, const rd_dist *mine, int me, const rd_dist *other, int64_t tile,
+                      dd_err *err)
 {
     int np = other->np;
     memset(s, 0, sizeof *s);
@@ -219,7 +219,7 @@ typedef struct {
     rd_segs R, C;
     int64_t rs, cs;
     const rd_layout *partner;
-    int partner_swapped; /* partner coordinates (along rows, along cols) are its (pc, pr) */
+    int partner_swapped;   /* partner coordinates (along rows, along cols) are its (pc, pr) */
     int64_t *count, *disp; /* per rank of comm (my own part counted in `self`, not here) */
     int64_t self;
     char *buf;
@@ -350,10 +350,8 @@ static void self_part(void *arg, int64_t lo, int64_t hi)
              b++, b2++) {
             const rd_seg *r = &SR->seg[b], *rd = &RR->seg[b2];
             for (int64_t c = 0; c < cs->len; c++)
-                self_run(j,
-                         j->src + ((cs->loc + c) * j->snd->cs + r->loc * j->snd->rs) * es,
-                         j->dst + ((cd->loc + c) * j->rcv->cs + rd->loc * j->rcv->rs) * es,
-                         r->len);
+                self_run(j, j->src + ((cs->loc + c) * j->snd->cs + r->loc * j->snd->rs) * es,
+                         j->dst + ((cd->loc + c) * j->rcv->cs + rd->loc * j->rcv->rs) * es, r->len);
         }
     }
 }
@@ -368,8 +366,8 @@ static int64_t row_tile(MPI_Comm comm, int64_t srs, int64_t drs, dd_err *err)
     return rc ? -1 : all ? INT64_MAX / 4 : RD_TILE;
 }
 
-int rd_move(MPI_Comm comm, dd_dtype t, const rd_layout *from, const void *src,
-            const rd_layout *to, void *dst, int trans, int threads, rd_keep *keep, dd_err *err)
+int rd_move(MPI_Comm comm, dd_dtype t, const rd_layout *from, const void *src, const rd_layout *to,
+            void *dst, int trans, int threads, rd_keep *keep, dd_err *err)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);

@@ -69,8 +69,8 @@ typedef struct {
     void *p[2]; /* the send and receive buffers, malloc'd, grown as needed */
     size_t cap[2];
 } rd_keep;
-int rd_move(MPI_Comm comm, dd_dtype t, const rd_layout *from, const void *src,
-            const rd_layout *to, void *dst, int trans, int threads, rd_keep *keep, dd_err *err);
+int rd_move(MPI_Comm comm, dd_dtype t, const rd_layout *from, const void *src, const rd_layout *to,
+            void *dst, int trans, int threads, rd_keep *keep, dd_err *err);
 /* fn(arg, lo, hi) over [0, n), cut among up to `threads` threads (the
  * caller's among them); a thread that cannot start leaves its part to the
  * caller (api_work.c). */

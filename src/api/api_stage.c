@@ -40,9 +40,9 @@ typedef struct {
 static lines_t lines_of(gemm_call *g, void *W, int64_t rows, int64_t cols, int bycol, const void *u,
                         int64_t ustride)
 {
-    lines_t L = {g->ctx, dd_elsize(g->t), W,           rows,          cols,
-                 bycol,  bycol ? cols : rows,           bycol ? rows : cols,
-                 (char *)u, ustride};
+    lines_t L = {
+        g->ctx,    dd_elsize(g->t), W, rows, cols, bycol, bycol ? cols : rows, bycol ? rows : cols,
+        (char *)u, ustride};
     return L;
 }
 
@@ -139,8 +139,7 @@ static int ring_down(const lines_t *L, dd_err *err)
         if (n0 < L->lines) /* band b+1 down into the other slot */
             rc = get(L, slot[(b + 1) % 2], n0, L->lines - n0 < per ? L->lines - n0 : per, err);
         if (!rc)
-            api_copy_runs(L->user + (size_t)l0 * us, us, slot[b % 2], lb, lb, h,
-                          ctx->copy_threads);
+            api_copy_runs(L->user + (size_t)l0 * us, us, slot[b % 2], lb, lb, h, ctx->copy_threads);
         if (!rc)
             rc = e->ops->wait_copies(e, err);
     }
@@ -173,7 +172,8 @@ static int local_view(const gemm_call *g, const api_operand *o, const char **bas
     const rd_layout *l = &o->lay;
     if (g->ctx->size != 1 || !o->p)
         return 0;
-    *base = (const char *)o->p + (size_t)(l->row.off * l->rs + l->col.off * l->cs) * dd_elsize(g->t);
+    *base =
+        (const char *)o->p + (size_t)(l->row.off * l->rs + l->col.off * l->cs) * dd_elsize(g->t);
     *rs = o->trans ? l->cs : l->rs;
     *cs = o->trans ? l->rs : l->cs;
     return *rs == 1 || *cs == 1;

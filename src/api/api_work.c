@@ -134,8 +134,12 @@ void api_copy_runs(void *dst, size_t dstride, const void *src, size_t sstride, s
     int started[64] = {0};
     for (int t = 0; t < T; t++) {
         int64_t a = all.n * t / T, b = all.n * (t + 1) / T;
-        job[t] = (runs_job){all.dst + (size_t)a * all.dstride, all.src + (size_t)a * all.sstride,
-                            all.dstride, all.sstride, all.bytes, b - a};
+        job[t] = (runs_job){all.dst + (size_t)a * all.dstride,
+                            all.src + (size_t)a * all.sstride,
+                            all.dstride,
+                            all.sstride,
+                            all.bytes,
+                            b - a};
         if (t > 0)
             started[t] = pthread_create(&tid[t], NULL, runs_main, &job[t]) == 0;
     }
@@ -191,7 +195,7 @@ void rd_parallel(int threads, int64_t n, void (*fn)(void *arg, int64_t lo, int64
 }
 
 /* DD_API_TIMING=1: each step's seconds on rank 0, one line per call. */
-static const char *step_names[API_NSTEPS] = {"args",   "alloc", "load A", "load B",
+static const char *step_names[API_NSTEPS] = {"args",   "alloc", "load A",   "load B",
                                              "load C", "scale", "multiply", "store C"};
 
 void api_tick(gemm_call *g, int step)
@@ -208,9 +212,9 @@ void api_timing_print(const gemm_call *g)
     if (!v || atoi(v) <= 0 || g->ctx->rank != 0)
         return;
     char line[512];
-    int n = snprintf(line, sizeof line, "dgemm-dist api timing (rank 0, %s %lldx%lldx%lld):",
-                     g->t == DD_F64 ? "f64" : "f32", (long long)g->M, (long long)g->N,
-                     (long long)g->K);
+    int n =
+        snprintf(line, sizeof line, "dgemm-dist api timing (rank 0, %s %lldx%lldx%lld):",
+                 g->t == DD_F64 ? "f64" : "f32", (long long)g->M, (long long)g->N, (long long)g->K);
     double sum = 0;
     for (int i = 0; i < API_NSTEPS && n > 0 && (size_t)n < sizeof line; i++) {
         n += snprintf(line + n, sizeof line - (size_t)n, " %s %.4f", step_names[i], g->tm[i]);
