@@ -2,7 +2,7 @@
 # Everything a GPU host runs in one go: build, GPU tests, kernel bench,
 # dgemm-dist benchmarks (1 and 2 GPUs), cuBLASXt, and a summary table.
 #   tests/gpu/run.sh [stages...]    stages: build test kbench dbench whole ops scale model
-#                                   sustain ce ozaki api
+#                                   sustain ce ozaki api panels ncu
 #                                   (default: build test kbench dbench; scale
 #                                   is for machines of 4 or 8 GPUs)
 # Writes to $OUT (default ./out): build.log tests.log gemm-bench.{txt,jsonl}
@@ -91,6 +91,37 @@ if has dbench; then
             --json "$OUT/gemm-bench.jsonl" 2>&1 | tee -a "$OUT/gemm-bench.txt"
     fi
     python3 tests/gpu/summarize.py "$OUT" | tee "$OUT/summary.md"
+fi
+if has panels; then
+    # panel width per comm backend, checked at full size: FP64 --size n, 1 GPU,
+    # 2 GPUs on the copy engines and on NCCL (records to panels.jsonl)
+    for n in ${DD_PANELS_N:-16384 32768}; do
+        for nb in 2048 4096 8192; do
+            DD_JSON="$OUT/panels.jsonl" dd "p${nb}_n${n}_1gpu" 1 1 --size "$n" --panel "$nb" \
+                --repeat 3 --warmup 1 --check
+            DD_JSON="$OUT/panels.jsonl" dd "p${nb}_n${n}_ce" 2 2 --size "$n" --panel "$nb" \
+                --comm ce --repeat 3 --warmup 1 --check
+            DD_JSON="$OUT/panels.jsonl" dd "p${nb}_n${n}_nccl" 2 2 --size "$n" --panel "$nb" \
+                --comm nccl --repeat 3 --warmup 1 --check
+        done
+    done
+    python3 tests/gpu/panels.py "$OUT/panels.jsonl" | tee "$OUT/panels.md"
+fi
+if has ncu; then
+    # what limits the FP64 kernel: Nsight Compute on 08_dmma and on cuBLAS
+    # DGEMM, whole square and a SUMMA panel shape (beta 1), one launch each
+    secs=(--section SpeedOfLight --section Occupancy --section WarpStateStats
+          --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis)
+    for shape in 16384 16384x8192x4096; do
+        for k in 08_dmma cublas; do
+            pat='regex:dmma_kernel'
+            [ "$k" = cublas ] && pat='regex:xmma|cutlass|gemm'
+            log "ncu $k $shape"
+            timeout 240 ncu -k "$pat" --launch-skip 1 --launch-count 1 "${secs[@]}" \
+                "$B/kernels/gemm-bench" --kernels "$k" --sizes "$shape" --types f64 --beta auto \
+                --reps 2 --warmup 1 >"$OUT/ncu-$k-$shape.txt" 2>&1 || log "ncu $k $shape: exit $?"
+        done
+    done
 fi
 if has whole; then
     # the whole run file to file against dd and an h5py + PyTorch script
