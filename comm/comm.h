@@ -101,6 +101,8 @@ extern const dd_comm_ops dd_comm_nccl;
  * choice, its detail saying why.  Collective; the result is agreed across
  * ranks. */
 int comm_select(const char *name, const dd_comm_cfg *cfg, dd_comm *c, dd_err *err);
+/* 1 when `name` is one comm_select takes (auto, nccl, mpi, ce, cuda-ipc). */
+int comm_known(const char *name);
 /* The backend --comm `name` selects for work in GPU memory, before any
  * refusal: "ce", "nccl" or "mpi" (pure: comm_select's rule, which the
  * performance model also follows).  maxshared: the most ranks sharing one

@@ -10,6 +10,11 @@ static int is_ce(const char *name)
     return !strcmp(name, "ce") || !strcmp(name, "cuda-ipc");
 }
 
+int comm_known(const char *name)
+{
+    return !strcmp(name, "auto") || !strcmp(name, "nccl") || !strcmp(name, "mpi") || is_ce(name);
+}
+
 const char *comm_gpu_choice(const char *name, int maxshared, int with_ce)
 {
     int autoname = !strcmp(name, "auto"), alone = maxshared == 1;

@@ -209,9 +209,9 @@ static int take_options(dd_context *ctx, const dd_context_options *o, dd_err *er
         return rc;
     if (strcmp(ctx->backend, "auto") && strcmp(ctx->backend, "cuda") && strcmp(ctx->backend, "cpu"))
         return dd_fail(err, DD_EUSAGE, "backend '%s': must be auto, cuda or cpu", ctx->backend);
-    if (strcmp(ctx->comm_name, "auto") && strcmp(ctx->comm_name, "nccl") &&
-        strcmp(ctx->comm_name, "mpi") && strcmp(ctx->comm_name, "ce"))
-        return dd_fail(err, DD_EUSAGE, "comm '%s': must be auto, nccl, ce or mpi", ctx->comm_name);
+    if (!comm_known(ctx->comm_name))
+        return dd_fail(err, DD_EUSAGE, "comm '%s': must be auto, nccl, ce (cuda-ipc) or mpi",
+                       ctx->comm_name);
     if (o->panel < 0)
         return dd_fail(err, DD_EUSAGE, "panel %lld: must be >= 0 (0: default)",
                        (long long)o->panel);

@@ -462,9 +462,11 @@ static void *cuda_compute_stream(dd_engine *e)
 const dd_engine_ops dd_engine_cuda = {
     .name = "cuda",
     .work_is_host = 0,
-    /* H200: 2048 balances C's read-modify-write per panel against the
-     * unhidden first broadcast (docs/results/h200x2-2026-11-29-panel-sweep) */
-    .default_panel = 2048,
+    /* H200: 4096 halves C's read-modify-write passes against 2048 and was
+     * faster on 1 GPU and on 2 with the copy engines and with NCCL, checked
+     * at n = 16384 and 32768; its unhidden first broadcast stays under 0.4%
+     * (docs/results/h200x2-2026-11-30-panels-checked) */
+    .default_panel = 4096,
     .open = cuda_open,
     .close = cuda_close,
     .release_device = cuda_release_device,
