@@ -307,7 +307,10 @@ dd_status dd_psgemm_device(dd_context *ctx, char transa, char transb, int64_t M,
  * Every call taking a plan is collective over the context's communicator
  * and agreed (DD_ERROR_COMM excepted, as for dd_gemm), but dd_plan_get_info,
  * dd_plan_read, dd_plan_write, dd_plan_set_progress and the telemetry
- * calls, which are local.  A context holds at most one plan at a time. */
+ * calls, which are local.  A context holds at most one plan at a time;
+ * dd_context_destroy destroys it too (the plan pointer is then dead).
+ * dd_gemm and friends may be called on a context that holds a plan: each
+ * keeps its own work memory. */
 typedef enum { DD_FLOAT64 = 0, DD_FLOAT32 = 1 } dd_type;
 typedef enum { DD_OPERAND_A = 0, DD_OPERAND_B = 1, DD_OPERAND_C = 2 } dd_operand;
 
