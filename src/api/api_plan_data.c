@@ -152,6 +152,8 @@ static int multiply(dd_plan *p, int streamed, double *sec, double *gemm, dd_err 
         rc = restore_c(p, err);
     if ((rc = dd_agree(ctx->world, rc, err)))
         return rc;
+    if (p->t != ctx->type && (rc = api_retype(ctx, p->t, err))) /* a dd_sgemm in between */
+        return rc;
     rc = dd_mpi_check(MPI_Barrier(ctx->world), "MPI_Barrier before a multiply", err);
     double t0 = dd_now();
     if (!rc)

@@ -95,6 +95,25 @@ static int same_count(int64_t n)
     return lo == hi;
 }
 
+/* A small FP32 multiply through dd_sgemm on the same context. */
+static void sgemm_between(dd_context *ctx)
+{
+    int P, Q, p, q;
+    dd_context_grid(ctx, &P, &Q, &p, &q);
+    int64_t n = 2L * P * Q, m0, mp, n0, nq, k0, kq, kp0, kp;
+    dd_block_range(n, P, p, &m0, &mp);
+    dd_block_range(n, Q, q, &n0, &nq);
+    dd_block_range(n, Q, q, &k0, &kq);
+    dd_block_range(n, P, p, &kp0, &kp);
+    float *a = calloc((size_t)(mp * kq + 1), sizeof(float));
+    float *b = calloc((size_t)(kp * nq + 1), sizeof(float));
+    float *c = calloc((size_t)(mp * nq + 1), sizeof(float));
+    dd_status st = dd_sgemm(ctx, 'N', 'N', n, n, n, 1.0f, a, kq > 0 ? kq : 1, b, nq > 0 ? nq : 1,
+                            0.0f, c, nq > 0 ? nq : 1, NULL);
+    CHECK(st == DD_SUCCESS, "dd_sgemm beside a plan: %s", dd_context_last_error(ctx));
+    free(a), free(b), free(c);
+}
+
 static void one_type(dd_context *ctx, int f32)
 {
     double *At = malloc(sizeof(double) * K * M), *B = malloc(sizeof(double) * K * N);
@@ -158,6 +177,13 @@ static void one_type(dd_context *ctx, int f32)
         CHECK(dd_plan_multiply(plan, &t) == DD_SUCCESS && t.slowest >= t.seconds, "multiply %d: %s",
               pass, dd_context_last_error(ctx));
         CHECK(dd_plan_check(plan, &chk) == DD_SUCCESS && chk.passed, "check %d: residual %g", pass,
+              chk.residual);
+    }
+    if (!f32) { /* a dd_sgemm in between switches the engine to FP32; the plan switches back */
+        sgemm_between(ctx);
+        CHECK(dd_plan_multiply(plan, &t) == DD_SUCCESS && dd_plan_check(plan, &chk) == 0 &&
+                  chk.passed,
+              "the plan after a dd_sgemm: %s (residual %g)", dd_context_last_error(ctx),
               chk.residual);
     }
     mem_stream mo = stream_of(&in, 2, NULL, N, f32, 0, &plain);
