@@ -10,7 +10,7 @@
  *      (CUBLAS_COMPUTE_32I, the "TN" form cuBLAS's IMMA kernels take;
  *      leading dimensions multiples of 32 / 4), over row tiles of C so
  *      that the INT32 products stay within DD_OZAKI2_TILE_MB (default
- *      2048 MiB);
+ *      8192 MiB, or a quarter of the free device memory when less);
  *   3. crt: residues, Garner, Horner, unscale and beta into C, fused.
  *   k above OZ2_KCHUNK (exactness of INT32) is done in chunks, C
  *   accumulating.
@@ -105,12 +105,25 @@ struct layout {
     size_t off_sa, off_sb, off_a, off_b, off_c, bytes;
 };
 
+/* The INT32 products held at once: 8 GiB, or a quarter of the device's free
+ * memory when that is less (at least 256 MiB).  Fewer, larger batched INT8
+ * GEMMs: 2048 MiB tiles gave 0.96-1.03x native cuBLAS at n = 16384, 8192
+ * MiB 1.05x (docs/results/h200-2026-11-30-ozaki2-tiles). */
+double default_tile_mb()
+{
+    size_t free_b = 0, total = 0;
+    double mb = 8192.0;
+    if (cudaMemGetInfo(&free_b, &total) == cudaSuccess && free_b / 4 < (size_t)8192 << 20)
+        mb = (double)(free_b / 4) / 1048576.0;
+    return mb < 256.0 ? 256.0 : mb;
+}
+
 layout plan(int nm, int64_t m, int64_t n, int64_t k)
 {
     layout L;
     L.kp = up(k, 32), L.m4 = up(m, 4), L.n4 = up(n, 4);
     const char *env = getenv("DD_OZAKI2_TILE_MB");
-    double mb = env && atof(env) > 0 ? atof(env) : 2048.0;
+    double mb = env && atof(env) > 0 ? atof(env) : default_tile_mb();
     int64_t rows = (int64_t)(mb * 1048576.0 / (4.0 * nm * (double)L.n4));
     L.mt = rows < 4 ? 4 : rows / 4 * 4;
     L.mt = L.mt > L.m4 ? L.m4 : L.mt;
@@ -142,8 +155,12 @@ int launch_crt(int pi, int rows, int n, const int32_t *c32, int64_t cs, int n4, 
                const int *sb, int beta, double *C, int64_t ldc, const oz2::status *st, int sms,
                cudaStream_t s)
 {
-    int64_t blocks = ((int64_t)rows * n + 255) / 256;
-    int grid = (int)(blocks < 16LL * sms ? blocks : 16LL * sms);
+    /* columns in blocks of 256 along x; rows along y, enough of them to
+     * give every SM 16 blocks, at most 65535 */
+    int64_t xb = ((int64_t)n + 255) / 256, want = (16LL * sms + xb - 1) / xb;
+    int yb = (int)(want < rows ? want : rows);
+    yb = yb < 1 ? 1 : yb > 65535 ? 65535 : yb;
+    dim3 grid((unsigned)xb, (unsigned)yb);
     oz2::crt<N><<<grid, 256, 0, s>>>(pi, rows, n, c32, cs, n4, sa, sb, beta, C, ldc, st);
     return (int)cudaGetLastError();
 }

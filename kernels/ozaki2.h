@@ -41,7 +41,9 @@
 
 #define OZ2_MIN_MODULI 8
 #define OZ2_MAX_MODULI 20
-/* Pairwise coprime, largest first: 2^8, 3·5·17, 11·23, 251, 13·19, then primes. */
+/* Pairwise coprime, largest first: 2^8, 3·5·17, 11·23, 251, 13·19, then
+ * primes.  Every modulus after the first is odd (oz2_symmodf_odd relies on
+ * it for Garner's steps). */
 #define OZ2_MODULI_INIT                                                                            \
     {256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 211, 199, 197, 193, 191, 181, 179, 173, \
      167}
@@ -185,17 +187,30 @@ OZ2_FN float oz2_symmodf(float x, float m, float rinv)
     return r;
 }
 
+/* oz2_symmodf for an odd m and an integer x with |x| < 2^16: one rounding
+ * and no corrections.  x/m is never within 1/(2m) of a half-integer (2x −
+ * (2k+1)m is odd), and x·rinv errs from x/m by under |x/m|·2^-23 <
+ * 2^-7/m (two roundings of 2^-24): rint gives the nearest quotient, so
+ * x − q·m (exact) is already the symmetric residue, |r| ≤ (m−1)/2.
+ * Garner's steps for digits i ≥ 1 (odd moduli: OZ2_MODULI_INIT) are this
+ * case; half of each step's instructions are the corrections it skips. */
+OZ2_FN float oz2_symmodf_odd(float x, float m, float rinv)
+{
+    return fmaf(-rintf(x * rinv), m, x);
+}
+
 /* Garner + Horner: the integer X with |X| < M/2 and X ≡ c_i (mod m_i), as
  * a double, from the symmetric residues c[0..n-1] (FP32 integers).  Digit
- * i: t = c_i, then t = (t - v_j)·m_j^-1 mod m_i for j < i (|t - v_j| ≤ 257,
- * times an inverse < 256: exact in FP32). */
+ * i: t = c_i, then t = (t - v_j)·m_j^-1 mod m_i for j < i (|t - v_j| ≤ 256,
+ * times an inverse < 255: below 2^16, exact in FP32; m_i odd for i ≥ 1:
+ * oz2_symmodf_odd). */
 OZ2_FN double oz2_garner(const oz2_params *p, const float *c)
 {
     float v[OZ2_MAX_MODULI] = {0};
     for (int i = 0; i < p->n; ++i) {
         float t = c[i];
         for (int j = 0; j < i; ++j)
-            t = oz2_symmodf((t - v[j]) * p->inv[j][i], p->mf[i], p->rinvf[i]);
+            t = oz2_symmodf_odd((t - v[j]) * p->inv[j][i], p->mf[i], p->rinvf[i]);
         v[i] = t;
     }
     double x = v[p->n - 1];

@@ -195,7 +195,9 @@ __global__ void __launch_bounds__(256) slice_cols(int pi, int n, int k, int kp, 
 
 /* rows×n entries of C from the N INT32 products (product q at
  * c32 + q·cstride, ld n4): symmetric residues, Garner, Horner, unscale,
- * beta.  Nothing when the range check flagged this multiply. */
+ * beta.  Nothing when the range check flagged this multiply.  Columns
+ * along x, rows along y (striding by gridDim.y): no 64-bit division per
+ * entry. */
 template <int N>
 __global__ void __launch_bounds__(256) crt(int pi, int rows, int n, const int32_t *c32,
                                            int64_t cstride, int n4, const int *sa, const int *sb,
@@ -205,25 +207,26 @@ __global__ void __launch_bounds__(256) crt(int pi, int rows, int n, const int32_
         return;
     (void)pi;
     const oz2_params &p = c_par[N - OZ2_MIN_MODULI]; /* compile-time: constant-bank operands */
-    const int64_t total = (int64_t)rows * n;
-    for (int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; idx < total;
-         idx += (int64_t)gridDim.x * blockDim.x) {
-        const int r = (int)(idx / n), c = (int)(idx % n);
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n)
+        return;
+    const int sbc = sb[c];
+    for (int r = blockIdx.y; r < rows; r += gridDim.y) {
         const int32_t *src = c32 + (int64_t)r * n4 + c;
         float v[N];
 #pragma unroll
         for (int i = 0; i < N; ++i) {
             float t = (float)oz2_symmod((double)src[i * cstride], p.m[i], p.rinv[i]);
 #pragma unroll
-            for (int j = 0; j < i; ++j)
-                t = oz2_symmodf((t - v[j]) * p.inv[j][i], p.mf[i], p.rinvf[i]);
+            for (int j = 0; j < i; ++j) /* m_i odd for i >= 1 (ozaki2.h) */
+                t = oz2_symmodf_odd((t - v[j]) * p.inv[j][i], p.mf[i], p.rinvf[i]);
             v[i] = t;
         }
         double x = v[N - 1];
 #pragma unroll
         for (int i = N - 2; i >= 0; --i)
             x = fma(p.m[i], x, (double)v[i]);
-        x = ldexp(x, -(sa[r] + sb[c]));
+        x = ldexp(x, -(sa[r] + sbc));
         double *dst = C + (int64_t)r * ldc + c;
         *dst = beta ? *dst + x : x;
     }
