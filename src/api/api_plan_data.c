@@ -20,14 +20,22 @@ static int ready(dd_plan *p, dd_err *err)
                         : dd_fail(err, DD_EUSAGE, "the plan is not allocated (dd_plan_allocate)");
 }
 
+/* A public entry's start on a plan (not NULL): its message cleared, and
+ * whether it is allocated (not agreed). */
+static int enter(dd_plan *p, dd_err **err)
+{
+    *err = plan_err(p);
+    return ready(p, *err);
+}
+
 dd_status dd_plan_generate(dd_plan *p, dd_operand which, uint64_t seed, int trans)
 {
     if (!p)
         return DD_ERROR_USAGE;
-    dd_err *err = plan_err(p);
+    dd_err *err;
+    int rc = enter(p, &err);
     dd_context *ctx = p->ctx;
     dd_engine *e = &ctx->eng;
-    int rc = ready(p, err);
     if (!rc && ((int)which < 0 || (int)which > 2 || (which == DD_OPERAND_C && trans)))
         rc = dd_fail(err, DD_EUSAGE, "operand %d (trans %d): A or B, or C untransposed", (int)which,
                      trans);
@@ -83,10 +91,10 @@ dd_status dd_plan_prepare(dd_plan *p, double alpha, double beta, int check)
 {
     if (!p)
         return DD_ERROR_USAGE;
-    dd_err *err = plan_err(p);
+    dd_err *err;
+    int rc = enter(p, &err);
     dd_context *ctx = p->ctx;
     dd_engine *e = &ctx->eng;
-    int rc = ready(p, err);
     if (!rc && (!isfinite(alpha) || !isfinite(beta)))
         rc = dd_fail(err, DD_EUSAGE, "alpha %g, beta %g: must be finite", alpha, beta);
     if (!rc && p->read_c == (beta == 0))
@@ -174,9 +182,9 @@ static dd_status timed(dd_plan *p, int streamed, dd_plan_times *times)
 {
     if (!p)
         return DD_ERROR_USAGE;
-    dd_err *err = plan_err(p);
+    dd_err *err;
     double sec = 0, gemm = 0, slowest = 0;
-    int rc = ready(p, err);
+    int rc = enter(p, &err);
     if (!rc && streamed && !p->host_pass)
         rc = dd_fail(err, DD_EUNSUP,
                      "a host pass needs a GPU backend and a plan made with params.host_pass");
@@ -217,12 +225,12 @@ dd_status dd_plan_check(dd_plan *p, dd_check_result *res)
 {
     if (!p || !res)
         return DD_ERROR_USAGE;
-    dd_err *err = plan_err(p);
+    dd_err *err;
+    int rc = enter(p, &err);
     dd_context *ctx = p->ctx;
     res->residual = NAN;
     res->passed = 0;
     res->why_not = NULL;
-    int rc = ready(p, err);
     if (!rc && (!p->checkable || p->npass == 0))
         rc = dd_fail(err, DD_EUSAGE,
                      "nothing to check: prepare with check set, then multiply, before "
