@@ -98,7 +98,7 @@ static int alloc_blocks(gemm_call *g, dd_err *err)
     dd_engine *e = &ctx->eng;
     summa_init(s, e, &ctx->comm, ctx->g, g->t, g->M, g->N, g->K, ctx->panel, ctx->lookahead,
                g->beta != 0);
-    int overflow = 0, rc = DD_OK;
+    int overflow = 0, rc = g->cyclic ? api_cyclic_shape(g, err) : DD_OK;
     summa_work_bytes(s, NULL, &overflow);
     if (overflow)
         rc = dd_fail(err, DD_EUSAGE,
@@ -124,6 +124,9 @@ static void free_blocks(gemm_call *g)
     dd_summa *s = &g->s;
     free(s->panels);
     s->panels = NULL;
+    free(g->cyc_panels);
+    g->cyc_panels = NULL;
+    s->fixed = NULL;
     s->A = s->B = s->C = NULL;
     check_cterm_free(&g->cin);
 }
@@ -348,6 +351,7 @@ static int run_call(gemm_call *g, dd_err *err)
         g->device = 0;
     if (staged && (rc = api_device_stage(g, &st, err)))
         return api_device_unstage(g, &st, rc, err);
+    g->cyclic = api_cyclic_fits(g);
     if (!(rc = alloc_blocks(g, err)) && (api_tick(g, API_T_ALLOC), 1) && !(rc = load(g, err)) &&
         !(rc = multiply(g, err)))
         rc = finish(g, err);

@@ -76,6 +76,8 @@ typedef struct {
     int device;  /* dd_gemm_device: the arrays are in work (device) memory */
     int bad_arg; /* PBLAS's number of a bad argument (dgemm_dist.h), 0 if none */
     int check;
+    int cyclic;           /* api_cyclic.c: the local arrays are the SUMMA blocks */
+    dd_panel *cyc_panels; /* ... and its panel list */
     dd_summa s;
     check_cterm cin;
     double sec, gemm;    /* this rank's multiply phase and local multiplies */
@@ -143,6 +145,13 @@ typedef struct {
 } api_dstage;
 int api_device_stage(gemm_call *g, api_dstage *st, dd_err *err);
 int api_device_unstage(gemm_call *g, api_dstage *st, int rc, dd_err *err);
+
+/* api_cyclic.c: whether the operands' block-cyclic local arrays serve as
+ * SUMMA's blocks as they are (after api_check_operands; the same on every
+ * rank), and then the blocks' sizes and the panel list into g->s (after
+ * summa_init; local, allocation only).  The lines move in api_stage.c. */
+int api_cyclic_fits(const gemm_call *g);
+int api_cyclic_shape(gemm_call *g, dd_err *err);
 
 /* api_stage.c: a host operand into its work block (k: 0 A, 1 B, 2 C), and
  * C's work block back to the caller's host array.  Agreed. */

@@ -193,8 +193,9 @@ int api_load_host(gemm_call *g, int k, void *W, int64_t rows, int64_t cols, dd_e
     const api_operand *o = k == 0 ? &g->a : k == 1 ? &g->b : &g->c;
     const char *base;
     int64_t rs, cs;
-    if (o->direct) {
-        lines_t L = lines_of(g, W, rows, cols, 0, o->p, o->ld);
+    if (o->direct || g->cyclic) { /* rows of the block, or columns of the local array */
+        lines_t L = g->cyclic ? lines_of(g, W, rows, cols, 1, o->p, o->lay.cs)
+                              : lines_of(g, W, rows, cols, 0, o->p, o->ld);
         return dd_agree(ctx->world, ring_up(&L, err), err);
     }
     if (local_view(g, o, &base, &rs, &cs)) {
@@ -227,6 +228,10 @@ int api_store_host(gemm_call *g, dd_err *err)
     const api_operand *o = &g->c;
     const char *base;
     int64_t rs, cs;
+    if (g->cyclic) { /* sub(C)'s rows of each local column */
+        lines_t L = lines_of(g, s->C, s->Mp, s->Nq, 1, o->p, o->lay.cs);
+        return dd_agree(ctx->world, ring_down(&L, err), err);
+    }
     if (o->direct || local_view(g, o, &base, &rs, &cs)) {
         int bycol = !o->direct && cs != 1;
         lines_t L = o->direct ? lines_of(g, s->C, s->Mp, s->Nq, 0, o->p, o->ld)

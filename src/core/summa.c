@@ -41,6 +41,8 @@ static int64_t max_width(const dd_summa *s)
 
 int64_t summa_panel_count(const dd_summa *s)
 {
+    if (s->fixed)
+        return s->nfixed;
     return grid_panels(s->K, s->g.P, s->g.Q, s->nb, NULL);
 }
 
@@ -74,7 +76,10 @@ int summa_plan_panels(dd_summa *s, dd_err *err)
     s->panels = malloc((size_t)(s->npanels ? s->npanels : 1) * sizeof *s->panels);
     if (!s->panels)
         return dd_fail(err, DD_ENOMEM, "out of host memory for %lld panels", (long long)s->npanels);
-    grid_panels(s->K, s->g.P, s->g.Q, s->nb, s->panels);
+    if (s->fixed)
+        memcpy(s->panels, s->fixed, (size_t)s->npanels * sizeof *s->panels);
+    else
+        grid_panels(s->K, s->g.P, s->g.Q, s->nb, s->panels);
     return DD_OK;
 }
 

@@ -30,6 +30,11 @@ typedef struct {
     const void *hA, *hB;
     dd_panel *panels;
     int64_t npanels;
+    /* A panel list given by the caller (NULL: grid_panels' of the 2-D block
+     * layout): K distributed otherwise (block-cyclic, api_cyclic.c); Mp, Nq,
+     * Kq, Kp and nb (the widest panel) are then the caller's too. */
+    const dd_panel *fixed;
+    int64_t nfixed;
     /* Called after each panel's multiply is issued (NULL: not called). */
     void (*on_panel)(void *arg, int64_t done, int64_t total);
     void *on_panel_arg;

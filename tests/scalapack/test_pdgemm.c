@@ -277,6 +277,35 @@ static void grid_cases(int ctxt, char order, dd_context *world_ctx, int quick, i
             c.single = n % 7 == 3;
             run_case(&c, ctxt, order, world_ctx);
         }
+    /* Operands laid out as SUMMA needs them (no transposes, offsets 1, A's
+     * rows dealt as C's, B's columns as C's): the library multiplies on the
+     * local arrays without a redistribution (src/api/api_cyclic.c); K cut
+     * alike for A and B, and not. */
+    static const int kb[][2] = {{7, 7}, {64, 7}, {1, 64}};
+    for (int i = 0; i < 3; i++) {
+        pcase c = {.ta = 'N',
+                   .tb = 'N',
+                   .m = 70 + i,
+                   .n = 41,
+                   .k = 130 - i,
+                   .ia = 1,
+                   .ja = 1,
+                   .ib = 1,
+                   .jb = 1,
+                   .ic = 1,
+                   .jc = 1,
+                   .alpha = 1.5,
+                   .beta = i == 1 ? 0 : -1,
+                   .mbA = 7,
+                   .nbA = kb[i][0],
+                   .mbB = kb[i][1],
+                   .nbB = 5,
+                   .mbC = 7,
+                   .nbC = 5,
+                   .src = 0,
+                   .single = i == 2};
+        run_case(&c, ctxt, order, world_ctx);
+    }
 }
 
 /* Bad arguments: the PBLAS number through PXERBLA, C untouched, no crash. */
