@@ -317,13 +317,14 @@ typedef enum { DD_OPERAND_A = 0, DD_OPERAND_B = 1, DD_OPERAND_C = 2 } dd_operand
 typedef struct dd_plan dd_plan;
 
 typedef struct {
-    int type;        /* DD_FLOAT64 or DD_FLOAT32 */
-    int64_t M, N, K; /* op(A) M×K, op(B) K×N, C M×N; each >= 0 */
-    int read_c;      /* 1: C's input will be loaded (beta ≠ 0): the multiply adds to it */
-    int passes;      /* multiplies that each start from the same beta·C_in (>= 1): with
-                      * read_c and passes > 1, a copy of beta·C_in is kept in work memory */
-    int transposed;  /* 1: some stream will have trans set (room to turn its bands) */
-    int host_pass;   /* 1: dd_plan_host_pass will be called (host copies of the blocks) */
+    int type;            /* DD_FLOAT64 or DD_FLOAT32 */
+    int64_t M, N, K;     /* op(A) M×K, op(B) K×N, C M×N; each >= 0 */
+    int read_c;          /* 1: C's input will be loaded (beta ≠ 0): the multiply adds to it */
+    int passes;          /* multiplies that each start from the same beta·C_in (>= 1): with
+                          * read_c and passes > 1, a copy of beta·C_in is kept in work memory */
+    int transposed;      /* 1: some stream will have trans set (room to turn its bands) */
+    int host_pass;       /* 1: dd_plan_host_pass will be called (host copies of the blocks) */
+    uint64_t check_seed; /* the check's random vector (0: a fixed default) */
 } dd_plan_params;
 
 /* Sizes and settings; the memory each rank needs is checked against what
@@ -331,7 +332,7 @@ typedef struct {
  * problem too large says which setting to change.  Nothing is allocated:
  * a dry run ends after dd_plan_get_info.  With tune set in the context's
  * options, a grid of 0×0 may be re-formed here (dd_context_grid says which
- * grid is in use). */
+ * grid is in use), and stays so when the plan is then refused. */
 dd_status dd_plan_create(dd_context *ctx, const dd_plan_params *params, dd_plan **plan);
 
 typedef struct {
@@ -345,7 +346,7 @@ typedef struct {
     int64_t row0[3], rows[3], col0[3], cols[3];
     const char *backend;        /* "cuda", "cpu" */
     const char *backend_why;    /* why that backend (auto's choice) */
-    const char *comm;           /* the comm backend; "" before dd_plan_allocate */
+    const char *comm;           /* the comm backend open on the context; "" when none yet */
     const char *comm_detail;    /* its transport, where it says ("" otherwise) */
     const char *kernel;         /* the local-multiply kernel */
     const char *device;         /* "NVIDIA H200", "CPU (OpenBLAS ..., 2 threads)" */
@@ -380,9 +381,8 @@ dd_status dd_plan_allocate(dd_plan *plan);
  * contiguous; drain (dd_plan_store) takes them from band.  Every rank gets
  * the same number of calls, some with h = 0, so a stream may do
  * collective I/O in them; after a failure the remaining calls are still
- * made.  Return DD_SUCCESS, or a status with one sentence in msg (len
- * bytes): dd_plan_load and dd_plan_store return it (agreed) with that
- * message. */
+ * made.  trans must be the same on every rank.  Return DD_SUCCESS, or a status with one sentence in
+ * msg (len bytes): dd_plan_load and dd_plan_store return it (agreed) with that message. */
 typedef struct dd_stream dd_stream;
 struct dd_stream {
     dd_status (*fill)(const dd_stream *s, void *band, int64_t r, int64_t h, char *msg, size_t len);
@@ -405,8 +405,11 @@ dd_status dd_plan_store(dd_plan *plan, dd_operand which, const dd_stream *dst);
 dd_status dd_plan_generate(dd_plan *plan, dd_operand which, uint64_t seed, int trans);
 
 /* After the loads: A ← alpha·A (alpha = 0: A and B zeroed, as they were
- * not read), C ← beta·C_in when the plan reads C; with check, beta·C_in's
- * part of the check is taken now; the copy for later passes is made. */
+ * not read), C ← beta·C_in when the plan reads C, in place and once (a
+ * load or generate after it asks for it again; calling it twice applies
+ * the scalars twice); with check, beta·C_in's part of the check is taken
+ * now; the copy for later passes is made.  alpha, beta and check must be
+ * the same on every rank. */
 dd_status dd_plan_prepare(dd_plan *plan, double alpha, double beta, int check);
 
 /* One multiply's times. */
@@ -460,7 +463,8 @@ dd_status dd_plan_set_progress(dd_plan *plan, void (*fn)(void *arg, int64_t done
 dd_status dd_plan_telemetry_start(dd_plan *plan);
 dd_status dd_plan_telemetry_stop(dd_plan *plan, dd_telemetry *t);
 
-/* Collective; NULL is ignored.  The context stays open. */
+/* NULL is ignored.  The context stays open.  Local: it frees this rank's
+ * memory only, so ranks may call it at different times. */
 void dd_plan_destroy(dd_plan *plan);
 
 /* For programs that own their process: after the last dd_context_destroy

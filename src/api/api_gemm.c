@@ -36,12 +36,12 @@ static int same_args(gemm_call *g, dd_err *err)
         return rc;
     for (int i = 0; i < n; i++)
         if (memcmp(&mine[i], &r0[i], sizeof(double)) && !(isnan(mine[i]) && isnan(r0[i])))
-            return dd_fail(err, DD_EUSAGE,
-                           "rank %d: M, N, K, alpha, beta, transa, transb%s must be the same on "
-                           "every rank (M=%lld N=%lld K=%lld here, M=%.0f N=%.0f K=%.0f on rank 0)",
-                           g->ctx->rank,
-                           g->desc ? ", the offsets and descriptors' global fields" : "",
-                           (long long)g->M, (long long)g->N, (long long)g->K, r0[0], r0[1], r0[2]);
+            return dd_fail(
+                err, DD_EUSAGE,
+                "rank %d: M, N, K, alpha, beta, transa, transb, info->check%s must be the same on "
+                "every rank (M=%lld N=%lld K=%lld here, M=%.0f N=%.0f K=%.0f on rank 0)",
+                g->ctx->rank, g->desc ? ", the offsets and descriptors' global fields" : "",
+                (long long)g->M, (long long)g->N, (long long)g->K, r0[0], r0[1], r0[2]);
     return DD_OK;
 }
 

@@ -90,7 +90,7 @@ typedef struct {
 int api_check_operands(gemm_call *g, dd_err *err);
 /* The numbers every rank must pass alike (sizes, scalars, offsets,
  * descriptors' global fields) into v (at most API_GLOBALS); returns how many. */
-enum { API_GLOBALS = 48 };
+enum { API_GLOBALS = 64 };
 int api_globals(const gemm_call *g, double *v);
 /* The work layout (2-D block, row-major, contiguous) of op(A) (0), op(B)
  * (1) or C (2) on the context's grid. */

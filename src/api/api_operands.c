@@ -70,11 +70,15 @@ static int is_trans(char t)
     return t == 'T' || t == 't' || t == 'C' || t == 'c';
 }
 
+/* 10 numbers of the call, then 3 for each operand and 10 for its descriptor */
+_Static_assert(10 + 3 * (3 + 10) <= API_GLOBALS, "api_globals' numbers must fit API_GLOBALS");
+
 int api_globals(const gemm_call *g, double *v)
 {
     int n = 0;
-    double head[] = {(double)g->M,  (double)g->N,  (double)g->K,    g->alpha,         g->beta,
-                     (double)g->ta, (double)g->tb, (double)g->desc, (double)g->device};
+    double head[] = {(double)g->M,      (double)g->N,    (double)g->K,  g->alpha,
+                     g->beta,           (double)g->ta,   (double)g->tb, (double)g->desc,
+                     (double)g->device, (double)g->check};
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
         v[n++] = head[i];
     const api_operand *ops[3] = {&g->a, &g->b, &g->c};

@@ -52,17 +52,18 @@ void *plan_block(const dd_plan *p, int which, int64_t *rows, int64_t *cols)
 /* The same sizes on every rank (rank 0's against mine); local checks. */
 static int check_params(dd_context *ctx, const dd_plan_params *pp, dd_err *err)
 {
-    long long mine[8] = {pp->type,   pp->M,      pp->N,          pp->K,
-                         pp->read_c, pp->passes, pp->transposed, pp->host_pass},
-              r0[8];
+    long long mine[9] = {pp->type,       pp->M,         pp->N,
+                         pp->K,          pp->read_c,    pp->passes,
+                         pp->transposed, pp->host_pass, (long long)pp->check_seed},
+              r0[9];
     memcpy(r0, mine, sizeof r0);
-    int rc = dd_mpi_check(MPI_Bcast(r0, 8, MPI_LONG_LONG, 0, ctx->world), "MPI_Bcast", err);
+    int rc = dd_mpi_check(MPI_Bcast(r0, 9, MPI_LONG_LONG, 0, ctx->world), "MPI_Bcast", err);
     if (rc)
         return rc;
     if (memcmp(mine, r0, sizeof r0))
         return dd_fail(err, DD_EUSAGE,
-                       "rank %d: the plan's type, M, N, K and flags must be the same on every "
-                       "rank (M=%lld N=%lld K=%lld here, M=%lld N=%lld K=%lld on rank 0)",
+                       "rank %d: the plan's type, M, N, K, flags and seed must be the same on "
+                       "every rank (M=%lld N=%lld K=%lld here, M=%lld N=%lld K=%lld on rank 0)",
                        ctx->rank, mine[1], mine[2], mine[3], r0[1], r0[2], r0[3]);
     if (ctx->plan)
         return dd_fail(err, DD_EUSAGE, "the context has a plan already: destroy it first");
@@ -113,7 +114,7 @@ static int gpu_memory_fits(dd_plan *p, dd_err *err)
     return dd_fail(err, DD_EUSAGE,
                    "rank %d needs %.2f GiB of GPU memory (blocks %.2f GiB + panel buffers "
                    "%.2f GiB + %.2f GiB reserve) but %s has %.2f GiB free: use more ranks "
-                   "(GPUs), a smaller panel (--panel) or lookahead (--lookahead)",
+                   "(GPUs), a smaller panel or lookahead",
                    p->ctx->rank, (double)(work + margin) / (1 << 30),
                    (double)(work - p->slot_bytes) / (1 << 30), (double)p->slot_bytes / (1 << 30),
                    (double)margin / (1 << 30), e->info.device,
@@ -199,6 +200,7 @@ dd_status dd_plan_create(dd_context *ctx, const dd_plan_params *pp, dd_plan **ou
     p->passes = pp->passes;
     p->transposed = pp->transposed != 0;
     p->host_pass = pp->host_pass != 0 && !ctx->eng.ops->work_is_host;
+    p->check_seed = pp->check_seed ? pp->check_seed : 0x5eedULL;
     p->alpha = 1;
     if (p->t != ctx->type)
         rc = api_retype(ctx, p->t, err);
@@ -288,9 +290,10 @@ dd_status dd_plan_allocate(dd_plan *p)
         return DD_ERROR_USAGE;
     dd_err *err = plan_err(p);
     dd_context *ctx = p->ctx;
-    if (p->allocated)
-        return api_status(
-            dd_agree(ctx->world, dd_fail(err, DD_EUSAGE, "the plan is allocated already"), err));
+    if (p->owns)
+        return api_status(dd_agree(
+            ctx->world, dd_fail(err, DD_EUSAGE, "dd_plan_allocate was called on this plan already"),
+            err));
     double t0 = dd_now();
     int rc = api_comm_ready(ctx, p->s.lookahead + 1, err);
     double t1 = dd_now();
@@ -298,7 +301,7 @@ dd_status dd_plan_allocate(dd_plan *p)
         rc = dd_agree(ctx->world, alloc_memory(p, err), err);
     if (!rc)
         rc = plan_ring_open(p, err);
-    p->allocated = 1; /* what was allocated is freed by dd_plan_destroy */
+    p->owns = 1; /* what was allocated is freed by dd_plan_destroy */
     double t2 = dd_now();
     if (!rc) {
         rc = summa_warm(&p->s, err);
@@ -307,6 +310,7 @@ dd_status dd_plan_allocate(dd_plan *p)
         rc = dd_agree(ctx->world, rc, err);
         ctx->warmed = rc == DD_OK;
     }
+    p->allocated = rc == DD_OK;
     p->alloc_sec[0] = t1 - t0;
     p->alloc_sec[1] = t2 - t1;
     p->alloc_sec[2] = dd_now() - t2;
@@ -322,7 +326,8 @@ static int sub_block(dd_plan *p, dd_operand which, int64_t i, int64_t j, int64_t
         return dd_fail(err, DD_EUSAGE, "no such block (operand %d, or the plan not allocated)",
                        (int)which);
     char *b = plan_block(p, which, &R, &C);
-    if (i < 0 || j < 0 || rows < 0 || cols < 0 || i + rows > R || j + cols > C || ld < cols)
+    if (i < 0 || j < 0 || rows < 0 || cols < 0 || i > R || j > C || rows > R - i || cols > C - j ||
+        ld < cols)
         return dd_fail(err, DD_EUSAGE,
                        "%lldx%lld at (%lld, %lld) with ld %lld is not inside the %lldx%lld block",
                        (long long)rows, (long long)cols, (long long)i, (long long)j, (long long)ld,
@@ -405,7 +410,7 @@ void dd_plan_destroy(dd_plan *p)
         return;
     dd_engine *e = &p->ctx->eng;
     dd_summa *s = &p->s;
-    if (p->allocated && p->ctx->eng_open) {
+    if (p->owns && p->ctx->eng_open) {
         if (s->panels || s->slotA[0] || s->slotB[0])
             summa_teardown(s);
         plan_ring_close(p);

@@ -22,7 +22,10 @@ struct dd_plan {
     void *tscratch; /* host scratch turning transposed bands (CPU) */
     check_cterm cin;
     double alpha, beta;
-    int prepared, checkable, npass, allocated;
+    int prepared, checkable, npass;
+    int allocated; /* dd_plan_allocate succeeded: the blocks are usable */
+    int owns;      /* dd_plan_allocate ran: dd_plan_destroy frees what it got */
+    uint64_t check_seed;
     size_t work_bytes, slot_bytes;
     double alloc_sec[3];
 };

@@ -11,9 +11,6 @@
 #include "rng.h"
 #include "timer.h"
 
-/* The check's random vector: the same on every rank and every run. */
-#define PLAN_CHECK_SEED 0x5eedULL
-
 static int ready(dd_plan *p, dd_err *err)
 {
     return p->allocated ? DD_OK
@@ -54,8 +51,7 @@ dd_status dd_plan_generate(dd_plan *p, dd_operand which, uint64_t seed, int tran
     else
         rc = e->ops->fill_random(e, p->t, s->C, seed, RNG_TAG_C, rm.start, s->Mp, rn.start, s->Nq,
                                  p->N, 0, err);
-    if (which == DD_OPERAND_C)
-        p->prepared = 0;
+    p->prepared = 0; /* new data: alpha and beta are not applied to it yet */
     return api_status(dd_agree(ctx->world, rc, err));
 }
 
@@ -87,6 +83,20 @@ static int keep_host_copies(dd_plan *p, dd_err *err)
     return rc;
 }
 
+/* alpha, beta and check alike on every rank (rank 0's against mine). */
+static int same_scalars(dd_context *ctx, double alpha, double beta, int check, dd_err *err)
+{
+    double mine[3] = {alpha, beta, check != 0}, r0[3];
+    memcpy(r0, mine, sizeof r0);
+    int rc = dd_mpi_check(MPI_Bcast(r0, 3, MPI_DOUBLE, 0, ctx->world), "MPI_Bcast", err);
+    if (!rc && memcmp(mine, r0, sizeof mine))
+        rc = dd_fail(err, DD_EUSAGE,
+                     "rank %d: alpha, beta and check must be the same on every rank (%g, %g, %d "
+                     "here, %g, %g, %d on rank 0)",
+                     ctx->rank, alpha, beta, check != 0, r0[0], r0[1], (int)r0[2]);
+    return rc;
+}
+
 dd_status dd_plan_prepare(dd_plan *p, double alpha, double beta, int check)
 {
     if (!p)
@@ -102,6 +112,8 @@ dd_status dd_plan_prepare(dd_plan *p, double alpha, double beta, int check)
                      "beta %g on a plan made with read_c %d: C's input is read exactly when "
                      "beta is not 0",
                      beta, p->read_c);
+    if (!rc)
+        rc = same_scalars(ctx, alpha, beta, check, err);
     if ((rc = dd_agree(ctx->world, rc, err)))
         return api_status(rc);
     p->alpha = alpha;
@@ -110,8 +122,8 @@ dd_status dd_plan_prepare(dd_plan *p, double alpha, double beta, int check)
     check_cterm_free(&p->cin);
     rc = dd_agree(ctx->world, apply_scalars(p, err), err);
     if (!rc && p->read_c && check)
-        rc = check_c_input(ctx->world, &ctx->g, e, p->t, p->M, p->N, p->s.C, PLAN_CHECK_SEED,
-                           &p->cin, err);
+        rc = check_c_input(ctx->world, &ctx->g, e, p->t, p->M, p->N, p->s.C, p->check_seed, &p->cin,
+                           err);
     if (!rc && p->C0)
         rc = e->ops->copy(e, p->C0, p->s.C, (size_t)(p->s.Mp * p->s.Nq) * dd_elsize(p->t), err);
     if (!rc)
@@ -162,7 +174,10 @@ static int multiply(dd_plan *p, int streamed, double *sec, double *gemm, dd_err 
         return rc;
     if (p->t != ctx->type && (rc = api_retype(ctx, p->t, err))) /* a dd_sgemm in between */
         return rc;
-    rc = dd_mpi_check(MPI_Barrier(ctx->world), "MPI_Barrier before a multiply", err);
+    rc = dd_agree(ctx->world,
+                  dd_mpi_check(MPI_Barrier(ctx->world), "MPI_Barrier before a multiply", err), err);
+    if (rc)
+        return rc;
     double t0 = dd_now();
     if (!rc)
         rc = p->alpha == 0 ? no_multiply(p, sec, gemm, err)
@@ -188,6 +203,8 @@ static dd_status timed(dd_plan *p, int streamed, dd_plan_times *times)
     if (!rc && streamed && !p->host_pass)
         rc = dd_fail(err, DD_EUNSUP,
                      "a host pass needs a GPU backend and a plan made with params.host_pass");
+    if (!rc && !p->prepared)
+        rc = dd_fail(err, DD_EUSAGE, "the plan is not prepared (dd_plan_prepare)");
     if ((rc = dd_agree(p->ctx->world, rc, err)))
         return api_status(rc);
     if (streamed) { /* zeroed: a slice the streamed upload missed makes C wrong */
@@ -238,6 +255,6 @@ dd_status dd_plan_check(dd_plan *p, dd_check_result *res)
     if ((rc = dd_agree(ctx->world, rc, err)))
         return api_status(rc);
     rc = check_product(ctx->world, ctx->row, &ctx->g, &ctx->eng, p->t, p->M, p->N, p->K, p->s.A,
-                       p->s.B, p->s.C, p->read_c ? &p->cin : NULL, PLAN_CHECK_SEED, res, err);
+                       p->s.B, p->s.C, p->read_c ? &p->cin : NULL, p->check_seed, res, err);
     return api_status(rc);
 }

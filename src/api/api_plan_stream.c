@@ -144,6 +144,10 @@ static int stream_in(dd_plan *p, const dd_stream *src, int64_t rows, int64_t col
         int rci = call(src, slot, r, h, 1, err);
         if (!rc)
             rc = rci;
+        if (rc && !host) { /* nothing goes up any more: let what is in flight land */
+            dd_err ignored = {{0}};
+            e->ops->wait_copies(e, &ignored);
+        }
         if (!rc && !host)
             rc = e->ops->wait_copies(e, err); /* band i-1 is up: its slot is free next */
         if (!rc)                              /* on the host: turned into the block's columns now */
@@ -176,6 +180,10 @@ static int stream_out(dd_plan *p, const dd_stream *dst, int64_t rows, int64_t co
             rc = band_down(e, slot, work, rows, cols, tr, r, h, es, err);
         if (!rc && !host)
             rc = e->ops->wait_copies(e, err); /* band i is down */
+        else if (!host) { /* nothing more comes down: let what is in flight land */
+            dd_err ignored = {{0}};
+            e->ops->wait_copies(e, &ignored);
+        }
         if (!rc && !host && i + 1 < count) {
             int64_t r1, h1;
             band(i + 1, per, n, &r1, &h1);
@@ -209,8 +217,13 @@ static dd_status move(dd_plan *p, dd_operand which, const dd_stream *s, int in)
         return DD_ERROR_USAGE;
     dd_err *err = plan_err(p);
     MPI_Comm w = p->ctx->world;
-    int rc = dd_agree(w, stream_args(p, which, s, in, err), err);
-    if (rc)
+    int rc = stream_args(p, which, s, in, err);
+    int tr[2] = {s && s->trans, !(s && s->trans)}, most[2] = {0, 0};
+    int rc2 = dd_mpi_check(MPI_Allreduce(tr, most, 2, MPI_INT, MPI_MAX, w), "MPI_Allreduce", err);
+    rc = rc ? rc : rc2;
+    if (!rc && most[0] && most[1])
+        rc = dd_fail(err, DD_EUSAGE, "the stream's trans differs between ranks: it must be alike");
+    if ((rc = dd_agree(w, rc, err)))
         return api_status(rc);
     int64_t rows, cols;
     void *work = plan_block(p, which, &rows, &cols);
@@ -218,8 +231,8 @@ static dd_status move(dd_plan *p, dd_operand which, const dd_stream *s, int in)
         rc = stream_in(p, s, rows, cols, work, err);
     else
         rc = stream_out(p, s, rows, cols, work, err);
-    if (in && which == DD_OPERAND_C)
-        p->prepared = 0; /* a new C_in: the kept copy is stale until prepared */
+    if (in)
+        p->prepared = 0; /* new data: alpha and beta are not applied to it yet */
     return api_status(dd_agree(w, rc, err));
 }
 

@@ -135,7 +135,8 @@ static int make_plan(run_ctx *c, dd_err *err)
                          c->read_c,
                          o->warmup + o->repeat + (o->host_to_host && c->gpu),
                          c->tA || c->tB || c->tC,
-                         o->host_to_host && c->gpu};
+                         o->host_to_host && c->gpu,
+                         o->seed + 0x5eed}; /* the check's vector follows --seed, as before */
     int rc = run_api(c, dd_plan_create(c->ctx, &pp, &c->plan), err);
     if (!rc)
         dd_plan_get_info(c->plan, &c->pi);

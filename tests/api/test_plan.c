@@ -9,6 +9,7 @@
  * DD_TEST_BACKEND picks the backend (default cpu); cuda where no GPU
  * exists exits 77 (skipped). */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,7 +135,7 @@ static void one_type(dd_context *ctx, int f32)
                 s += At[k * M + i] * B[k * N + j];
             ref[i * N + j] = alpha * s + beta * C[i * N + j];
         }
-    dd_plan_params pp = {f32 ? DD_FLOAT32 : DD_FLOAT64, M, N, K, 1, 2, 1, 0};
+    dd_plan_params pp = {f32 ? DD_FLOAT32 : DD_FLOAT64, M, N, K, 1, 2, 1, 0, 0};
     dd_plan *plan = NULL, *second = NULL;
     dd_status st = dd_plan_create(ctx, &pp, &plan);
     CHECK(st == DD_SUCCESS, "dd_plan_create: %s", dd_context_last_error(ctx));
@@ -208,6 +209,23 @@ static void one_type(dd_context *ctx, int f32)
     }
     CHECK(dd_plan_read(plan, DD_OPERAND_C, in.rows[2], 0, 1, 1, &e, 1) == DD_ERROR_USAGE,
           "a read outside the block is refused");
+    CHECK(dd_plan_read(plan, DD_OPERAND_C, 1, 0, INT64_MAX, 1, &e, 1) == DD_ERROR_USAGE,
+          "a read whose end overflows is refused");
+    /* scalars that differ between ranks are refused everywhere, not hung on */
+    st = dd_plan_prepare(plan, g_rank == g_size - 1 ? 2.0 : alpha, beta, 1);
+    CHECK(g_size == 1 ? st == DD_SUCCESS : st == DD_ERROR_USAGE, "alpha differing: %d %s", st,
+          dd_context_last_error(ctx));
+    /* a host pass on the CPU is refused and leaves the data alone; a load
+     * after prepare asks for prepare again */
+    if (!strcmp(in.backend, "cpu"))
+        CHECK(dd_plan_host_pass(plan, NULL) == DD_ERROR_UNSUPPORTED, "host pass on the CPU");
+    CHECK(dd_plan_load(plan, DD_OPERAND_C, &sc) == DD_SUCCESS &&
+              dd_plan_multiply(plan, NULL) == DD_ERROR_USAGE,
+          "a multiply after a load without prepare is refused");
+    CHECK(dd_plan_prepare(plan, alpha, beta, 1) == DD_SUCCESS &&
+              dd_plan_multiply(plan, &t) == DD_SUCCESS && dd_plan_check(plan, &chk) == 0 &&
+              chk.passed,
+          "prepared again, the multiply passes: %s (%g)", dd_context_last_error(ctx), chk.residual);
     /* a stream that fails on the last rank: every rank gets its status and message */
     mem_stream bad = stream_of(&in, 1, B, N, f32, 0, &plain);
     bad.fail_rank = g_size - 1;
@@ -225,7 +243,7 @@ static void one_type(dd_context *ctx, int f32)
 /* Generated inputs (no C), one pass only, a transposed stream refused. */
 static void generated(dd_context *ctx)
 {
-    dd_plan_params pp = {DD_FLOAT64, M, N, K, 0, 1, 0, 0};
+    dd_plan_params pp = {DD_FLOAT64, M, N, K, 0, 1, 0, 0, 11};
     dd_plan *plan = NULL;
     CHECK(dd_plan_create(ctx, &pp, &plan) == DD_SUCCESS && dd_plan_allocate(plan) == DD_SUCCESS,
           "plan: %s", dd_context_last_error(ctx));
@@ -244,7 +262,7 @@ static void generated(dd_context *ctx)
           "a transposed stream on a plan without transposed is refused");
     dd_plan_destroy(plan);
     /* read_c with one pass: the second multiply has no beta·C_in to start from */
-    dd_plan_params p1 = {DD_FLOAT64, M, N, K, 1, 1, 0, 0};
+    dd_plan_params p1 = {DD_FLOAT64, M, N, K, 1, 1, 0, 0, 0};
     CHECK(dd_plan_create(ctx, &p1, &plan) == DD_SUCCESS && dd_plan_allocate(plan) == DD_SUCCESS &&
               dd_plan_generate(plan, DD_OPERAND_A, 1, 0) == 0 &&
               dd_plan_generate(plan, DD_OPERAND_B, 2, 0) == 0 &&

@@ -281,8 +281,8 @@ static void grid_cases(int ctxt, char order, dd_context *world_ctx, int quick, i
      * rows dealt as C's, B's columns as C's): the library multiplies on the
      * local arrays without a redistribution (src/api/api_cyclic.c); K cut
      * alike for A and B, and not. */
-    static const int kb[][2] = {{7, 7}, {64, 7}, {1, 64}};
-    for (int i = 0; i < 3; i++) {
+    static const int kb[][2] = {{7, 7}, {64, 7}, {1, 64}, {7, 64}};
+    for (int i = 0; i < 4; i++) {
         pcase c = {.ta = 'N',
                    .tb = 'N',
                    .m = 70 + i,
