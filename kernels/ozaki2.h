@@ -189,8 +189,9 @@ OZ2_FN float oz2_symmodf(float x, float m, float rinv)
 
 /* oz2_symmodf for an odd m and an integer x with |x| < 2^16: one rounding
  * and no corrections.  x/m is never within 1/(2m) of a half-integer (2x −
- * (2k+1)m is odd), and x·rinv errs from x/m by under |x/m|·2^-23 <
- * 2^-7/m (two roundings of 2^-24): rint gives the nearest quotient, so
+ * (2k+1)m is odd), and x·rinv errs from x/m by at most |x/m|·(2^-23 +
+ * 2^-48) < 2^-6/m (two roundings of 2^-24 each, |x| < 2^16), far below
+ * 1/(2m): rint gives the nearest quotient, so
  * x − q·m (exact) is already the symmetric residue, |r| ≤ (m−1)/2.
  * Garner's steps for digits i ≥ 1 (odd moduli: OZ2_MODULI_INIT) are this
  * case; half of each step's instructions are the corrections it skips. */
