@@ -45,9 +45,11 @@ foreach(n 1 2 4)
   list(APPEND _dd_api_runs api_example_find_package_${n}rank)
 endforeach()
 add_test(NAME api_example_static_2rank COMMAND bash ${_dd_api_sh} run ${_dd_api_work} 2 static)
+add_test(NAME api_example_plan_stream_3rank COMMAND bash ${_dd_api_sh} run ${_dd_api_work} 3 plan)
 add_test(NAME api_example_pkg_config_2rank
   COMMAND bash ${_dd_api_sh} pkgconfig ${PROJECT_SOURCE_DIR} ${_dd_api_work})
-list(APPEND _dd_api_runs api_example_static_2rank api_example_pkg_config_2rank)
+list(APPEND _dd_api_runs api_example_static_2rank api_example_plan_stream_3rank
+  api_example_pkg_config_2rank)
 # the plain ScaLAPACK program of examples/, relinked against the installed drop-in
 find_library(SCALAPACK_LIBRARY NAMES scalapack-openmpi scalapack)
 if(SCALAPACK_LIBRARY)

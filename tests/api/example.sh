@@ -2,7 +2,7 @@
 # tests/api/example.sh — the installed library as a client sees it.
 #   example.sh install BUILD_DIR SOURCE_DIR WORK   install into WORK/prefix,
 #                                                  build examples/ there with find_package
-#   example.sh run WORK RANKS [shared|static]      run block_gemm under mpirun
+#   example.sh run WORK RANKS [shared|static|plan] run block_gemm (or plan_stream) under mpirun
 #   example.sh pkgconfig SOURCE_DIR WORK           compile with pkg-config alone, run at 2 ranks
 #   example.sh relink WORK RANKS                   the plain ScaLAPACK program, linked against
 #                                                  ScaLAPACK, then relinked with the drop-in first:
@@ -32,6 +32,7 @@ run)
     work=$1 n=$2 kind=${3:-shared}
     exe=$work/ex/block_gemm
     [ "$kind" = static ] && exe=$work/ex/block_gemm_static
+    [ "$kind" = plan ] && exe=$work/ex/plan_stream
     out=$($DD_MPIRUN -n "$n" "$exe" 2>&1) || { echo "$out"; exit 1; }
     echo "$out"
     grep -qx PASSED <<<"$out"
