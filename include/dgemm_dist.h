@@ -306,8 +306,8 @@ dd_status dd_psgemm_device(dd_context *ctx, char transa, char transb, int64_t M,
  *   dd_plan_destroy
  * Every call taking a plan is collective over the context's communicator
  * and agreed (DD_ERROR_COMM excepted, as for dd_gemm), but dd_plan_get_info,
- * dd_plan_read, dd_plan_write, dd_plan_set_progress and the telemetry
- * calls, which are local.  A context holds at most one plan at a time;
+ * dd_plan_read, dd_plan_write, dd_plan_set_progress, the telemetry calls
+ * and dd_plan_destroy, which are local.  A context holds at most one plan at a time;
  * dd_context_destroy destroys it too (the plan pointer is then dead).
  * dd_gemm and friends may be called on a context that holds a plan: each
  * keeps its own work memory. */
