@@ -161,15 +161,13 @@ static int no_multiply(dd_plan *p, double *sec, double *gemm, dd_err *err)
                                  (size_t)(p->s.Mp * p->s.Nq) * dd_elsize(p->t), err);
 }
 
-/* One multiply (streamed from the host copies with `streamed`), agreed; a
- * broken broadcast is returned as it is (peers may be in a collective). */
+/* One multiply of a prepared plan (streamed from the host copies with
+ * `streamed`), agreed; a broken broadcast is returned as it is (peers may
+ * be in a collective). */
 static int multiply(dd_plan *p, int streamed, double *sec, double *gemm, dd_err *err)
 {
     dd_context *ctx = p->ctx;
-    int rc =
-        p->prepared ? DD_OK : dd_fail(err, DD_EUSAGE, "the plan is not prepared (dd_plan_prepare)");
-    if (!rc)
-        rc = restore_c(p, err);
+    int rc = restore_c(p, err);
     if ((rc = dd_agree(ctx->world, rc, err)))
         return rc;
     if (p->t != ctx->type && (rc = api_retype(ctx, p->t, err))) /* a dd_sgemm in between */
@@ -179,9 +177,8 @@ static int multiply(dd_plan *p, int streamed, double *sec, double *gemm, dd_err 
     if (rc)
         return rc;
     double t0 = dd_now();
-    if (!rc)
-        rc = p->alpha == 0 ? no_multiply(p, sec, gemm, err)
-                           : summa_multiply(&p->s, streamed, sec, gemm, err);
+    rc = p->alpha == 0 ? no_multiply(p, sec, gemm, err)
+                       : summa_multiply(&p->s, streamed, sec, gemm, err);
     if (!rc && streamed)
         rc = ctx->eng.ops->download(&ctx->eng, p->hC, p->s.C,
                                     (size_t)(p->s.Mp * p->s.Nq) * dd_elsize(p->t), err);
