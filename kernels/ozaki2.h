@@ -45,8 +45,10 @@
  * primes.  Every modulus after the first is odd (oz2_symmodf_odd relies on
  * it for Garner's steps). */
 #define OZ2_MODULI_INIT                                                                            \
-    {256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 211, 199, 197, 193, 191, 181, 179, 173, \
-     167}
+    {                                                                                              \
+        256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 211, 199, 197, 193, 191, 181, 179,  \
+            173, 167                                                                               \
+    }
 /* k of one INT8 product: 65536·128² = 2^30 < 2^31, exact in INT32. */
 #define OZ2_KCHUNK 65536
 /* Range detection: a row (column) is out of range when more than
@@ -61,13 +63,13 @@
 #define OZ2_LOSSY_DEN 64
 
 typedef struct {
-    int n;                          /* number of moduli */
-    int log2m;                      /* floor(log2 M) */
-    int half_bits;                  /* H = floor((log2m - 2) / 2) */
-    double m[OZ2_MAX_MODULI];       /* the moduli */
-    double rinv[OZ2_MAX_MODULI];    /* 1/m, rounded */
-    float mf[OZ2_MAX_MODULI];       /* the moduli, FP32 */
-    float rinvf[OZ2_MAX_MODULI];    /* 1/m in FP32 */
+    int n;                                     /* number of moduli */
+    int log2m;                                 /* floor(log2 M) */
+    int half_bits;                             /* H = floor((log2m - 2) / 2) */
+    double m[OZ2_MAX_MODULI];                  /* the moduli */
+    double rinv[OZ2_MAX_MODULI];               /* 1/m, rounded */
+    float mf[OZ2_MAX_MODULI];                  /* the moduli, FP32 */
+    float rinvf[OZ2_MAX_MODULI];               /* 1/m in FP32 */
     float inv[OZ2_MAX_MODULI][OZ2_MAX_MODULI]; /* inv[j][i] = m_j^-1 mod m_i, j < i */
 } oz2_params;
 
@@ -176,25 +178,13 @@ OZ2_FN double oz2_symmod(double x, double m, double rinv)
     return r;
 }
 
-/* FP32 counterpart for |x| < 2^23 (Garner's steps). */
-OZ2_FN float oz2_symmodf(float x, float m, float rinv)
-{
-    float r = fmaf(-rintf(x * rinv), m, x);
-    if (r > (m - 1.0f) * 0.5f)
-        r -= m;
-    else if (r < -m * 0.5f)
-        r += m;
-    return r;
-}
-
-/* oz2_symmodf for an odd m and an integer x with |x| < 2^16: one rounding
- * and no corrections.  x/m is never within 1/(2m) of a half-integer (2x −
- * (2k+1)m is odd), and x·rinv errs from x/m by at most |x/m|·(2^-23 +
- * 2^-48) < 2^-6/m (two roundings of 2^-24 each, |x| < 2^16), far below
- * 1/(2m): rint gives the nearest quotient, so
- * x − q·m (exact) is already the symmetric residue, |r| ≤ (m−1)/2.
- * Garner's steps for digits i ≥ 1 (odd moduli: OZ2_MODULI_INIT) are this
- * case; half of each step's instructions are the corrections it skips. */
+/* The FP32 symmetric residue for Garner's steps: an odd m and an integer
+ * x with |x| < 2^16, one rounding and no corrections.  x/m is never within 1/(2m) of a half-integer
+ * (2x − (2k+1)m is odd), and x·rinv errs from x/m by at most |x/m|·(2^-23 + 2^-48) < 2^-6/m (two
+ * roundings of 2^-24 each, |x| < 2^16), far below 1/(2m): rint gives the nearest quotient, so x −
+ * q·m (exact) is already the symmetric residue, |r| ≤ (m−1)/2. Garner's steps for digits i ≥ 1 (odd
+ * moduli: OZ2_MODULI_INIT) are this case; half of each step's instructions are the corrections it
+ * skips. */
 OZ2_FN float oz2_symmodf_odd(float x, float m, float rinv)
 {
     return fmaf(-rintf(x * rinv), m, x);
