@@ -153,6 +153,14 @@ int api_device_unstage(gemm_call *g, api_dstage *st, int rc, dd_err *err);
 int api_cyclic_fits(const gemm_call *g);
 int api_cyclic_shape(gemm_call *g, dd_err *err);
 
+/* api_stage.c: lines [l0, l0+h) of a work block W (rows × cols, row-major)
+ * from or to a contiguous host band: W's rows, or with turn its columns
+ * (the band holding them as its rows, turned by the engine).  Enqueued
+ * (the engine's wait_copies waits). */
+int api_band_up(dd_engine *e, void *W, int64_t rows, int64_t cols, int turn, const void *band,
+                int64_t l0, int64_t h, size_t es, dd_err *err);
+int api_band_down(dd_engine *e, void *band, const void *W, int64_t rows, int64_t cols, int turn,
+                  int64_t l0, int64_t h, size_t es, dd_err *err);
 /* api_stage.c: a host operand into its work block (k: 0 A, 1 B, 2 C), and
  * C's work block back to the caller's host array.  Agreed. */
 int api_load_host(gemm_call *g, int k, void *W, int64_t rows, int64_t cols, dd_err *err);

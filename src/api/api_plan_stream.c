@@ -99,31 +99,6 @@ static int call(const dd_stream *s, void *band, int64_t r, int64_t h, int in, dd
     return dd_fail(err, dd_code_of(st), "%s", *msg ? msg : dd_status_string(st));
 }
 
-/* Band [r, r+h) of n from a host buffer (a slot) into the work block
- * (rows×cols): its rows, or with trans its columns, the band holding the
- * stored h×rows and the engine turning it on the way. */
-static int band_up(dd_engine *e, void *work, const void *band, int64_t rows, int64_t cols,
-                   int trans, int64_t r, int64_t h, size_t es, dd_err *err)
-{
-    size_t pitch = (size_t)cols * es;
-    if (trans)
-        return e->ops->upload_t_async(e, (char *)work + (size_t)r * es, cols, band, h, rows, es,
-                                      err);
-    return e->ops->upload_async(e, (char *)work + (size_t)r * pitch, pitch, band, pitch, pitch, h,
-                                err);
-}
-
-static int band_down(dd_engine *e, void *band, const void *work, int64_t rows, int64_t cols,
-                     int trans, int64_t r, int64_t h, size_t es, dd_err *err)
-{
-    size_t pitch = (size_t)cols * es;
-    if (trans)
-        return e->ops->download_t_async(e, band, (const char *)work + (size_t)r * es, cols, h, rows,
-                                        es, err);
-    return e->ops->download_async(e, band, pitch, (const char *)work + (size_t)r * pitch, pitch,
-                                  pitch, h, err);
-}
-
 static int stream_in(dd_plan *p, const dd_stream *src, int64_t rows, int64_t cols, void *work,
                      dd_err *err)
 {
@@ -151,7 +126,7 @@ static int stream_in(dd_plan *p, const dd_stream *src, int64_t rows, int64_t col
         if (!rc && !host)
             rc = e->ops->wait_copies(e, err); /* band i-1 is up: its slot is free next */
         if (!rc)                              /* on the host: turned into the block's columns now */
-            rc = band_up(e, work, slot, rows, cols, tr, r, h, es, err);
+            rc = api_band_up(e, work, rows, cols, tr, slot, r, h, es, err);
     }
     if (!rc && !host)
         rc = e->ops->wait_copies(e, err);
@@ -172,12 +147,12 @@ static int stream_out(dd_plan *p, const dd_stream *dst, int64_t rows, int64_t co
         return rc;
     band(0, per, n, &r, &h);
     if (!host && count > 0)
-        rc = band_down(e, p->ring[0], work, rows, cols, tr, r, h, es, err);
+        rc = api_band_down(e, p->ring[0], work, rows, cols, tr, r, h, es, err);
     for (int64_t i = 0; i < count; i++) {
         band(i, per, n, &r, &h);
         void *slot = host ? p->tscratch : p->ring[i % 2];
         if (host && !rc) /* turned out of the block's columns now */
-            rc = band_down(e, slot, work, rows, cols, tr, r, h, es, err);
+            rc = api_band_down(e, slot, work, rows, cols, tr, r, h, es, err);
         if (!rc && !host)
             rc = e->ops->wait_copies(e, err); /* band i is down */
         else if (!host) { /* nothing more comes down: let what is in flight land */
@@ -187,7 +162,7 @@ static int stream_out(dd_plan *p, const dd_stream *dst, int64_t rows, int64_t co
         if (!rc && !host && i + 1 < count) {
             int64_t r1, h1;
             band(i + 1, per, n, &r1, &h1);
-            rc = band_down(e, p->ring[(i + 1) % 2], work, rows, cols, tr, r1, h1, es, err);
+            rc = api_band_down(e, p->ring[(i + 1) % 2], work, rows, cols, tr, r1, h1, es, err);
         }
         int rci = call(dst, slot, r, h, 0, err);
         if (!rc)

@@ -46,25 +46,35 @@ static lines_t lines_of(gemm_call *g, void *W, int64_t rows, int64_t cols, int b
     return L;
 }
 
+int api_band_up(dd_engine *e, void *W, int64_t rows, int64_t cols, int turn, const void *band,
+                int64_t l0, int64_t h, size_t es, dd_err *err)
+{
+    size_t w = (size_t)cols * es;
+    if (turn)
+        return e->ops->upload_t_async(e, (char *)W + (size_t)l0 * es, cols, band, h, rows, es, err);
+    return e->ops->upload_async(e, (char *)W + (size_t)l0 * w, w, band, w, w, h, err);
+}
+
+int api_band_down(dd_engine *e, void *band, const void *W, int64_t rows, int64_t cols, int turn,
+                  int64_t l0, int64_t h, size_t es, dd_err *err)
+{
+    size_t w = (size_t)cols * es;
+    if (turn)
+        return e->ops->download_t_async(e, band, (const char *)W + (size_t)l0 * es, cols, h, rows,
+                                        es, err);
+    return e->ops->download_async(e, band, w, (const char *)W + (size_t)l0 * w, w, w, h, err);
+}
+
 /* Lines l0..l0+h-1 from host memory at src (contiguous) up into W. */
 static int put(const lines_t *L, const void *src, int64_t l0, int64_t h, dd_err *err)
 {
-    dd_engine *e = &L->ctx->eng;
-    size_t es = L->es, w = (size_t)L->cols * es;
-    if (L->bycol)
-        return e->ops->upload_t_async(e, L->W + (size_t)l0 * es, L->cols, src, h, L->rows, es, err);
-    return e->ops->upload_async(e, L->W + (size_t)l0 * w, w, src, w, w, h, err);
+    return api_band_up(&L->ctx->eng, L->W, L->rows, L->cols, L->bycol, src, l0, h, L->es, err);
 }
 
 /* Lines l0..l0+h-1 of W down into host memory at dst (contiguous). */
 static int get(const lines_t *L, void *dst, int64_t l0, int64_t h, dd_err *err)
 {
-    dd_engine *e = &L->ctx->eng;
-    size_t es = L->es, w = (size_t)L->cols * es;
-    if (L->bycol)
-        return e->ops->download_t_async(e, dst, L->W + (size_t)l0 * es, L->cols, h, L->rows, es,
-                                        err);
-    return e->ops->download_async(e, dst, w, L->W + (size_t)l0 * w, w, w, h, err);
+    return api_band_down(&L->ctx->eng, dst, L->W, L->rows, L->cols, L->bycol, l0, h, L->es, err);
 }
 
 /* Lines per band: a ring slot's worth (at least one). */
