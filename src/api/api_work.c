@@ -98,61 +98,37 @@ typedef struct {
     char *dst;
     const char *src;
     size_t dstride, sstride, bytes;
-    int64_t n;
 } runs_job;
 
-static void runs_serial(const runs_job *j)
+/* Runs [lo, hi) of j (rd_parallel's piece). */
+static void copy_runs(void *arg, int64_t lo, int64_t hi)
 {
-    for (int64_t i = 0; i < j->n; i++)
+    const runs_job *j = arg;
+    for (int64_t i = lo; i < hi; i++)
         memcpy(j->dst + (size_t)i * j->dstride, j->src + (size_t)i * j->sstride, j->bytes);
 }
 
-static void *runs_main(void *arg)
-{
-    runs_serial(arg);
-    return NULL;
-}
-
-/* Runs split among threads (one run split in pieces when the runs are one
- * contiguous range); a thread that cannot start leaves its part to this one. */
+/* Runs split among threads (rd_parallel); when the runs are one contiguous
+ * range it is cut in 1 MiB runs and its tail copied after them. */
 void api_copy_runs(void *dst, size_t dstride, const void *src, size_t sstride, size_t bytes,
                    int64_t n, int threads)
 {
-    runs_job all = {dst, src, dstride, sstride, bytes, n};
-    if (n > 0 && dstride == bytes && sstride == bytes) /* one range: cut in 1 MiB runs */
-        all = (runs_job){dst, src, 1 << 20, 1 << 20, 1 << 20, (int64_t)((bytes * (size_t)n) >> 20)};
-    size_t total = (size_t)n * bytes;
-    int T = threads < 1 ? 1 : threads > 64 ? 64 : threads;
-    if (T > all.n)
-        T = (int)all.n;
-    if (T <= 1 || total < ((size_t)4 << 20)) {
-        runs_serial(&(runs_job){dst, src, dstride, sstride, bytes, n});
+    runs_job one = {dst, src, dstride, sstride, bytes};
+    size_t total = n > 0 ? (size_t)n * bytes : 0;
+    if (threads <= 1 || total < ((size_t)4 << 20)) {
+        copy_runs(&one, 0, n);
         return;
     }
-    runs_job job[64];
-    pthread_t tid[64];
-    int started[64] = {0};
-    for (int t = 0; t < T; t++) {
-        int64_t a = all.n * t / T, b = all.n * (t + 1) / T;
-        job[t] = (runs_job){all.dst + (size_t)a * all.dstride,
-                            all.src + (size_t)a * all.sstride,
-                            all.dstride,
-                            all.sstride,
-                            all.bytes,
-                            b - a};
-        if (t > 0)
-            started[t] = pthread_create(&tid[t], NULL, runs_main, &job[t]) == 0;
+    if (dstride != bytes || sstride != bytes) {
+        rd_parallel(threads, n, copy_runs, &one);
+        return;
     }
-    runs_serial(&job[0]);
-    for (int t = 1; t < T; t++)
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        else
-            runs_serial(&job[t]);
-    if (all.n * (int64_t)all.bytes < (int64_t)total) { /* the tail of one contiguous range */
-        size_t done = (size_t)all.n * all.bytes;
+    runs_job mib = {dst, src, 1 << 20, 1 << 20, 1 << 20};
+    int64_t runs = (int64_t)(total >> 20);
+    rd_parallel(threads, runs, copy_runs, &mib);
+    size_t done = (size_t)runs << 20;
+    if (done < total)
         memcpy((char *)dst + done, (const char *)src + done, total - done);
-    }
 }
 
 typedef struct {
