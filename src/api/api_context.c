@@ -237,11 +237,11 @@ static int take_options(dd_context *ctx, const dd_context_options *o, dd_err *er
 /* The grid's and the node's communicators (collective). */
 static int split(dd_context *ctx, dd_err *err)
 {
-    int rc = split_grid(ctx, err), rc2 = DD_OK;
-    int rc3 = dd_mpi_check(
+    int rc = split_grid(ctx, err);
+    int rc2 = dd_mpi_check(
         MPI_Comm_split_type(ctx->world, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &ctx->node),
         "MPI_Comm_split_type", err);
-    return rc ? rc : rc2 ? rc2 : rc3;
+    return rc ? rc : rc2;
 }
 
 static dd_status create_fail(dd_status s, const char *msg, char *errbuf, size_t errlen)
