@@ -55,8 +55,10 @@ struct workspace {
     bool recorded;
     unsigned long long calls;
     int sms;
+    double tile_mb; /* INT32 products held at once (tile_mb(), at the first call) */
 };
 workspace g_ws[MAX_DEVICES];
+double tile_mb();
 
 using dd::from_cublas;
 
@@ -87,6 +89,7 @@ int device_ws(workspace **out, int *dev_out)
         OZ_TRY(cudaMemset(w->sx, 0, sizeof(oz2::stats)));
         OZ_TRY(cudaEventCreateWithFlags(&w->done, cudaEventDisableTiming));
         OZ_TRY(from_cublas(cublasCreate(&w->h)));
+        w->tile_mb = tile_mb();
         w->ready = true;
     }
     *out = w;
@@ -105,12 +108,16 @@ struct layout {
     size_t off_sa, off_sb, off_a, off_b, off_c, bytes;
 };
 
-/* The INT32 products held at once: 8 GiB, or a quarter of the device's free
- * memory when that is less (at least 256 MiB).  Fewer, larger batched INT8
- * GEMMs: 2048 MiB tiles gave 0.96-1.03x native cuBLAS at n = 16384, 8192
- * MiB 1.05x (docs/results/h200-2026-11-30-ozaki2-tiles). */
-double default_tile_mb()
+/* The INT32 products held at once: DD_OZAKI2_TILE_MB, else 8 GiB or a
+ * quarter of the device's free memory when that is less (at least 256
+ * MiB), decided once per device at its first multiply.  Fewer, larger
+ * batched INT8 GEMMs: 2048 MiB tiles gave 0.96-1.03x native cuBLAS at
+ * n = 16384, 8192 MiB 1.05x (docs/results/h200x2-2026-11-30-ozaki2-crt). */
+double tile_mb()
 {
+    const char *env = getenv("DD_OZAKI2_TILE_MB");
+    if (env && atof(env) > 0)
+        return atof(env);
     size_t free_b = 0, total = 0;
     double mb = 8192.0;
     if (cudaMemGetInfo(&free_b, &total) == cudaSuccess && free_b / 4 < (size_t)8192 << 20)
@@ -118,12 +125,10 @@ double default_tile_mb()
     return mb < 256.0 ? 256.0 : mb;
 }
 
-layout plan(int nm, int64_t m, int64_t n, int64_t k)
+layout plan(int nm, int64_t m, int64_t n, int64_t k, double mb)
 {
     layout L;
     L.kp = up(k, 32), L.m4 = up(m, 4), L.n4 = up(n, 4);
-    const char *env = getenv("DD_OZAKI2_TILE_MB");
-    double mb = env && atof(env) > 0 ? atof(env) : default_tile_mb();
     int64_t rows = (int64_t)(mb * 1048576.0 / (4.0 * nm * (double)L.n4));
     L.mt = rows < 4 ? 4 : rows / 4 * 4;
     L.mt = L.mt > L.m4 ? L.m4 : L.mt;
@@ -186,7 +191,7 @@ int crt_dispatch(int nm, int rows, int n, const int32_t *c32, int64_t cs, int n4
 int chunk(workspace *w, int nm, int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
           const double *B, int64_t ldb, int beta, double *C, int64_t ldc, cudaStream_t s)
 {
-    const layout L = plan(nm, m, n, k);
+    const layout L = plan(nm, m, n, k, w->tile_mb);
     OZ_TRY(grow(w, L.bytes));
     char *base = static_cast<char *>(w->buf);
     int *sa = reinterpret_cast<int *>(base + L.off_sa), *sb = reinterpret_cast<int *>(base + L.off_sb);
