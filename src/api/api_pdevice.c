@@ -10,35 +10,21 @@
 #include "agree.h"
 #include "api_impl.h"
 
-/* This rank's place in d's grid (the context's for a block layout with
- * nprow = npcol = 0). */
-static void coords(const gemm_call *g, const dd_matrix_desc *d, int *np, int *nq, int *pr, int *pc)
+/* Elements of this rank's local array of operand o, from its first to its
+ * last (its layout as api_check_operands made it from the descriptor). */
+static int64_t extent(const gemm_call *g, const api_operand *o)
 {
-    const dd_context *ctx = g->ctx;
-    *np = d->nprow ? d->nprow : ctx->g.P;
-    *nq = d->npcol ? d->npcol : ctx->g.Q;
-    if (d->order == 'C') {
-        *pr = ctx->rank % *np;
-        *pc = ctx->rank / *np;
-    } else {
-        *pr = ctx->rank / *nq;
-        *pc = ctx->rank % *nq;
+    const rd_layout *l = &o->lay;
+    int pr, pc;
+    rd_coords(l, g->ctx->rank, &pr, &pc);
+    if (l->row.kind == RD_BLOCK) { /* row-major, ld = lld */
+        int64_t r = grid_block(l->row.glen, l->row.np, pr).len,
+                c = grid_block(l->col.glen, l->col.np, pc).len;
+        return r && c ? (r - 1) * o->d->lld + c : 0;
     }
-}
-
-/* Elements of this rank's local array of d, from its first to its last
- * (the descriptor was checked: api_check_operands). */
-static int64_t extent(const gemm_call *g, const dd_matrix_desc *d)
-{
-    int np, nq, pr, pc;
-    coords(g, d, &np, &nq, &pr, &pc);
-    if (d->layout == DD_LAYOUT_BLOCK) { /* row-major, ld = lld */
-        int64_t r = grid_block(d->m, np, pr).len, c = grid_block(d->n, nq, pc).len;
-        return r && c ? (r - 1) * d->lld + c : 0;
-    }
-    int64_t r = dd_numroc(d->m, d->mb, pr, d->rsrc, np),
-            c = dd_numroc(d->n, d->nb, pc, d->csrc, nq);
-    return r && c ? (c - 1) * d->lld + r : 0; /* column-major */
+    int64_t r = dd_numroc(l->row.glen, l->row.nb, pr, l->row.src, l->row.np),
+            c = dd_numroc(l->col.glen, l->col.nb, pc, l->col.src, l->col.np);
+    return r && c ? (c - 1) * o->d->lld + r : 0; /* column-major */
 }
 
 int api_device_stage(gemm_call *g, api_dstage *st, dd_err *err)
@@ -49,7 +35,7 @@ int api_device_stage(gemm_call *g, api_dstage *st, dd_err *err)
     size_t es = dd_elsize(g->t);
     memset(st, 0, sizeof *st);
     for (int k = 0; k < 3 && !rc; k++) {
-        st->n[k] = want[k] ? extent(g, ops[k]->d) : 0;
+        st->n[k] = want[k] ? extent(g, ops[k]) : 0;
         st->dev[k] = ops[k]->p;
         rc = e->ops->host_alloc(e, st->n[k] ? (size_t)st->n[k] * es : es, &st->host[k], err);
         if (!rc && st->n[k])
