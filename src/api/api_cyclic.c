@@ -39,14 +39,6 @@ int api_cyclic_fits(const gemm_call *g)
            B->col.src == C->col.src;
 }
 
-/* Index k of a cyclic dimension: its owner and its local index there. */
-static void where(const rd_dist *d, int64_t k, int *owner, int64_t *local)
-{
-    int64_t b = k / d->nb;
-    *owner = (int)((b + d->src) % d->np);
-    *local = b / d->np * d->nb + k % d->nb;
-}
-
 int api_cyclic_shape(gemm_call *g, dd_err *err)
 {
     dd_summa *s = &g->s;
@@ -61,17 +53,12 @@ int api_cyclic_shape(gemm_call *g, dd_err *err)
     for (int pass = 0; pass < 2; pass++) { /* count, then fill */
         n = 0;
         for (int64_t k0 = 0; k0 < g->K; n++) {
-            int64_t ea = ak->nb - k0 % ak->nb, eb = bk->nb - k0 % bk->nb, w = g->K - k0;
-            w = ea < w ? ea : w;
-            w = eb < w ? eb : w;
+            /* to the end of A's column block or B's row block, whichever is first */
+            int64_t ra = rd_run(ak, k0), rb = rd_run(bk, k0), w = ra < rb ? ra : rb;
             widest = w > widest ? w : widest;
-            if (pass == 1) {
-                dd_panel *pn = &g->cyc_panels[n];
-                pn->k0 = k0;
-                pn->w = w;
-                where(ak, k0, &pn->qa, &pn->a_off);
-                where(bk, k0, &pn->pb, &pn->b_off);
-            }
+            if (pass == 1)
+                g->cyc_panels[n] = (dd_panel){
+                    k0, w, rd_owner(ak, k0), rd_owner(bk, k0), rd_local(ak, k0), rd_local(bk, k0)};
             k0 += w;
         }
         if (pass == 0 && !(g->cyc_panels = malloc((size_t)(n ? n : 1) * sizeof(dd_panel))))
