@@ -1,6 +1,6 @@
 /* gemm-bench — check every kernel against cuBLAS, then time it.
  *
- *   gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32] [--reps N]
+ *   gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32,i8] [--reps N]
  *              [--warmup N] [--beta 0|1|auto] [--slow-limit N] [--sustain SECONDS]
  *              [--json FILE] [--quick] [--seed S] [--device D]
  *
@@ -32,6 +32,7 @@
  * the SUMMA panel shapes 8192x8192x1024, 16384x16384x1024.  Beta "auto" is
  * 1 for panel shapes (K smaller than M and N: SUMMA accumulates) and 0
  * otherwise. */
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,9 +44,12 @@
 #include <vector>
 
 #include "dd_json.h"
+#include "dd_splitmix.h"
 #include "dd_telemetry.h"
 #include "gemm_check.cuh"
+#include "i8gemm.h"
 #include "kernel.h"
+#include "ozaki2.h"
 
 namespace
 {
@@ -57,7 +61,8 @@ struct shape {
 struct options {
     std::vector<shape> sizes;
     std::vector<std::string> kernels; /* empty: all */
-    bool f64 = true, f32 = true;
+    bool f64 = true, f32 = true, i8 = false;
+    int i8_batch = 1; /* INT8 rows: products per call */
     int reps = 10, warmup = 2;
     int beta = -1; /* -1: auto */
     int64_t slow_limit = 4096;
@@ -77,7 +82,7 @@ struct env_info {
 
 int usage(FILE *f)
 {
-    fprintf(f, "usage: gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32] [--reps N]\n"
+    fprintf(f, "usage: gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32,i8] [--reps N]\n"
                "                  [--warmup N] [--beta 0|1|auto] [--slow-limit N]\n"
                "                  [--sustain SECONDS] [--json FILE] [--quick] [--seed S]\n"
                "                  [--device D]\n"
@@ -87,6 +92,8 @@ int usage(FILE *f)
                "              always timed, as the reference\n"
                "  --sustain S also run cuBLAS and each kernel back to back for S seconds and\n"
                "              report the median over the last half, with its clock and power\n"
+               "  --types     f64,f32 (default) and/or i8: the own INT8 GEMM (ozaki2's) against\n"
+               "              cuBLAS INT8, checked exactly; --i8-batch B products per call\n"
                "  --quick     sizes 1024,2048,4096,4096x4096x1024; 3 reps, 1 warm-up\n"
                "  --json FILE append one JSON object per row (JSON Lines)\n");
     return f == stdout ? 0 : 2;
@@ -169,10 +176,18 @@ int parse(int argc, char **argv, options *o)
                     o->f64 = true;
                 else if (t == "f32")
                     o->f32 = true;
+                else if (t == "i8")
+                    o->i8 = true;
                 else {
-                    fprintf(stderr, "gemm-bench: unknown type '%s' (f64, f32)\n", t.c_str());
+                    fprintf(stderr, "gemm-bench: unknown type '%s' (f64, f32, i8)\n", t.c_str());
                     return 2;
                 }
+            }
+        } else if (!strcmp(a, "--i8-batch")) {
+            o->i8_batch = atoi(need());
+            if (o->i8_batch < 1 || o->i8_batch > DD_I8GEMM_MAX_MOD) {
+                fprintf(stderr, "gemm-bench: --i8-batch takes 1..%d\n", DD_I8GEMM_MAX_MOD);
+                return 2;
             }
         } else if (!strcmp(a, "--reps")) {
             o->reps = atoi(need());
@@ -361,15 +376,14 @@ double median_of(std::vector<double> v)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* Times fn: warm-up, then reps runs between events, L2 flushed before each;
- * telemetry over the timed runs (flushes included). */
-template <typename T, typename Fn>
-int time_kernel(Fn fn, const ddcheck::problem<T> &p, int warmup, int reps, void *flush,
-                size_t flush_bytes, cudaStream_t s, double *median, double *minimum,
-                dd_telemetry *tele)
+/* Times run(): warm-up, then reps runs between events, L2 flushed before
+ * each; telemetry over the timed runs (flushes included). */
+template <typename Run>
+int time_runs(Run run, int warmup, int reps, void *flush, size_t flush_bytes, cudaStream_t s,
+              double *median, double *minimum, dd_telemetry *tele)
 {
     for (int i = 0; i < warmup; ++i) {
-        int e = fn(p.m, p.n, p.k, p.A, p.lda, p.B, p.ldb, p.beta, p.C, p.ldc, (void *)s);
+        int e = run();
         if (e)
             return e;
     }
@@ -381,7 +395,7 @@ int time_kernel(Fn fn, const ddcheck::problem<T> &p, int warmup, int reps, void 
     for (int i = 0; i < reps; ++i) {
         CK(cudaMemsetAsync(flush, i & 0xFF, flush_bytes, s));
         CK(cudaEventRecord(ev[2 * i], s));
-        int e = fn(p.m, p.n, p.k, p.A, p.lda, p.B, p.ldb, p.beta, p.C, p.ldc, (void *)s);
+        int e = run();
         if (e)
             return e;
         CK(cudaEventRecord(ev[2 * i + 1], s));
@@ -400,6 +414,16 @@ int time_kernel(Fn fn, const ddcheck::problem<T> &p, int warmup, int reps, void 
     *minimum = *std::min_element(ms.begin(), ms.end());
     *median = median_of(ms);
     return 0;
+}
+
+template <typename T, typename Fn>
+int time_kernel(Fn fn, const ddcheck::problem<T> &p, int warmup, int reps, void *flush,
+                size_t flush_bytes, cudaStream_t s, double *median, double *minimum,
+                dd_telemetry *tele)
+{
+    return time_runs(
+        [&]() { return fn(p.m, p.n, p.k, p.A, p.lda, p.B, p.ldb, p.beta, p.C, p.ldc, (void *)s); },
+        warmup, reps, flush, flush_bytes, s, median, minimum, tele);
 }
 
 /* One batch of back-to-back runs, each between consecutive events; their
@@ -645,6 +669,8 @@ int bench_one(const options &o, const env_info &env, const std::vector<const ker
     return failures;
 }
 
+#include "i8_bench.cuh"
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -720,6 +746,8 @@ int main(int argc, char **argv)
             failures += bench_one<double>(o, env, list, cublas, sh, flush, flush_bytes, s, &seed);
         if (o.f32)
             failures += bench_one<float>(o, env, list, cublas, sh, flush, flush_bytes, s, &seed);
+        if (o.i8)
+            failures += i8_bench(o, env, sh, flush, flush_bytes, s, &seed);
     }
 
     CK(cudaFree(flush));

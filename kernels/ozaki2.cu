@@ -32,9 +32,11 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cublas_handles.cuh"
 #include "gemm_common.cuh"
+#include "i8gemm.h"
 #include "ladder.h"
 #include "ozaki2.h"
 #include "ozaki2_dev.cuh"
@@ -55,10 +57,12 @@ struct workspace {
     bool recorded;
     unsigned long long calls;
     int sms;
-    double tile_mb; /* INT32 products held at once (tile_mb(), at the first call) */
+    double tile_mb; /* products held at once (tile_mb(), at the first call) */
+    bool own_i8;    /* the own INT8 GEMM with fused residues (own_int8(), first call) */
 };
 workspace g_ws[MAX_DEVICES];
 double tile_mb();
+bool own_int8();
 
 using dd::from_cublas;
 
@@ -90,6 +94,7 @@ int device_ws(workspace **out, int *dev_out)
         OZ_TRY(cudaEventCreateWithFlags(&w->done, cudaEventDisableTiming));
         OZ_TRY(from_cublas(cublasCreate(&w->h)));
         w->tile_mb = tile_mb();
+        w->own_i8 = own_int8();
         w->ready = true;
     }
     *out = w;
@@ -104,11 +109,20 @@ int64_t up(int64_t x, int64_t a)
 
 /* The pieces of one chunk's workspace, 256-byte aligned. */
 struct layout {
-    int64_t kp, m4, n4, mt; /* padded k, rows, columns; rows per INT32 tile */
+    int64_t kp, m4, n4, mt; /* padded k, rows, columns; rows per tile of products */
     size_t off_sa, off_sb, off_a, off_b, off_c, bytes;
 };
 
-/* The INT32 products held at once: DD_OZAKI2_TILE_MB, else 8 GiB or a
+/* The INT8 product: the project's own (i8gemm.cu: wgmma, residues written
+ * as bytes by the GEMM itself) where the device runs it, else cuBLAS's with
+ * INT32 out; DD_OZAKI2_INT8=cublas chooses cuBLAS's (for comparison). */
+bool own_int8()
+{
+    const char *env = getenv("DD_OZAKI2_INT8");
+    return dd_i8gemm_available() && !(env && !strcmp(env, "cublas"));
+}
+
+/* The products held at once (INT32, or INT8 residues): DD_OZAKI2_TILE_MB, else 8 GiB or a
  * quarter of the device's free memory when that is less (at least 256
  * MiB), decided once per device at its first multiply.  Fewer, larger
  * batched INT8 GEMMs: 2048 MiB tiles gave 0.96-1.03x native cuBLAS at
@@ -125,11 +139,11 @@ double tile_mb()
     return mb < 256.0 ? 256.0 : mb;
 }
 
-layout plan(int nm, int64_t m, int64_t n, int64_t k, double mb)
+layout plan(int nm, int64_t m, int64_t n, int64_t k, double mb, int csize)
 {
     layout L;
     L.kp = up(k, 32), L.m4 = up(m, 4), L.n4 = up(n, 4);
-    int64_t rows = (int64_t)(mb * 1048576.0 / (4.0 * nm * (double)L.n4));
+    int64_t rows = (int64_t)(mb * 1048576.0 / ((double)csize * nm * (double)L.n4));
     L.mt = rows < 4 ? 4 : rows / 4 * 4;
     L.mt = L.mt > L.m4 ? L.m4 : L.mt;
     size_t o = 0;
@@ -137,7 +151,7 @@ layout plan(int nm, int64_t m, int64_t n, int64_t k, double mb)
     L.off_sb = o, o += up(4 * L.n4, 256);
     L.off_a = o, o += up((int64_t)nm * L.m4 * L.kp, 256);
     L.off_b = o, o += up((int64_t)nm * L.n4 * L.kp, 256);
-    L.off_c = o, o += up((int64_t)nm * L.mt * L.n4 * 4, 256);
+    L.off_c = o, o += up((int64_t)nm * L.mt * L.n4 * csize, 256);
     L.bytes = o;
     return L;
 }
@@ -155,8 +169,8 @@ int grow(workspace *w, size_t bytes)
     return cudaSuccess;
 }
 
-template <int N>
-int launch_crt(int pi, int rows, int n, const int32_t *c32, int64_t cs, int n4, const int *sa,
+template <int N, typename R>
+int launch_crt(int pi, int rows, int n, const R *c32, int64_t cs, int n4, const int *sa,
                const int *sb, int beta, double *C, int64_t ldc, const oz2::status *st, int sms,
                cudaStream_t s)
 {
@@ -166,18 +180,20 @@ int launch_crt(int pi, int rows, int n, const int32_t *c32, int64_t cs, int n4, 
     int yb = (int)(want < rows ? want : rows);
     yb = yb < 1 ? 1 : yb > 65535 ? 65535 : yb;
     dim3 grid((unsigned)xb, (unsigned)yb);
-    oz2::crt<N><<<grid, 256, 0, s>>>(pi, rows, n, c32, cs, n4, sa, sb, beta, C, ldc, st);
+    oz2::crt<N, R><<<grid, 256, 0, s>>>(pi, rows, n, c32, cs, n4, sa, sb, beta, C, ldc, st);
     return (int)cudaGetLastError();
 }
 
-int crt_dispatch(int nm, int rows, int n, const int32_t *c32, int64_t cs, int n4, const int *sa,
+/* c32: the products, INT32 (cuBLAS) or INT8 residues (the own GEMM) */
+template <typename R>
+int crt_dispatch(int nm, int rows, int n, const R *c32, int64_t cs, int n4, const int *sa,
                  const int *sb, int beta, double *C, int64_t ldc, const oz2::status *st, int sms,
                  cudaStream_t s)
 {
     const int pi = nm - OZ2_MIN_MODULI;
 #define OZ_CASE(N)                                                                                 \
     case N:                                                                                        \
-        return launch_crt<N>(pi, rows, n, c32, cs, n4, sa, sb, beta, C, ldc, st, sms, s);
+        return launch_crt<N, R>(pi, rows, n, c32, cs, n4, sa, sb, beta, C, ldc, st, sms, s);
     switch (nm) {
         OZ_CASE(8) OZ_CASE(9) OZ_CASE(10) OZ_CASE(11) OZ_CASE(12) OZ_CASE(13) OZ_CASE(14)
         OZ_CASE(15) OZ_CASE(16) OZ_CASE(17) OZ_CASE(18) OZ_CASE(19) OZ_CASE(20)
@@ -187,16 +203,47 @@ int crt_dispatch(int nm, int rows, int n, const int32_t *c32, int64_t cs, int n4
 #undef OZ_CASE
 }
 
+/* Rows r0 .. r0+rows-1 of C from the slices: the INT8 products into the
+ * tile, then the CRT.  cuBLAS: INT32 products, column-major C^T(n4 ×
+ * rows4) = (B^T)^T·A^T, both stored k-contiguous.  Own: the same products
+ * with each entry's residue written by the GEMM (i8gemm.h). */
+int product_cublas(workspace *w, const layout &L, int nm, int64_t r0, int64_t rows, int64_t n,
+                   const int8_t *a8, const int8_t *b8, void *cbuf, const int *sa, const int *sb,
+                   int beta, double *C, int64_t ldc, cudaStream_t s)
+{
+    const int32_t one = 1, zero = 0;
+    int32_t *c32 = static_cast<int32_t *>(cbuf);
+    OZ_TRY(from_cublas(cublasGemmStridedBatchedEx(
+        w->h, CUBLAS_OP_T, CUBLAS_OP_N, (int)L.n4, (int)up(rows, 4), (int)L.kp, &one, b8,
+        CUDA_R_8I, (int)L.kp, L.n4 * L.kp, a8 + r0 * L.kp, CUDA_R_8I, (int)L.kp, L.m4 * L.kp,
+        &zero, c32, CUDA_R_32I, (int)L.n4, L.mt * L.n4, nm, CUBLAS_COMPUTE_32I,
+        CUBLAS_GEMM_DEFAULT)));
+    return crt_dispatch(nm, (int)rows, (int)n, (const int32_t *)c32, L.mt * L.n4, (int)L.n4,
+                        sa + r0, sb, beta, C + r0 * ldc, ldc, w->st, w->sms, s);
+}
+
+int product_own(workspace *w, const layout &L, int nm, int64_t r0, int64_t rows, int64_t n,
+                const int8_t *a8, const int8_t *b8, void *cbuf, const int *sa, const int *sb,
+                int beta, double *C, int64_t ldc, cudaStream_t s)
+{
+    static const int moduli[] = OZ2_MODULI_INIT;
+    int8_t *r8 = static_cast<int8_t *>(cbuf);
+    OZ_TRY(dd_i8gemm_mod(nm, rows, n, L.kp, a8 + r0 * L.kp, L.kp, L.m4 * L.kp, b8, L.kp,
+                         L.n4 * L.kp, moduli, r8, L.n4, L.mt * L.n4, s));
+    return crt_dispatch(nm, (int)rows, (int)n, (const int8_t *)r8, L.mt * L.n4, (int)L.n4,
+                        sa + r0, sb, beta, C + r0 * ldc, ldc, w->st, w->sms, s);
+}
+
 /* One chunk: k ≤ OZ2_KCHUNK. */
 int chunk(workspace *w, int nm, int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
           const double *B, int64_t ldb, int beta, double *C, int64_t ldc, cudaStream_t s)
 {
-    const layout L = plan(nm, m, n, k, w->tile_mb);
+    const layout L = plan(nm, m, n, k, w->tile_mb, w->own_i8 ? 1 : 4);
     OZ_TRY(grow(w, L.bytes));
     char *base = static_cast<char *>(w->buf);
     int *sa = reinterpret_cast<int *>(base + L.off_sa), *sb = reinterpret_cast<int *>(base + L.off_sb);
     int8_t *a8 = reinterpret_cast<int8_t *>(base + L.off_a), *b8 = reinterpret_cast<int8_t *>(base + L.off_b);
-    int32_t *c32 = reinterpret_cast<int32_t *>(base + L.off_c);
+    void *cbuf = base + L.off_c;
     const int pi = nm - OZ2_MIN_MODULI;
     OZ_TRY(cudaMemsetAsync(w->st, 0, sizeof(oz2::status), s));
     oz2::slice_rows<<<(unsigned)m, 256, 0, s>>>(pi, (int)k, (int)L.kp, A, lda, sa, a8, L.m4 * L.kp,
@@ -205,16 +252,11 @@ int chunk(workspace *w, int nm, int64_t m, int64_t n, int64_t k, const double *A
     oz2::slice_cols<<<(unsigned)((n + 31) / 32), 256, 0, s>>>(pi, (int)n, (int)k, (int)L.kp, B, ldb,
                                                               sb, b8, L.n4 * L.kp, w->st);
     OZ_TRY(cudaGetLastError());
-    const int32_t one = 1, zero = 0;
     for (int64_t r0 = 0; r0 < m; r0 += L.mt) {
-        const int64_t rows = m - r0 < L.mt ? m - r0 : L.mt, rows4 = up(rows, 4);
-        /* column-major: C^T(n4 × rows4) = (B^T)^T · A^T, both stored k-contiguous */
-        OZ_TRY(from_cublas(cublasGemmStridedBatchedEx(
-            w->h, CUBLAS_OP_T, CUBLAS_OP_N, (int)L.n4, (int)rows4, (int)L.kp, &one, b8, CUDA_R_8I,
-            (int)L.kp, L.n4 * L.kp, a8 + r0 * L.kp, CUDA_R_8I, (int)L.kp, L.m4 * L.kp, &zero, c32,
-            CUDA_R_32I, (int)L.n4, L.mt * L.n4, nm, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT)));
-        OZ_TRY(crt_dispatch(nm, (int)rows, (int)n, c32, L.mt * L.n4, (int)L.n4, sa + r0, sb, beta,
-                            C + r0 * ldc, ldc, w->st, w->sms, s));
+        const int64_t rows = m - r0 < L.mt ? m - r0 : L.mt;
+        OZ_TRY(w->own_i8 ? product_own(w, L, nm, r0, rows, n, a8, b8, cbuf, sa, sb, beta, C, ldc, s)
+                         : product_cublas(w, L, nm, r0, rows, n, a8, b8, cbuf, sa, sb, beta, C,
+                                          ldc, s));
     }
     const int64_t tiles = ((m + 63) / 64) * ((n + 63) / 64);
     const int grid = (int)(tiles < 2LL * w->sms ? tiles : 2LL * w->sms);

@@ -193,13 +193,14 @@ __global__ void __launch_bounds__(256) slice_cols(int pi, int n, int k, int kp, 
     }
 }
 
-/* rows×n entries of C from the N INT32 products (product q at
- * c32 + q·cstride, ld n4): symmetric residues, Garner, Horner, unscale,
+/* rows×n entries of C from the N products (product q at c32 + q·cstride,
+ * ld n4: INT32 products, or INT8 residues written by the own GEMM):
+ * symmetric residues, Garner, Horner, unscale,
  * beta.  Nothing when the range check flagged this multiply.  Columns
  * along x, rows along y (striding by gridDim.y): no 64-bit division per
  * entry. */
-template <int N>
-__global__ void __launch_bounds__(256) crt(int pi, int rows, int n, const int32_t *c32,
+template <int N, typename R>
+__global__ void __launch_bounds__(256) crt(int pi, int rows, int n, const R *c32,
                                            int64_t cstride, int n4, const int *sa, const int *sb,
                                            int beta, double *C, int64_t ldc, const status *st)
 {
@@ -212,11 +213,15 @@ __global__ void __launch_bounds__(256) crt(int pi, int rows, int n, const int32_
         return;
     const int sbc = sb[c];
     for (int r = blockIdx.y; r < rows; r += gridDim.y) {
-        const int32_t *src = c32 + (int64_t)r * n4 + c;
+        const R *src = c32 + (int64_t)r * n4 + c;
         float v[N];
 #pragma unroll
         for (int i = 0; i < N; ++i) {
-            float t = (float)oz2_symmod((double)src[i * cstride], p.m[i], p.rinv[i]);
+            float t;
+            if constexpr (sizeof(R) == 1) /* a residue already (i8gemm_mod) */
+                t = (float)src[i * cstride];
+            else
+                t = (float)oz2_symmod((double)src[i * cstride], p.m[i], p.rinv[i]);
 #pragma unroll
             for (int j = 0; j < i; ++j) /* m_i odd for i >= 1 (ozaki2.h) */
                 t = oz2_symmodf_odd((t - v[j]) * p.inv[j][i], p.mf[i], p.rinvf[i]);

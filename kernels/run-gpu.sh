@@ -51,6 +51,12 @@ done
 "$NVCC" -O3 -Xcompiler=-Wall,-Wextra -I"$root/src/base" -I"$root/include" -c "$root/src/base/json.c" -o "$BUILD/json.o" >"$BUILD/json.log" 2>&1 & pids+=($!)
 # NVML telemetry opened at run time (src/base/telemetry.c), for gemm-bench's rows
 "$NVCC" -O3 -Xcompiler=-Wall,-Wextra -I"$root/src/base" -I"$root/include" -c "$root/src/base/telemetry.c" -o "$BUILD/telemetry.o" >"$BUILD/telemetry.log" 2>&1 & pids+=($!)
+# ozaki2's own INT8 GEMM: wgmma exists only in sm_90a (kernels/CMakeLists.txt)
+i8flags=("${flags[@]}")
+if [ "$ARCH" = 90 ]; then
+  i8flags=("${flags[@]/compute_$ARCH,code=\[compute_$ARCH,sm_$ARCH\]/compute_90a,code=sm_90a}" -DDD_I8_SM90A=1)
+fi
+"$NVCC" "${i8flags[@]}" -c "$here/i8gemm.cu" -o "$BUILD/i8gemm.o" >"$BUILD/i8gemm.log" 2>&1 & pids+=($!)
 "$NVCC" "${flags[@]}" -c "$here/gemm_bench.cu" -o "$BUILD/gemm_bench.o" >"$BUILD/gemm_bench.log" 2>&1 & pids+=($!)
 "$NVCC" "${flags[@]}" -c "$root/tests/gpu/test_kernels.cu" -o "$BUILD/test_kernels.o" >"$BUILD/test_kernels.log" 2>&1 & pids+=($!)
 fail=0
@@ -62,7 +68,7 @@ if [ $fail = 1 ]; then
   exit 1
 fi
 objs=()
-for s in "${srcs[@]}"; do objs+=("$BUILD/$s.o"); done
+for s in "${srcs[@]}" i8gemm; do objs+=("$BUILD/$s.o"); done
 ar rcs "$BUILD/libdd_kernels.a" "${objs[@]}"
 "$NVCC" -arch=sm_$ARCH "$BUILD/gemm_bench.o" "$BUILD/json.o" "$BUILD/telemetry.o" "$BUILD/libdd_kernels.a" -lcublas -ldl -lpthread -o "$BUILD/gemm-bench"
 "$NVCC" -arch=sm_$ARCH "$BUILD/test_kernels.o" "$BUILD/libdd_kernels.a" -lcublas -o "$BUILD/kernel-test"

@@ -25,6 +25,10 @@ if(TARGET dd_kernels)
   add_test(NAME gpu_ozaki2_vs_cublas_and_dd COMMAND ozaki-bench --test)
   set_tests_properties(gpu_ozaki2_vs_cublas_and_dd PROPERTIES LABELS gpu
     SKIP_RETURN_CODE ${DD_SKIP_CODE} TIMEOUT 600 RESOURCE_LOCK gpu)
+  # the same with cuBLAS's INT8 GEMM in place of the own one (i8gemm.cu)
+  add_test(NAME gpu_ozaki2_cublas_int8 COMMAND ozaki-bench --test)
+  set_tests_properties(gpu_ozaki2_cublas_int8 PROPERTIES LABELS gpu ENVIRONMENT DD_OZAKI2_INT8=cublas
+    SKIP_RETURN_CODE ${DD_SKIP_CODE} TIMEOUT 600 RESOURCE_LOCK gpu)
   dd_gpu_case(gpu_1gpu_ozaki2_f64 1 1 1000 1001 999 f64 --kernel ozaki2)
   dd_gpu_case(gpu_2gpu_1x2_nccl_ozaki2_f64 2 2 517 389 1031 f64 --grid 1x2 --comm nccl --panel 128
     --kernel ozaki2)
