@@ -44,6 +44,7 @@ struct epilogue {
     void *out;
     int64_t ld, stride; /* elements */
     int m, n, nk;
+    int vec8; /* residues: output base, ld and stride multiples of 8 bytes */
     int mod[DD_I8GEMM_MAX_MOD];
     float rinv[DD_I8GEMM_MAX_MOD];
 };
@@ -176,24 +177,65 @@ __device__ __forceinline__ int8_t residue(int c, int m, float rinv)
     return (int8_t)r;
 }
 
-template <out_kind K>
-__device__ __forceinline__ void store_pair(const epilogue &e, int q, int row, int col, int v0,
-                                           int v1)
+/* INT32 out: each lane's pairs of columns as 8-byte stores. */
+__device__ __forceinline__ void store_s32(const epilogue &e, int q, int row, int col, const int *d)
 {
-    if (row >= e.m || col >= e.n)
-        return;
-    if (K == OUT_S32) {
-        int32_t *p = (int32_t *)e.out + q * e.stride + (int64_t)row * e.ld + col;
-        if (col + 1 < e.n)
-            *reinterpret_cast<int2 *>(p) = make_int2(v0, v1);
-        else
-            *p = v0;
-    } else {
-        int8_t *p = (int8_t *)e.out + q * e.stride + (int64_t)row * e.ld + col;
-        p[0] = residue(v0, e.mod[q], e.rinv[q]);
-        if (col + 1 < e.n)
-            p[1] = residue(v1, e.mod[q], e.rinv[q]);
-    }
+#pragma unroll
+    for (int j = 0; j < 32; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int r = row + 8 * h, c = col + 8 * j;
+            if (r >= e.m || c >= e.n)
+                continue;
+            int32_t *p = (int32_t *)e.out + q * e.stride + (int64_t)r * e.ld + c;
+            if (c + 1 < e.n)
+                *reinterpret_cast<int2 *>(p) = make_int2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+            else
+                *p = d[4 * j + 2 * h];
+        }
+}
+
+/* Residues out.  A quad of lanes holds 8 consecutive columns of a row per
+ * 8-column block (2 each); over 4 blocks the quad exchanges its 16-bit
+ * pairs (4 shuffles) so that lane t owns block j0 + t whole: one 8-byte
+ * store per lane where byte stores would take 8. */
+__device__ __forceinline__ void store_mod(const epilogue &e, int q, int row, int col0, int t4,
+                                          const int *d)
+{
+    const int m = e.mod[q];
+    const float rinv = e.rinv[q];
+    const unsigned lane = threadIdx.x % 32;
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int j0 = 0; j0 < 32; j0 += 4) {
+            uint64_t pairs = 0;
+#pragma unroll
+            for (int jj = 0; jj < 4; ++jj) {
+                const int *v = d + 4 * (j0 + jj) + 2 * h;
+                const uint32_t pr = (uint8_t)residue(v[0], m, rinv) |
+                                    (uint32_t)(uint8_t)residue(v[1], m, rinv) << 8;
+                pairs |= (uint64_t)pr << (16 * jj);
+            }
+            uint64_t out = 0;
+#pragma unroll
+            for (int r = 0; r < 4; ++r) { /* lane s sends its pair of block j0 + ((s + r) & 3) */
+                const int from = (t4 - r) & 3;
+                uint32_t v = (uint32_t)(pairs >> (16 * ((t4 + r) & 3))) & 0xffffu;
+                v = __shfl_sync(0xffffffffu, v, (lane & ~3u) | (unsigned)from);
+                out |= (uint64_t)v << (16 * from);
+            }
+            const int r = row + 8 * h, c = col0 + 8 * (j0 + t4);
+            if (r >= e.m || c >= e.n)
+                continue;
+            int8_t *p = (int8_t *)e.out + q * e.stride + (int64_t)r * e.ld + c;
+            if (e.vec8 && c + 8 <= e.n) {
+                *reinterpret_cast<uint64_t *>(p) = out;
+            } else {
+                for (int b = 0; b < 8 && c + b < e.n; ++b)
+                    p[b] = (int8_t)(out >> (8 * b));
+            }
+        }
 }
 #endif
 
@@ -268,12 +310,11 @@ __global__ void __launch_bounds__(THREADS, 1)
         asm volatile("" : "+r"(d[i])::"memory");
 
     const int t = threadIdx.x % 128, w = t / 32, lane = t % 32;
-    const int row = m0 + c * 64 + w * 16 + lane / 4, col = n0 + 2 * (lane % 4);
-#pragma unroll
-    for (int j = 0; j < 32; ++j) {
-        store_pair<K>(e, q, row, col + 8 * j, d[4 * j], d[4 * j + 1]);
-        store_pair<K>(e, q, row + 8, col + 8 * j, d[4 * j + 2], d[4 * j + 3]);
-    }
+    const int row = m0 + c * 64 + w * 16 + lane / 4;
+    if (K == OUT_S32)
+        store_s32(e, q, row, n0 + 2 * (lane % 4), d);
+    else
+        store_mod(e, q, row, n0, lane % 4, d);
 #else
     (void)ta, (void)tb, (void)e;
     __trap();
@@ -383,6 +424,7 @@ extern "C" int dd_i8gemm_mod(int batch, int64_t m, int64_t n, int64_t k, const i
         return cudaErrorInvalidValue;
     epilogue e = {};
     e.out = R, e.ld = ldr, e.stride = sr;
+    e.vec8 = (uintptr_t)R % 8 == 0 && ldr % 8 == 0 && (batch == 1 || sr % 8 == 0);
     for (int q = 0; q < batch; ++q) {
         if (mod[q] < 2 || mod[q] > 256 || (mod[q] != 256 && mod[q] % 2 == 0))
             return cudaErrorInvalidValue;

@@ -110,6 +110,7 @@ int64_t up(int64_t x, int64_t a)
 /* The pieces of one chunk's workspace, 256-byte aligned. */
 struct layout {
     int64_t kp, m4, n4, mt; /* padded k, rows, columns; rows per tile of products */
+    int64_t nc;             /* ld of the products: n4 (INT32), n rounded to 16 (residues) */
     size_t off_sa, off_sb, off_a, off_b, off_c, bytes;
 };
 
@@ -143,7 +144,8 @@ layout plan(int nm, int64_t m, int64_t n, int64_t k, double mb, int csize)
 {
     layout L;
     L.kp = up(k, 32), L.m4 = up(m, 4), L.n4 = up(n, 4);
-    int64_t rows = (int64_t)(mb * 1048576.0 / ((double)csize * nm * (double)L.n4));
+    L.nc = csize == 1 ? up(n, 16) : L.n4;
+    int64_t rows = (int64_t)(mb * 1048576.0 / ((double)csize * nm * (double)L.nc));
     L.mt = rows < 4 ? 4 : rows / 4 * 4;
     L.mt = L.mt > L.m4 ? L.m4 : L.mt;
     size_t o = 0;
@@ -151,7 +153,7 @@ layout plan(int nm, int64_t m, int64_t n, int64_t k, double mb, int csize)
     L.off_sb = o, o += up(4 * L.n4, 256);
     L.off_a = o, o += up((int64_t)nm * L.m4 * L.kp, 256);
     L.off_b = o, o += up((int64_t)nm * L.n4 * L.kp, 256);
-    L.off_c = o, o += up((int64_t)nm * L.mt * L.n4 * csize, 256);
+    L.off_c = o, o += up((int64_t)nm * L.mt * L.nc * csize, 256);
     L.bytes = o;
     return L;
 }
@@ -229,8 +231,8 @@ int product_own(workspace *w, const layout &L, int nm, int64_t r0, int64_t rows,
     static const int moduli[] = OZ2_MODULI_INIT;
     int8_t *r8 = static_cast<int8_t *>(cbuf);
     OZ_TRY(dd_i8gemm_mod(nm, rows, n, L.kp, a8 + r0 * L.kp, L.kp, L.m4 * L.kp, b8, L.kp,
-                         L.n4 * L.kp, moduli, r8, L.n4, L.mt * L.n4, s));
-    return crt_dispatch(nm, (int)rows, (int)n, (const int8_t *)r8, L.mt * L.n4, (int)L.n4,
+                         L.n4 * L.kp, moduli, r8, L.nc, L.mt * L.nc, s));
+    return crt_dispatch(nm, (int)rows, (int)n, (const int8_t *)r8, L.mt * L.nc, (int)L.nc,
                         sa + r0, sb, beta, C + r0 * ldc, ldc, w->st, w->sms, s);
 }
 
