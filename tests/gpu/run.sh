@@ -2,12 +2,12 @@
 # Everything a GPU host runs in one go: build, GPU tests, kernel bench,
 # dgemm-dist benchmarks (1 and 2 GPUs), cuBLASXt, and a summary table.
 #   tests/gpu/run.sh [stages...]    stages: build test kbench dbench whole ops scale model
-#                                   sustain ce ozaki api panels ncu
+#                                   sustain ce ozaki i8 api panels ncu
 #                                   (default: build test kbench dbench; scale
 #                                   is for machines of 4 or 8 GPUs)
 # Writes to $OUT (default ./out): build.log tests.log gemm-bench.{txt,jsonl}
 # runs.jsonl bench.log cublasxt.jsonl summary.md; sustain: sustain.{txt,jsonl};
-# ce: ce.{txt,jsonl}; ozaki: ozaki.{txt,jsonl}, ozaki-tests.log
+# ce: ce.{txt,jsonl}; ozaki: ozaki.{txt,jsonl}, ozaki-tests.log; i8: i8/
 # Environment: DD_N (benchmark size, default 16384), DD_REPEAT (default 5),
 # DD_KBENCH_ARGS (extra gemm-bench arguments).
 set -uo pipefail
@@ -208,6 +208,13 @@ if has ce; then
         DD_JSON="$OUT/ce.jsonl" dd "ce_ce_$n"      2 2 --grid 1x2 --comm ce "${common[@]}"
     done
     python3 tests/gpu/ce_table.py "$OUT/ce.jsonl" | tee "$OUT/ce.txt"
+fi
+if has i8; then
+    # Issue 18: the own INT8 GEMM against cuBLAS INT8 (exact check, then
+    # rows), ozaki2 on it and on cuBLAS's INT8 beside native DGEMM.
+    log "i8 (own INT8 GEMM)"
+    bash tests/gpu/i8_stage.sh "$B/kernels/gemm-bench" "$OUT/i8" >/dev/null 2>&1 || log "FAILED: i8"
+    grep -vE "^#|^kernel " "$OUT/i8/i8.txt" | cut -c1-140
 fi
 if has ozaki; then
     # Issue 18: ozaki2 (Ozaki scheme II, FP64 on INT8 tensor cores) against
