@@ -38,6 +38,10 @@ typedef struct {
 const kernel_desc *kernel_list(int *count);
 /* NULL if unknown. */
 const kernel_desc *kernel_find(const char *name);
+/* The SUMMA panel width a kernel wants when none is given; 0: the engine's
+ * default.  ozaki2: 8192 (it slices both panels on every multiply, and
+ * deeper INT8 products amortise that). */
+int64_t kernel_panel(const kernel_desc *kd);
 /* The production kernel for a type ("production" entries at the top of the ladder). */
 const char *kernel_default(int is_f64);
 /* cuBLAS needs a handle per device/stream; created lazily, destroyed here. */

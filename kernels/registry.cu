@@ -50,6 +50,13 @@ extern "C" const char *kernel_default(int is_f64)
     return is_f64 ? "08_dmma" : "07_warptile";
 }
 
+/* ozaki2 at n = 32768 on one H200: panel 8192 took 1.09 s, 2048 1.82 s
+ * (docs/results/h200-2026-12-01-ozaki2-i8). */
+extern "C" int64_t kernel_panel(const kernel_desc *kd)
+{
+    return kd && !strncmp(kd->name, "ozaki2", 6) ? 8192 : 0;
+}
+
 /* ozaki2.cu and kernel_cublas_emu.cu */
 extern "C" const char *dd_ozaki2_note(void);
 extern "C" void dd_ozaki2_shutdown(void);

@@ -93,7 +93,7 @@ static int settings(dd_plan *p, dd_err *err)
                      p->t,
                      tune ? ctx->opt_P : ctx->g.P,
                      tune ? ctx->opt_Q : ctx->g.Q,
-                     tune || ctx->panel ? ctx->panel : e->ops->default_panel,
+                     tune || ctx->panel ? ctx->panel : engine_panel(e),
                      tune ? ctx->opt_L : ctx->lookahead,
                      ctx->comm_name,
                      extra,

@@ -18,7 +18,7 @@ void summa_init(dd_summa *s, dd_engine *e, dd_comm *c, dd_grid g, dd_dtype t, in
     s->K = K;
     s->lookahead = lookahead;
     s->accumulate = accumulate;
-    s->nb = panel ? panel : e->ops->default_panel;
+    s->nb = panel ? panel : engine_panel(e);
     summa_shape(s);
     s->npanels = summa_panel_count(s);
 }

@@ -159,7 +159,7 @@ int tune_settings(const dd_tune_req *r, const dd_engine *e, dd_tune *t, dd_err *
 {
     memset(t, 0, sizeof *t);
     dd_tune_in ti = {r->size, r->P == 0, r->panel == 0, r->lookahead == 0, r->P, r->Q,
-                     r->panel ? r->panel : e->ops->default_panel, r->lookahead ? r->lookahead : 1,
+                     r->panel ? r->panel : engine_panel(e), r->lookahead ? r->lookahead : 1,
                      0, r->extra_bytes, r->extra_c};
     if (!r->P)
         grid_default(r->size, &ti.P0, &ti.Q0);

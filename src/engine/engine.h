@@ -47,6 +47,7 @@ typedef struct {
     int ranks_per_device; /* max over this node of ranks sharing one GPU (1 = exclusive; CPU: 1) */
     int threads;          /* CPU: BLAS threads per rank (for the performance model); GPU: 0 */
     size_t mem_free, mem_total; /* bytes of work memory, 0 if unknown */
+    int64_t panel; /* SUMMA panel the kernel wants when none is given; 0: the engine's */
 } dd_engine_info;
 
 typedef struct dd_engine_ops {
@@ -176,6 +177,13 @@ struct dd_engine {
     dd_engine_info info;
     void *impl; /* engine-private state */
 };
+
+/* The SUMMA panel width when --panel is not given: the kernel's where it
+ * has one, else the engine's default. */
+static inline int64_t engine_panel(const dd_engine *e)
+{
+    return e->info.panel ? e->info.panel : e->ops->default_panel;
+}
 
 extern const dd_engine_ops dd_engine_cpu;
 /* "OpenBLAS 0.3.21 ..." — the CPU BLAS, for reports on any backend. */

@@ -158,6 +158,7 @@ static void fill_info(dd_engine *e, const struct cudaDeviceProp *prop)
     cudaDriverGetVersion(&drv);
     snprintf(in->device, sizeof in->device, "%.*s", (int)sizeof in->device - 1, prop->name);
     snprintf(in->kernel, sizeof in->kernel, "%s", s->kd->name);
+    in->panel = kernel_panel(s->kd);
     snprintf(in->versions, sizeof in->versions, "CUDA runtime %d.%d, driver %d.%d, cuBLAS %s",
              rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10, kernel_cublas_version());
     in->device_index = s->device;

@@ -215,7 +215,9 @@ int cuda_retype(dd_engine *e, dd_dtype t, const char *kernel, dd_err *err)
     int rc = cuda_pick_kernel(s, kernel, t, err);
     if (rc)
         s->kd = old;
-    else
+    else {
         snprintf(e->info.kernel, sizeof e->info.kernel, "%s", s->kd->name);
+        e->info.panel = kernel_panel(s->kd);
+    }
     return rc;
 }
