@@ -164,6 +164,68 @@ __device__ __forceinline__ void load_frags(const double *st, int fa_off, int fb_
     }
 }
 
+/* The warp's accumulators into C (beta 0: C = acc; beta 1: C += acc).
+ * acc[j][i] is the mma tile D = C^T for C rows 8j + (0..7) and C columns
+ * 16i + (0..15) of the warp tile: c0 = D[g][2t] is C column 2g of the row
+ * crow0 + 8j (crow0 carries the lane's row), c1 the row HSTEP further; c2,
+ * c3 column 2g+1.  So (c0, c2) and (c1, c3) are pairs of adjacent columns:
+ * 16-byte stores.  08 takes HSTEP 1 (rows 2t, 2t+1), 10 HSTEP 4 (rows t,
+ * t+4: its shared-memory row order, see 10_dmma_tma.cu). */
+template <typename L, bool VEC, int HSTEP>
+__device__ __forceinline__ void store_acc(double (&acc)[L::MT][L::NT][4], double *__restrict__ C,
+                                          int64_t ldc, int M, int N, int m0, int n0, int crow0,
+                                          int ccol0, int beta)
+{
+    constexpr int BM = L::BM, BN = L::BN, MT = L::MT, NT = L::NT;
+    if (VEC && m0 + BM <= M && n0 + BN <= N) {
+        /* Whole tile inside C: no guards, and for beta 1 all loads of C
+         * issued before the first add (in two halves, to bound registers),
+         * so the block waits for global memory once per half, not per row. */
+        double *cb = C + (int64_t)crow0 * ldc + ccol0;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            double2 old[MT / 2][2][NT];
+            if (beta) {
+#pragma unroll
+                for (int jj = 0; jj < MT / 2; ++jj)
+#pragma unroll
+                    for (int h = 0; h < 2; ++h)
+#pragma unroll
+                        for (int i = 0; i < NT; ++i)
+                            old[jj][h][i] = *reinterpret_cast<const double2 *>(
+                                cb + (int64_t)(8 * (half * MT / 2 + jj) + HSTEP * h) * ldc + 16 * i);
+            }
+#pragma unroll
+            for (int jj = 0; jj < MT / 2; ++jj)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+#pragma unroll
+                    for (int i = 0; i < NT; ++i) {
+                        const int j = half * MT / 2 + jj;
+                        double2 v = make_double2(acc[j][i][h], acc[j][i][2 + h]);
+                        if (beta)
+                            v.x += old[jj][h][i].x, v.y += old[jj][h][i].y;
+                        *reinterpret_cast<double2 *>(cb + (int64_t)(8 * j + HSTEP * h) * ldc + 16 * i) = v;
+                    }
+        }
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < MT; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = crow0 + 8 * j + HSTEP * h;
+            if (row >= M)
+                continue;
+            double *crow = C + (int64_t)row * ldc;
+#pragma unroll
+            for (int i = 0; i < NT; ++i) {
+                const double v[2] = {acc[j][i][h], acc[j][i][2 + h]};
+                dd::store_row_group<double, 2, VEC>(crow, ccol0 + 16 * i, N, v, beta);
+            }
+        }
+}
+
 template <typename L, bool VEC>
 __global__ void __launch_bounds__(L::THREADS, L::MIN_BLOCKS)
     dmma_kernel(int M, int N, int K, const double *__restrict__ A, int64_t lda,
@@ -265,58 +327,8 @@ __global__ void __launch_bounds__(L::THREADS, L::MIN_BLOCKS)
     }
     dd::cp_async_wait<0>();
 
-    /* acc[j][i] is the mma tile D = C^T for C rows 8j + (0..7) and C columns
-     * 16i + (0..15) of the warp tile: c0 = D[g][2t] is C row 2t, column 2g;
-     * c1 row 2t+1; c2, c3 column 2g+1.  So (c0, c2) and (c1, c3) are pairs
-     * of adjacent columns: 16-byte stores, 4 rows × 128 bytes per warp. */
-    const int crow0 = m0 + wm * WM + 2 * t, ccol0 = n0 + wn * WN + 2 * g;
-    if (VEC && m0 + BM <= M && n0 + BN <= N) {
-        /* Whole tile inside C: no guards, and for beta 1 all loads of C
-         * issued before the first add (in two halves, to bound registers),
-         * so the block waits for global memory once per half, not per row. */
-        double *cb = C + (int64_t)crow0 * ldc + ccol0;
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            double2 old[MT / 2][2][NT];
-            if (beta) {
-#pragma unroll
-                for (int jj = 0; jj < MT / 2; ++jj)
-#pragma unroll
-                    for (int h = 0; h < 2; ++h)
-#pragma unroll
-                        for (int i = 0; i < NT; ++i)
-                            old[jj][h][i] = *reinterpret_cast<const double2 *>(
-                                cb + (int64_t)(8 * (half * MT / 2 + jj) + h) * ldc + 16 * i);
-            }
-#pragma unroll
-            for (int jj = 0; jj < MT / 2; ++jj)
-#pragma unroll
-                for (int h = 0; h < 2; ++h)
-#pragma unroll
-                    for (int i = 0; i < NT; ++i) {
-                        const int j = half * MT / 2 + jj;
-                        double2 v = make_double2(acc[j][i][h], acc[j][i][2 + h]);
-                        if (beta)
-                            v.x += old[jj][h][i].x, v.y += old[jj][h][i].y;
-                        *reinterpret_cast<double2 *>(cb + (int64_t)(8 * j + h) * ldc + 16 * i) = v;
-                    }
-        }
-        return;
-    }
-#pragma unroll
-    for (int j = 0; j < MT; ++j)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int row = crow0 + 8 * j + h;
-            if (row >= M)
-                continue;
-            double *crow = C + (int64_t)row * ldc;
-#pragma unroll
-            for (int i = 0; i < NT; ++i) {
-                const double v[2] = {acc[j][i][h], acc[j][i][2 + h]};
-                dd::store_row_group<double, 2, VEC>(crow, ccol0 + 16 * i, N, v, beta);
-            }
-        }
+    store_acc<L, VEC, 1>(acc, C, ldc, M, N, m0, n0, m0 + wm * WM + 2 * t, n0 + wn * WN + 2 * g,
+                         beta);
 }
 
 template <typename L> int launch_cfg(DD_LAUNCHER_ARGS(double))

@@ -17,12 +17,11 @@
  *
  * Built only for sm_90a (wgmma and setmaxnreg are not in sm_90); elsewhere
  * the entry points say "unsupported" and ozaki2 uses cuBLAS. */
-#include <cuda.h>
-#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 #include "i8gemm.h"
+#include "tma.cuh"
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define I8_DEVICE_OK 1
@@ -50,54 +49,7 @@ struct epilogue {
 };
 
 #ifdef I8_DEVICE_OK
-__device__ __forceinline__ uint32_t smem_addr(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ void bar_init(uint64_t *b, unsigned count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(b)), "r"(count));
-}
-
-__device__ __forceinline__ void bar_wait(uint64_t *b, unsigned parity)
-{
-    uint32_t done;
-    do {
-        asm volatile("{\n.reg .pred p;\n"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n}"
-                     : "=r"(done)
-                     : "r"(smem_addr(b)), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-
-__device__ __forceinline__ void bar_arrive(uint64_t *b)
-{
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}" ::"r"(
-                     smem_addr(b))
-                 : "memory");
-}
-
-__device__ __forceinline__ void bar_expect(uint64_t *b, unsigned bytes)
-{
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}" ::
-                     "r"(smem_addr(b)),
-                 "r"(bytes)
-                 : "memory");
-}
-
-/* One box of a 3-D map (k, row, batch) into shared memory; the barrier
- * counts its bytes. */
-__device__ __forceinline__ void tma_load(void *dst, const CUtensorMap *map, uint64_t *bar, int k,
-                                         int row, int q)
-{
-    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(smem_addr(dst)),
-                 "l"((uint64_t)map), "r"(smem_addr(bar)), "r"(k), "r"(row), "r"(q)
-                 : "memory");
-}
+using namespace dd_tma;
 
 /* The shared-memory descriptor of a k-major operand in the 128-byte swizzle
  * the TMA wrote: rows of 128 bytes, 8-row atoms 1024 bytes apart (stride
@@ -263,7 +215,7 @@ __global__ void __launch_bounds__(THREADS, 1)
             bar_init(&full[s], 1);
             bar_init(&empty[s], 128 * CONSUMERS);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        bar_init_fence();
     }
     __syncthreads();
 
@@ -276,8 +228,8 @@ __global__ void __launch_bounds__(THREADS, 1)
                 if (kt >= STAGES)
                     bar_wait(&empty[s], ((kt / STAGES) - 1) & 1);
                 bar_expect(&full[s], A_TILE + B_TILE);
-                tma_load(sa + (size_t)s * A_TILE, &ta, &full[s], kt * BK, m0, q);
-                tma_load(sb + (size_t)s * B_TILE, &tb, &full[s], kt * BK, n0, q);
+                load_3d(sa + (size_t)s * A_TILE, &ta, &full[s], kt * BK, m0, q);
+                load_3d(sb + (size_t)s * B_TILE, &tb, &full[s], kt * BK, n0, q);
             }
         }
         return;
@@ -321,24 +273,6 @@ __global__ void __launch_bounds__(THREADS, 1)
 #endif
 }
 
-PFN_cuTensorMapEncodeTiled_v12000 g_encode = nullptr;
-
-int encoder()
-{
-    if (g_encode)
-        return cudaSuccess;
-    void *fn = nullptr;
-    cudaDriverEntryPointQueryResult got;
-    cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                                     cudaEnableDefault, &got);
-    if (e != cudaSuccess)
-        return e;
-    if (got != cudaDriverEntryPointSuccess || !fn)
-        return cudaErrorNotSupported;
-    g_encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
-    return cudaSuccess;
-}
-
 /* The map of one operand: k (bytes) × rows × batch, boxes of 128 × box_rows. */
 int make_map(CUtensorMap *map, const int8_t *p, int64_t k, int64_t rows, int64_t ld, int64_t stride,
              int batch, int box_rows)
@@ -348,11 +282,8 @@ int make_map(CUtensorMap *map, const int8_t *p, int64_t k, int64_t rows, int64_t
     if (batch == 1)
         stride = (ld * rows + 15) / 16 * 16;
     cuuint64_t strides[2] = {(cuuint64_t)ld, (cuuint64_t)stride};
-    cuuint32_t box[3] = {BK, (cuuint32_t)box_rows, 1}, step[3] = {1, 1, 1};
-    CUresult r = g_encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, (void *)p, dims, strides, box, step,
-                          CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                          CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+    cuuint32_t box[3] = {BK, (cuuint32_t)box_rows, 1};
+    return dd_tma::map_sw128(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, p, dims, strides, box);
 }
 
 bool aligned16(const void *p, int64_t a, int64_t b)
@@ -370,9 +301,7 @@ int launch(int batch, int64_t m, int64_t n, int64_t k, const int8_t *A, int64_t 
         n > INT32_MAX || lda < k || ldb < k || !aligned16(A, lda, sa) || !aligned16(B, ldb, sb) ||
         (batch > 1 && (sa < m * lda || sb < n * ldb)))
         return cudaErrorInvalidValue;
-    int rc = encoder();
-    if (rc != cudaSuccess)
-        return rc;
+    int rc;
     CUtensorMap ta, tb;
     if ((rc = make_map(&ta, A, k, m, lda, sa, batch, BM)) != cudaSuccess ||
         (rc = make_map(&tb, B, k, n, ldb, sb, batch, BN)) != cudaSuccess)

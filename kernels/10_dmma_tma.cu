@@ -1,0 +1,187 @@
+/* 10_dmma_tma — 08's FP64 tensor-core multiply fed by the Tensor Memory
+ * Accelerator from a producer warp, the consumer warps doing nothing but
+ * shared-memory fragment loads and mma.
+ *
+ * What it changes, against 08 (which ncu found with its DMMA pipe at 89%,
+ * 255 registers a thread and spills, every warp also computing cp.async
+ * addresses and waiting at a block barrier per tile):
+ *  - copies: one thread issues per stage one TMA box of A (128 rows × 16
+ *    doubles) and eight of B (16 k-rows × 16 columns each) into a 6-stage
+ *    ring, 4 tiles ahead; mbarriers with transaction counts say when a
+ *    stage has landed (full) and when the 8 warps are done with it (empty).
+ *    No block barrier in the main loop, no copy addressing and no edge
+ *    masks (the TMA zero-fills past M, N and K).  A dedicated producer warp
+ *    would cost registers: with 9 warps an SM sub-partition holds 3 of
+ *    them and ptxas caps a thread at 168 registers (setmaxnreg, which
+ *    would move them, exists only in sm_90a); so thread 0 of the 8 issues
+ *    the copies, refilling the slot of the tile two steps back.
+ *  - layout: the TMA's 128-byte swizzle instead of padding (16-byte chunk
+ *    c of row r stored at c ^ (r mod 8)).  B's fragment loads (k rows 2t
+ *    and 2t+1, columns 2g, 2g+1) then hit 8 different chunks per quarter
+ *    warp.  A's would hit rows g = 0, 1 with the same chunk sets, so mma
+ *    column g reads shared row σ(g) = (g >> 1) | (g & 1) << 2: rows 0 and 4
+ *    in one quarter warp, XOR patterns apart in bit 2, conflict-free.  The
+ *    C rows follow: c0/c2 are row t of an 8-row slice, c1/c3 row t + 4.
+ *  - the rest is 08's: block 128×128, 8 warps of 64×32, mma.m16n8k8 on
+ *    C^T = B^T·A^T with k permuted so every operand is one 16-byte load in
+ *    register order, grouped block order, the same epilogue (store_acc).
+ *  - 256 threads, up to 255 registers a thread, as 08.
+ * Needs compute capability 9.x and A, B with 16-byte aligned bases and even
+ * leading dimensions (TMA strides are multiples of 16 bytes); otherwise it
+ * runs 08.
+ *
+ * Measured: see kernels/README.md (the ladder) and docs/results. */
+#include "dmma_core.cuh"
+#include "tma.cuh"
+
+namespace
+{
+
+using L = dd_dmma::Cfg<16, 6, 2, 4, false, 64, 32>; /* tile shapes for store_acc */
+constexpr int BK = 16, STAGES = 6, THREADS = 256;
+constexpr int AHEAD = STAGES - 2; /* tiles in flight ahead of the one being multiplied */
+constexpr int A_BYTES = L::BM * BK * 8; /* 128 rows × 128 bytes */
+constexpr int B_BOX = BK * 16 * 8;      /* 16 k-rows × 16 columns */
+constexpr int B_BYTES = (L::BN / 16) * B_BOX;
+constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+constexpr int SMEM = STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024;
+static_assert(L::BM == 128 && L::BN == 128 && L::MT == 8 && L::NT == 2, "08's tiles");
+
+template <bool VEC>
+__global__ void __launch_bounds__(THREADS, 1)
+    k10(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
+        int N, int K, int beta, double *__restrict__ C, int64_t ldc)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    using namespace dd_tma;
+    constexpr int MT = L::MT, NT = L::NT;
+    extern __shared__ unsigned char smem_raw[];
+    unsigned char *ring = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    uint64_t *full = (uint64_t *)(ring + STAGES * STAGE_BYTES), *empty = full + STAGES;
+
+    int bm, bn;
+    dd::raster_grouped<dd_dmma::GROUP_M>((M + L::BM - 1) / L::BM, (N + L::BN - 1) / L::BN, &bm, &bn);
+    const int m0 = bm * L::BM, n0 = bn * L::BN, tiles = (K + BK - 1) / BK;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            bar_init(&full[s], 1);
+            bar_init(&empty[s], THREADS);
+        }
+        bar_init_fence();
+    }
+    __syncthreads();
+    /* Thread 0 issues the copies: tile v into slot v mod STAGES once the
+     * slot's previous tile (v - STAGES) is released by all 256 threads. */
+    auto issue = [&](int v) {
+        const int s = v % STAGES;
+        if (v >= STAGES)
+            bar_wait(&empty[s], ((v / STAGES) - 1) & 1);
+        bar_expect(&full[s], STAGE_BYTES);
+        unsigned char *st = ring + s * STAGE_BYTES;
+        load_2d(st, &ta, &full[s], v * BK, m0);
+#pragma unroll
+        for (int nb = 0; nb < L::BN / 16; ++nb)
+            load_2d(st + A_BYTES + nb * B_BOX, &tb, &full[s], n0 + 16 * nb, v * BK);
+    };
+    if (threadIdx.x == 0)
+        for (int v = 0; v < AHEAD && v < tiles; ++v)
+            issue(v);
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wm = warp % L::WARPS_M, wn = warp / L::WARPS_M, g = lane / 4, t = lane % 4;
+    const int sg = (g >> 1) | ((g & 1) << 2); /* σ(g): the shared row of mma column g */
+    /* byte offsets in a stage: A row wm·64 + 8j + σ(g), chunk (4kk + t) ^ σ(g);
+     * B box wn·2 + i, k row 8kk + 2t + h, chunk g ^ (2t + h) */
+    const int a_off = (wm * L::WM + sg) * 128, a_c0 = (t ^ sg) * 16, a_c1 = ((4 + t) ^ sg) * 16;
+    const int b_off = A_BYTES + wn * 2 * B_BOX;
+    const int b_h0 = 2 * t * 128 + (g ^ (2 * t)) * 16, b_h1 = (2 * t + 1) * 128 + (g ^ (2 * t + 1)) * 16;
+
+    double acc[MT][NT][4];
+#pragma unroll
+    for (int j = 0; j < MT; ++j)
+#pragma unroll
+        for (int i = 0; i < NT; ++i)
+#pragma unroll
+            for (int r = 0; r < 4; ++r)
+                acc[j][i][r] = 0.0;
+    for (int kt = 0; kt < tiles; ++kt) {
+        const int s = kt % STAGES;
+        /* the slot refilled now held tile kt - 2: released long ago by the
+         * other warps, so thread 0 seldom waits for it */
+        if (threadIdx.x == 0 && kt + AHEAD < tiles)
+            issue(kt + AHEAD);
+        bar_wait(&full[s], (kt / STAGES) & 1);
+        const unsigned char *st = ring + s * STAGE_BYTES;
+#pragma unroll
+        for (int kk = 0; kk < BK / 8; ++kk) {
+            double fa[NT][4], fb[MT][2];
+#pragma unroll
+            for (int i = 0; i < NT; ++i) {
+                const unsigned char *p = st + b_off + i * B_BOX + kk * 1024;
+                const double2 lo = *reinterpret_cast<const double2 *>(p + b_h0);
+                const double2 hi = *reinterpret_cast<const double2 *>(p + b_h1);
+                fa[i][0] = lo.x, fa[i][1] = lo.y, fa[i][2] = hi.x, fa[i][3] = hi.y;
+            }
+#pragma unroll
+            for (int j = 0; j < MT; ++j) {
+                const double2 v = *reinterpret_cast<const double2 *>(st + a_off + j * 1024 +
+                                                                      (kk ? a_c1 : a_c0));
+                fb[j][0] = v.x, fb[j][1] = v.y;
+            }
+#pragma unroll
+            for (int j = 0; j < MT; ++j)
+#pragma unroll
+                for (int i = 0; i < NT; ++i)
+                    dd_dmma::dmma_16x8x8(acc[j][i], fa[i], fb[j]);
+        }
+        bar_arrive(&empty[s]);
+    }
+    dd_dmma::store_acc<L, VEC, 4>(acc, C, ldc, M, N, m0, n0, m0 + wm * L::WM + t,
+                                  n0 + wn * L::WN + 2 * g, beta);
+#else
+    (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)beta, (void)C, (void)ldc;
+    __trap();
+#endif
+}
+
+int launch10(DD_LAUNCHER_ARGS(double))
+{
+    static unsigned long long smem_set[2];
+    cudaStream_t s = (cudaStream_t)stream;
+    bool go;
+    int e = dd::gemm_prologue<double>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
+    if (e != cudaSuccess || !go)
+        return e;
+    int dev = 0, major = 0;
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) != cudaSuccess)
+        return e;
+    /* no TMA before Hopper; TMA strides are multiples of 16 bytes */
+    if (major != 9 || !dd::vec16_ok<double>(A, lda) || !dd::vec16_ok<double>(B, ldb))
+        return dd_k08_dgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
+    const long long blocks = ((m + L::BM - 1) / L::BM) * ((n + L::BN - 1) / L::BN);
+    if (blocks > INT_MAX)
+        return cudaErrorInvalidConfiguration;
+    CUtensorMap ta, tb;
+    const cuuint64_t adim[2] = {(cuuint64_t)k, (cuuint64_t)m}, astr[1] = {(cuuint64_t)lda * 8};
+    const cuuint64_t bdim[2] = {(cuuint64_t)n, (cuuint64_t)k}, bstr[1] = {(cuuint64_t)ldb * 8};
+    const cuuint32_t abox[2] = {BK, (cuuint32_t)L::BM}, bbox[2] = {16, BK};
+    if ((e = dd_tma::map_sw128(&ta, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2, A, adim, astr, abox)) ||
+        (e = dd_tma::map_sw128(&tb, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2, B, bdim, bstr, bbox)))
+        return e;
+    if (dd::vec16_ok<double>(C, ldc)) {
+        if ((e = dd::allow_smem(k10<true>, SMEM, &smem_set[1])) != cudaSuccess)
+            return e;
+        k10<true><<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta, C,
+                                                          ldc);
+    } else {
+        if ((e = dd::allow_smem(k10<false>, SMEM, &smem_set[0])) != cudaSuccess)
+            return e;
+        k10<false><<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta, C,
+                                                           ldc);
+    }
+    return dd::launch_status();
+}
+
+} // namespace
+
+DD_LAUNCHER(dd_k10_dgemm, double, launch10)
