@@ -103,37 +103,56 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
             for (int r = 0; r < 4; ++r)
                 acc[j][i][r] = 0.0;
+    /* Fragments of step kk+1 are loaded while the mma of step kk issue,
+     * across the stage boundary too: the wait for the next stage comes
+     * before the last step's mma, and this stage is released as soon as
+     * its last fragments are in registers. */
+    constexpr int KK = BK / 8;
+    double fa[2][NT][4], fb[2][MT][2];
+    auto load = [&](const unsigned char *st, int kk, double(&xa)[NT][4], double(&xb)[MT][2]) {
+#pragma unroll
+        for (int i = 0; i < NT; ++i) {
+            const unsigned char *p = st + b_off + i * B_BOX + kk * 1024;
+            const double2 lo = *reinterpret_cast<const double2 *>(p + b_h0);
+            const double2 hi = *reinterpret_cast<const double2 *>(p + b_h1);
+            xa[i][0] = lo.x, xa[i][1] = lo.y, xa[i][2] = hi.x, xa[i][3] = hi.y;
+        }
+#pragma unroll
+        for (int j = 0; j < MT; ++j) {
+            const double2 v =
+                *reinterpret_cast<const double2 *>(st + a_off + j * 1024 + (kk ? a_c1 : a_c0));
+            xb[j][0] = v.x, xb[j][1] = v.y;
+        }
+    };
+    if (tiles > 0) {
+        bar_wait(&full[0], 0);
+        load(ring, 0, fa[0], fb[0]);
+    }
     for (int kt = 0; kt < tiles; ++kt) {
         const int s = kt % STAGES;
         /* the slot refilled now held tile kt - 2: released long ago by the
          * other warps, so thread 0 seldom waits for it */
         if (threadIdx.x == 0 && kt + AHEAD < tiles)
             issue(kt + AHEAD);
-        bar_wait(&full[s], (kt / STAGES) & 1);
         const unsigned char *st = ring + s * STAGE_BYTES;
 #pragma unroll
-        for (int kk = 0; kk < BK / 8; ++kk) {
-            double fa[NT][4], fb[MT][2];
-#pragma unroll
-            for (int i = 0; i < NT; ++i) {
-                const unsigned char *p = st + b_off + i * B_BOX + kk * 1024;
-                const double2 lo = *reinterpret_cast<const double2 *>(p + b_h0);
-                const double2 hi = *reinterpret_cast<const double2 *>(p + b_h1);
-                fa[i][0] = lo.x, fa[i][1] = lo.y, fa[i][2] = hi.x, fa[i][3] = hi.y;
-            }
-#pragma unroll
-            for (int j = 0; j < MT; ++j) {
-                const double2 v = *reinterpret_cast<const double2 *>(st + a_off + j * 1024 +
-                                                                      (kk ? a_c1 : a_c0));
-                fb[j][0] = v.x, fb[j][1] = v.y;
+        for (int kk = 0; kk < KK; ++kk) {
+            if (kk + 1 < KK) {
+                load(st, kk + 1, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
+            } else {
+                if (kt + 1 < tiles) {
+                    const int s1 = (kt + 1) % STAGES;
+                    bar_wait(&full[s1], ((kt + 1) / STAGES) & 1);
+                    load(ring + s1 * STAGE_BYTES, 0, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
+                }
+                bar_arrive(&empty[s]);
             }
 #pragma unroll
             for (int j = 0; j < MT; ++j)
 #pragma unroll
                 for (int i = 0; i < NT; ++i)
-                    dd_dmma::dmma_16x8x8(acc[j][i], fa[i], fb[j]);
+                    dd_dmma::dmma_16x8x8(acc[j][i], fa[kk & 1][i], fb[kk & 1][j]);
         }
-        bar_arrive(&empty[s]);
     }
     dd_dmma::store_acc<L, VEC, 4>(acc, C, ldc, M, N, m0, n0, m0 + wm * L::WM + t,
                                   n0 + wn * L::WN + 2 * g, beta);
