@@ -14,7 +14,9 @@
  *    would cost registers: with 9 warps an SM sub-partition holds 3 of
  *    them and ptxas caps a thread at 168 registers (setmaxnreg, which
  *    would move them, exists only in sm_90a); so thread 0 of the 8 issues
- *    the copies, refilling the slot of the tile two steps back.
+ *    the copies, refilling the slot of the tile two steps back.  Each warp
+ *    releases a stage with one arrival (lane 0 after __syncwarp): 256
+ *    arrivals on one shared word per stage serialise.
  *  - layout: the TMA's 128-byte swizzle instead of padding (16-byte chunk
  *    c of row r stored at c ^ (r mod 8)).  B's fragment loads (k rows 2t
  *    and 2t+1, columns 2g, 2g+1) then hit 8 different chunks per quarter
@@ -65,7 +67,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             bar_init(&full[s], 1);
-            bar_init(&empty[s], THREADS);
+            bar_init(&empty[s], THREADS / 32);
         }
         bar_init_fence();
     }
@@ -145,7 +147,9 @@ __global__ void __launch_bounds__(THREADS, 1)
                     bar_wait(&full[s1], ((kt + 1) / STAGES) & 1);
                     load(ring + s1 * STAGE_BYTES, 0, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
                 }
-                bar_arrive(&empty[s]);
+                __syncwarp(); /* the warp's reads of this stage are done: */
+                if (lane == 0)  /* one arrival a warp, not 256 on one word */
+                    bar_arrive(&empty[s]);
             }
 #pragma unroll
             for (int j = 0; j < MT; ++j)
