@@ -85,10 +85,10 @@ __global__ void __launch_bounds__(THREADS, 1)
         for (int nb = 0; nb < L::BN / 16; ++nb)
             load_2d(st + A_BYTES + nb * B_BOX, &tb, &full[s], n0 + 16 * nb, v * BK);
     };
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (threadIdx.x == 0)
         for (int v = 0; v < AHEAD && v < tiles; ++v)
             issue(v);
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int wm = warp % L::WARPS_M, wn = warp / L::WARPS_M, g = lane / 4, t = lane % 4;
     const int sg = (g >> 1) | ((g & 1) << 2); /* σ(g): the shared row of mma column g */
     /* byte offsets in a stage: A row wm·64 + 8j + σ(g), chunk (4kk + t) ^ σ(g);
@@ -134,8 +134,8 @@ __global__ void __launch_bounds__(THREADS, 1)
         const int s = kt % STAGES;
         /* the slot refilled now held tile kt - 2: released long ago by the
          * other warps, so thread 0 seldom waits for it */
-        if (threadIdx.x == 0 && kt + AHEAD < tiles)
-            issue(kt + AHEAD);
+        if (lane == 0 && warp == kt % (THREADS / 32) && kt + AHEAD < tiles)
+            issue(kt + AHEAD); /* lane 0 of each warp in turn: no warp lags */
         const unsigned char *st = ring + s * STAGE_BYTES;
 #pragma unroll
         for (int kk = 0; kk < KK; ++kk) {
