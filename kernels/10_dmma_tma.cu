@@ -49,7 +49,25 @@ constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
 constexpr int SMEM = STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024;
 static_assert(L::BM == 128 && L::BN == 128 && L::MT == 8 && L::NT == 2, "08's tiles");
 
-template <bool VEC>
+/* D = A·B + D for a 16×8×16 FP64 tile (sm_90): the fragments of two k8
+ * steps, in the order of two m16n8k8 (A: rows g, g+8 at k t + 4v; B: k
+ * t + 4v at column g, v = 0..3). */
+__device__ __forceinline__ void dmma_16x8x16(double (&c)[4], const double (&a0)[4],
+                                             const double (&a1)[4], const double (&b0)[2],
+                                             const double (&b1)[2])
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
+        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+        : "d"(a0[0]), "d"(a0[1]), "d"(a0[2]), "d"(a0[3]), "d"(a1[0]), "d"(a1[1]), "d"(a1[2]),
+          "d"(a1[3]), "d"(b0[0]), "d"(b0[1]), "d"(b1[0]), "d"(b1[1]));
+#else
+    (void)c, (void)a0, (void)a1, (void)b0, (void)b1;
+#endif
+}
+
+template <bool VEC, bool K16>
 __global__ void __launch_bounds__(THREADS, 1)
     k10(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
         int N, int K, int beta, double *__restrict__ C, int64_t ldc)
@@ -126,11 +144,30 @@ __global__ void __launch_bounds__(THREADS, 1)
             xb[j][0] = v.x, xb[j][1] = v.y;
         }
     };
-    if (tiles > 0) {
+    if (K16) { /* 11: one m16n8k16 per tile pair and stage, fragments of a stage at once */
+        for (int kt = 0; kt < tiles; ++kt) {
+            const int s = kt % STAGES;
+            if (lane == 0 && warp == kt % (THREADS / 32) && kt + AHEAD < tiles)
+                issue(kt + AHEAD);
+            const unsigned char *st = ring + s * STAGE_BYTES;
+            bar_wait(&full[s], (kt / STAGES) & 1);
+            load(st, 0, fa[0], fb[0]);
+            load(st, 1, fa[1], fb[1]);
+            __syncwarp();
+            if (lane == 0)
+                bar_arrive(&empty[s]);
+#pragma unroll
+            for (int j = 0; j < MT; ++j)
+#pragma unroll
+                for (int i = 0; i < NT; ++i)
+                    dmma_16x8x16(acc[j][i], fa[0][i], fa[1][i], fb[0][j], fb[1][j]);
+        }
+    }
+    if (!K16 && tiles > 0) {
         bar_wait(&full[0], 0);
         load(ring, 0, fa[0], fb[0]);
     }
-    for (int kt = 0; kt < tiles; ++kt) {
+    for (int kt = 0; !K16 && kt < tiles; ++kt) {
         const int s = kt % STAGES;
         /* the slot refilled now held tile kt - 2: released long ago by the
          * other warps, so thread 0 seldom waits for it */
@@ -166,7 +203,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 #endif
 }
 
-int launch10(DD_LAUNCHER_ARGS(double))
+template <bool K16> int launch10(DD_LAUNCHER_ARGS(double))
 {
     static unsigned long long smem_set[2];
     cudaStream_t s = (cudaStream_t)stream;
@@ -192,14 +229,14 @@ int launch10(DD_LAUNCHER_ARGS(double))
         (e = dd_tma::map_sw128(&tb, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2, B, bdim, bstr, bbox)))
         return e;
     if (dd::vec16_ok<double>(C, ldc)) {
-        if ((e = dd::allow_smem(k10<true>, SMEM, &smem_set[1])) != cudaSuccess)
+        if ((e = dd::allow_smem(k10<true, K16>, SMEM, &smem_set[1])) != cudaSuccess)
             return e;
-        k10<true><<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta, C,
+        k10<true, K16><<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta, C,
                                                           ldc);
     } else {
-        if ((e = dd::allow_smem(k10<false>, SMEM, &smem_set[0])) != cudaSuccess)
+        if ((e = dd::allow_smem(k10<false, K16>, SMEM, &smem_set[0])) != cudaSuccess)
             return e;
-        k10<false><<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta, C,
+        k10<false, K16><<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta, C,
                                                            ldc);
     }
     return dd::launch_status();
@@ -207,4 +244,5 @@ int launch10(DD_LAUNCHER_ARGS(double))
 
 } // namespace
 
-DD_LAUNCHER(dd_k10_dgemm, double, launch10)
+DD_LAUNCHER(dd_k10_dgemm, double, launch10<false>)
+DD_LAUNCHER(dd_k11_dgemm, double, launch10<true>)
