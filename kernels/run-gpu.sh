@@ -81,7 +81,7 @@ awk '/Compiling entry function/ { match($0, /'"'"'[^'"'"']*'"'"'/); name = subst
   "$BUILD/ptxas.txt" | sed 's/_ZN[0-9]*_GLOBAL__N__[0-9a-f_]*_//' >"$OUT/resources.txt"
 
 if command -v cuobjdump >/dev/null 2>&1; then
-  for s in 07_warptile 08_dmma; do
+  for s in 07_warptile 08_dmma 10_dmma_tma; do
     echo "== $s"
     cuobjdump -sass "$BUILD/$s.o" | grep -oE '\b(DMMA[.0-9x]*|FFMA|DFMA|LDS(\.[0-9]+)?|LDGSTS[.A-Z0-9]*|STG[.A-Z0-9]*|LDL|STL|BAR[.A-Z]*)\b' | sort | uniq -c
   done >"$OUT/sass-summary.txt" 2>&1 || true
