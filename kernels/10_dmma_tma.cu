@@ -70,10 +70,12 @@ __device__ __forceinline__ void dmma_16x8x16(double (&c)[4], const double (&a0)[
 template <bool VEC, bool K16>
 __global__ void __launch_bounds__(THREADS, 1)
     k10(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
-        int N, int K, int beta, double *__restrict__ C, int64_t ldc)
+        int N, int K, int beta, double *__restrict__ C, int64_t ldc, const unsigned int *gate)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using namespace dd_tma;
+    if (gate && !*(volatile const unsigned int *)gate) /* gated (ozaki2's fallback): off */
+        return;
     constexpr int MT = L::MT, NT = L::NT;
     extern __shared__ unsigned char smem_raw[];
     unsigned char *ring = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
@@ -198,12 +200,16 @@ __global__ void __launch_bounds__(THREADS, 1)
     dd_dmma::store_acc<L, VEC, 4>(acc, C, ldc, M, N, m0, n0, m0 + wm * L::WM + t,
                                   n0 + wn * L::WN + 2 * g, beta);
 #else
-    (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)beta, (void)C, (void)ldc;
+    (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)beta, (void)C, (void)ldc, (void)gate;
     __trap();
 #endif
 }
 
-template <bool K16> int launch10(DD_LAUNCHER_ARGS(double))
+/* gate: NULL, or a device word the kernel reads first: it multiplies only
+ * where that is nonzero (ozaki2's native fallback, decided on the GPU).
+ * Gated calls never fall back to 08: cudaErrorNotSupported instead. */
+template <bool K16>
+int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
 {
     static unsigned long long smem_set[2];
     cudaStream_t s = (cudaStream_t)stream;
@@ -217,7 +223,8 @@ template <bool K16> int launch10(DD_LAUNCHER_ARGS(double))
         return e;
     /* no TMA before Hopper; TMA strides are multiples of 16 bytes */
     if (major != 9 || !dd::vec16_ok<double>(A, lda) || !dd::vec16_ok<double>(B, ldb))
-        return dd_k08_dgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
+        return gate ? cudaErrorNotSupported
+                    : dd_k08_dgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
     const long long blocks = ((m + L::BM - 1) / L::BM) * ((n + L::BN - 1) / L::BN);
     if (blocks > INT_MAX)
         return cudaErrorInvalidConfiguration;
@@ -232,12 +239,12 @@ template <bool K16> int launch10(DD_LAUNCHER_ARGS(double))
         if ((e = dd::allow_smem(k10<true, K16>, SMEM, &smem_set[1])) != cudaSuccess)
             return e;
         k10<true, K16><<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta, C,
-                                                          ldc);
+                                                          ldc, gate);
     } else {
         if ((e = dd::allow_smem(k10<false, K16>, SMEM, &smem_set[0])) != cudaSuccess)
             return e;
         k10<false, K16><<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta, C,
-                                                           ldc);
+                                                           ldc, gate);
     }
     return dd::launch_status();
 }
@@ -246,3 +253,8 @@ template <bool K16> int launch10(DD_LAUNCHER_ARGS(double))
 
 DD_LAUNCHER(dd_k10_dgemm, double, launch10<false>)
 DD_LAUNCHER(dd_k11_dgemm, double, launch10<true>)
+
+extern "C" int dd_k11_dgemm_gated(DD_LAUNCHER_ARGS(double), const unsigned int *gate)
+{
+    return launch10<true>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, gate);
+}

@@ -260,10 +260,16 @@ int chunk(workspace *w, int nm, int64_t m, int64_t n, int64_t k, const double *A
                          : product_cublas(w, L, nm, r0, rows, n, a8, b8, cbuf, sa, sb, beta, C,
                                           ldc, s));
     }
+    /* The native product where the range check flagged this multiply: the
+     * FP64 production kernel gated on the flag, else (no TMA here) the
+     * simple kernel; the simple kernel's block 0 records the fallback. */
+    int gated = dd_k11_dgemm_gated(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &w->st->flag);
+    if (gated != cudaSuccess && gated != cudaErrorNotSupported)
+        return gated;
     const int64_t tiles = ((m + 63) / 64) * ((n + 63) / 64);
-    const int grid = (int)(tiles < 2LL * w->sms ? tiles : 2LL * w->sms);
+    const int grid = gated == cudaSuccess ? 1 : (int)(tiles < 2LL * w->sms ? tiles : 2LL * w->sms);
     oz2::fallback<<<grid, 256, 0, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C, ldc, w->st,
-                                       w->sx, nm);
+                                       w->sx, nm, gated != cudaSuccess);
     return (int)cudaGetLastError();
 }
 
