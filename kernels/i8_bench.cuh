@@ -126,7 +126,8 @@ int i8_bench(const options &o, const env_info &env, shape sh, void *flush, size_
         return dd_i8gemm_s32(batch, m, n, k, A, ld, sa, B, ld, sb, C, ldc, sc, (void *)s);
     };
     auto own_mod = [&]() {
-        return dd_i8gemm_mod(batch, m, n, k, A, ld, sa, B, ld, sb, mods, R, ldc, sc, (void *)s);
+        return dd_i8gemm_mod(batch, m, n, k, A, ld, sa, B, ld, sb, mods, R, ldc, sc, nullptr,
+                             (void *)s);
     };
     const bool cublas_ok = cublas_run(Cref) == CUBLAS_STATUS_SUCCESS;
     if (!cublas_ok) {

@@ -44,6 +44,7 @@ struct epilogue {
     int64_t ld, stride; /* elements */
     int m, n, nk;
     int vec8; /* residues: output base, ld and stride multiples of 8 bytes */
+    const unsigned int *skip; /* nonzero there: nothing to do */
     int mod[DD_I8GEMM_MAX_MOD];
     float rinv[DD_I8GEMM_MAX_MOD];
 };
@@ -197,6 +198,8 @@ __global__ void __launch_bounds__(THREADS, 1)
               const __grid_constant__ epilogue e)
 {
 #ifdef I8_DEVICE_OK
+    if (e.skip && *(volatile const unsigned int *)e.skip)
+        return;
     extern __shared__ uint8_t smem_raw[];
     uint8_t *ring = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
     int8_t *sa = (int8_t *)ring, *sb = (int8_t *)(ring + (size_t)STAGES * A_TILE);
@@ -348,13 +351,14 @@ extern "C" int dd_i8gemm_s32(int batch, int64_t m, int64_t n, int64_t k, const i
 
 extern "C" int dd_i8gemm_mod(int batch, int64_t m, int64_t n, int64_t k, const int8_t *A,
                              int64_t lda, int64_t sa, const int8_t *B, int64_t ldb, int64_t sb,
-                             const int *mod, int8_t *R, int64_t ldr, int64_t sr, void *stream)
+                             const int *mod, int8_t *R, int64_t ldr, int64_t sr,
+                             const unsigned int *skip, void *stream)
 {
     if (!R || !mod || batch < 1 || batch > DD_I8GEMM_MAX_MOD || ldr < n ||
         (batch > 1 && sr < m * ldr))
         return cudaErrorInvalidValue;
     epilogue e = {};
-    e.out = R, e.ld = ldr, e.stride = sr;
+    e.out = R, e.ld = ldr, e.stride = sr, e.skip = skip;
     e.vec8 = (uintptr_t)R % 8 == 0 && ldr % 8 == 0 && (batch == 1 || sr % 8 == 0);
     for (int q = 0; q < batch; ++q) {
         if (mod[q] < 2 || mod[q] > 256 || (mod[q] != 256 && mod[q] % 2 == 0))

@@ -31,10 +31,12 @@ int dd_i8gemm_s32(int batch, int64_t m, int64_t n, int64_t k, const int8_t *A, i
 /* Fused residues: entry (i, j) of product q written as its symmetric residue
  * modulo mod[q] (2 ≤ mod[q] ≤ 255 odd, or 256: [-(m-1)/2, (m-1)/2] resp.
  * [-128, 127], the values of oz2_symmod) into R_q = R + q·sr (INT8, row i
- * at R_q + i·ldr).  batch ≤ DD_I8GEMM_MAX_MOD; mod is host memory. */
+ * at R_q + i·ldr).  batch ≤ DD_I8GEMM_MAX_MOD; mod is host memory.  skip:
+ * NULL, or a device word read first: nonzero, and nothing is computed
+ * (ozaki2's range check has sent the multiply to native FP64). */
 int dd_i8gemm_mod(int batch, int64_t m, int64_t n, int64_t k, const int8_t *A, int64_t lda,
                   int64_t sa, const int8_t *B, int64_t ldb, int64_t sb, const int *mod, int8_t *R,
-                  int64_t ldr, int64_t sr, void *stream);
+                  int64_t ldr, int64_t sr, const unsigned int *skip, void *stream);
 
 #ifdef __cplusplus
 }

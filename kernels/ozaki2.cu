@@ -231,7 +231,7 @@ int product_own(workspace *w, const layout &L, int nm, int64_t r0, int64_t rows,
     static const int moduli[] = OZ2_MODULI_INIT;
     int8_t *r8 = static_cast<int8_t *>(cbuf);
     OZ_TRY(dd_i8gemm_mod(nm, rows, n, L.kp, a8 + r0 * L.kp, L.kp, L.m4 * L.kp, b8, L.kp,
-                         L.n4 * L.kp, moduli, r8, L.nc, L.mt * L.nc, s));
+                         L.n4 * L.kp, moduli, r8, L.nc, L.mt * L.nc, &w->st->flag, s));
     return crt_dispatch(nm, (int)rows, (int)n, (const int8_t *)r8, L.mt * L.nc, (int)L.nc,
                         sa + r0, sb, beta, C + r0 * ldc, ldc, w->st, w->sms, s);
 }
