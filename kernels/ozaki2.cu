@@ -17,7 +17,9 @@
  *
  * Fallback.  When the scaling step finds a non-finite value or a row or
  * column of too wide a range for the moduli (ozaki2.h), a device flag
- * turns the CRT kernel off and a gated native FP64 kernel on: the decision
+ * turns the INT8 products and the CRT kernel off and the FP64 production
+ * kernel (11_dmma_k16, gated on the same flag; a simple FMA kernel where
+ * there is no TMA) on: the decision
  * stays on the GPU, the launcher never synchronises.  kernel_note() (a
  * synchronising call, kernel.h) reports how many multiplies fell back and
  * why; dgemm-dist prints it at teardown, gemm-bench in its row.
