@@ -41,7 +41,7 @@ namespace
 
 using L = dd_dmma::Cfg<16, 6, 2, 4, false, 64, 32>; /* tile shapes for store_acc */
 constexpr int BK = 16, STAGES = 6, THREADS = 256;
-constexpr int AHEAD = STAGES - 2; /* tiles in flight ahead of the one being multiplied */
+constexpr int AHEAD = STAGES - 2;       /* tiles in flight ahead of the one being multiplied */
 constexpr int A_BYTES = L::BM * BK * 8; /* 128 rows × 128 bytes */
 constexpr int B_BOX = BK * 16 * 8;      /* 16 k-rows × 16 columns */
 constexpr int B_BYTES = (L::BN / 16) * B_BOX;
@@ -82,7 +82,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     uint64_t *full = (uint64_t *)(ring + STAGES * STAGE_BYTES), *empty = full + STAGES;
 
     int bm, bn;
-    dd::raster_grouped<dd_dmma::GROUP_M>((M + L::BM - 1) / L::BM, (N + L::BN - 1) / L::BN, &bm, &bn);
+    dd::raster_grouped<dd_dmma::GROUP_M>((M + L::BM - 1) / L::BM, (N + L::BN - 1) / L::BN, &bm,
+                                         &bn);
     const int m0 = bm * L::BM, n0 = bn * L::BN, tiles = (K + BK - 1) / BK;
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
@@ -115,7 +116,8 @@ __global__ void __launch_bounds__(THREADS, 1)
      * B box wn·2 + i, k row 8kk + 2t + h, chunk g ^ (2t + h) */
     const int a_off = (wm * L::WM + sg) * 128, a_c0 = (t ^ sg) * 16, a_c1 = ((4 + t) ^ sg) * 16;
     const int b_off = A_BYTES + wn * 2 * B_BOX;
-    const int b_h0 = 2 * t * 128 + (g ^ (2 * t)) * 16, b_h1 = (2 * t + 1) * 128 + (g ^ (2 * t + 1)) * 16;
+    const int b_h0 = 2 * t * 128 + (g ^ (2 * t)) * 16,
+              b_h1 = (2 * t + 1) * 128 + (g ^ (2 * t + 1)) * 16;
 
     double acc[MT][NT][4];
 #pragma unroll
@@ -186,8 +188,8 @@ __global__ void __launch_bounds__(THREADS, 1)
                     bar_wait(&full[s1], ((kt + 1) / STAGES) & 1);
                     load(ring + s1 * STAGE_BYTES, 0, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
                 }
-                __syncwarp(); /* the warp's reads of this stage are done: */
-                if (lane == 0)  /* one arrival a warp, not 256 on one word */
+                __syncwarp();  /* the warp's reads of this stage are done: */
+                if (lane == 0) /* one arrival a warp, not 256 on one word */
                     bar_arrive(&empty[s]);
             }
 #pragma unroll
@@ -208,8 +210,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 /* gate: NULL, or a device word the kernel reads first: it multiplies only
  * where that is nonzero (ozaki2's native fallback, decided on the GPU).
  * Gated calls never fall back to 08: cudaErrorNotSupported instead. */
-template <bool K16>
-int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
+template <bool K16> int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
 {
     static unsigned long long smem_set[2];
     cudaStream_t s = (cudaStream_t)stream;
@@ -238,13 +239,13 @@ int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
     if (dd::vec16_ok<double>(C, ldc)) {
         if ((e = dd::allow_smem(k10<true, K16>, SMEM, &smem_set[1])) != cudaSuccess)
             return e;
-        k10<true, K16><<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta, C,
-                                                          ldc, gate);
+        k10<true, K16><<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta,
+                                                               C, ldc, gate);
     } else {
         if ((e = dd::allow_smem(k10<false, K16>, SMEM, &smem_set[0])) != cudaSuccess)
             return e;
-        k10<false, K16><<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta, C,
-                                                           ldc, gate);
+        k10<false, K16><<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k,
+                                                                beta, C, ldc, gate);
     }
     return dd::launch_status();
 }

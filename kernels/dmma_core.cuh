@@ -193,7 +193,8 @@ __device__ __forceinline__ void store_acc(double (&acc)[L::MT][L::NT][4], double
 #pragma unroll
                         for (int i = 0; i < NT; ++i)
                             old[jj][h][i] = *reinterpret_cast<const double2 *>(
-                                cb + (int64_t)(8 * (half * MT / 2 + jj) + HSTEP * h) * ldc + 16 * i);
+                                cb + (int64_t)(8 * (half * MT / 2 + jj) + HSTEP * h) * ldc +
+                                16 * i);
             }
 #pragma unroll
             for (int jj = 0; jj < MT / 2; ++jj)
@@ -205,7 +206,8 @@ __device__ __forceinline__ void store_acc(double (&acc)[L::MT][L::NT][4], double
                         double2 v = make_double2(acc[j][i][h], acc[j][i][2 + h]);
                         if (beta)
                             v.x += old[jj][h][i].x, v.y += old[jj][h][i].y;
-                        *reinterpret_cast<double2 *>(cb + (int64_t)(8 * j + HSTEP * h) * ldc + 16 * i) = v;
+                        *reinterpret_cast<double2 *>(cb + (int64_t)(8 * j + HSTEP * h) * ldc +
+                                                     16 * i) = v;
                     }
         }
         return;

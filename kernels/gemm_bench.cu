@@ -303,9 +303,8 @@ void emit(const options &o, const env_info &env, const row &r)
     if (!strcmp(r.status, "ok"))
         print_row(r, dims);
     else
-        printf("%-22s %-4s %-19s %4d %-9s %10s %9s %9s %9s %6s %5s %8s  %s %s\n", r.kernel,
-               r.dtype, dims, r.beta, r.mode, "-", "-", "-", "-", "-", "-", "-", r.status,
-               r.note.c_str());
+        printf("%-22s %-4s %-19s %4d %-9s %10s %9s %9s %9s %6s %5s %8s  %s %s\n", r.kernel, r.dtype,
+               dims, r.beta, r.mode, "-", "-", "-", "-", "-", "-", "-", r.status, r.note.c_str());
     fflush(stdout);
     if (!o.json)
         return;
@@ -429,8 +428,8 @@ int time_kernel(Fn fn, const ddcheck::problem<T> &p, int warmup, int reps, void 
 /* One batch of back-to-back runs, each between consecutive events; their
  * times appended to ms when keep. */
 template <typename T, typename Fn>
-int sustain_batch(Fn fn, const ddcheck::problem<T> &p, std::vector<cudaEvent_t> &ev,
-                  cudaStream_t s, bool keep, std::vector<double> *ms)
+int sustain_batch(Fn fn, const ddcheck::problem<T> &p, std::vector<cudaEvent_t> &ev, cudaStream_t s,
+                  bool keep, std::vector<double> *ms)
 {
     int batch = (int)ev.size() - 1;
     CK(cudaEventRecord(ev[0], s));

@@ -70,8 +70,10 @@ int i8_bench(const options &o, const env_info &env, shape sh, void *flush, size_
 {
     const int batch = o.i8_batch;
     if (!dd_i8gemm_available()) {
-        row r = {"i8gemm", "i8", sh, 0, 0, NAN, NAN, NAN, NAN, NAN, "skipped",
-                 "(needs compute capability 9.0 and a build with sm_90a)"};
+        row r = {"i8gemm", "i8",      sh,
+                 0,        0,         NAN,
+                 NAN,      NAN,       NAN,
+                 NAN,      "skipped", "(needs compute capability 9.0 and a build with sm_90a)"};
         emit(o, env, r);
         return 0;
     }
@@ -110,7 +112,8 @@ int i8_bench(const options &o, const env_info &env, shape sh, void *flush, size_
     i8_fill<<<1024, 256, 0, s>>>(B, (size_t)batch * sb, *seed * 3 + 1);
     CK(cudaGetLastError());
     cublasHandle_t h;
-    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS || cublasSetStream(h, s) != CUBLAS_STATUS_SUCCESS) {
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS ||
+        cublasSetStream(h, s) != CUBLAS_STATUS_SUCCESS) {
         fprintf(stderr, "gemm-bench: cannot make a cuBLAS handle\n");
         exit(1);
     }
@@ -143,7 +146,7 @@ int i8_bench(const options &o, const env_info &env, shape sh, void *flush, size_
         cb.status = "skipped";
         cb.note = "(cuBLAS INT8 refuses this shape; the check used exact integer sums)";
     } else if (time_runs([&]() { return cublas_run(C) == CUBLAS_STATUS_SUCCESS ? 0 : 1; }, o.warmup,
-                  o.reps, flush, flush_bytes, s, &cb.ms_median, &cb.ms_min, &cb.tele)) {
+                         o.reps, flush, flush_bytes, s, &cb.ms_median, &cb.ms_min, &cb.tele)) {
         fprintf(stderr, "gemm-bench: cuBLAS INT8 GEMM failed\n");
         exit(1);
     }

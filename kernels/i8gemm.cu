@@ -43,7 +43,7 @@ struct epilogue {
     void *out;
     int64_t ld, stride; /* elements */
     int m, n, nk;
-    int vec8; /* residues: output base, ld and stride multiples of 8 bytes */
+    int vec8;                 /* residues: output base, ld and stride multiples of 8 bytes */
     const unsigned int *skip; /* nonzero there: nothing to do */
     int mod[DD_I8GEMM_MAX_MOD];
     float rinv[DD_I8GEMM_MAX_MOD];
@@ -61,6 +61,7 @@ __device__ __forceinline__ uint64_t desc_sw128(const void *p)
     return ((a & 0x3FFFF) >> 4) | (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 62);
 }
 
+// clang-format off
 #define I8_WGMMA_M64N256K32(d, da, db, scale)                                                      \
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                    \
                  "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 {"                           \
@@ -114,7 +115,7 @@ __device__ __forceinline__ uint64_t desc_sw128(const void *p)
                    "+r"(d[120]), "+r"(d[121]), "+r"(d[122]), "+r"(d[123]),                         \
                    "+r"(d[124]), "+r"(d[125]), "+r"(d[126]), "+r"(d[127])                         \
                  : "l"(da), "l"(db), "r"(scale))
-
+// clang-format on
 
 /* The symmetric residue of an exact INT32 product entry (|c| ≤ 2^31):
  * for 256 its low byte; for odd m one FP32 quotient (off by at most one:
@@ -203,7 +204,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     extern __shared__ uint8_t smem_raw[];
     uint8_t *ring = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
     int8_t *sa = (int8_t *)ring, *sb = (int8_t *)(ring + (size_t)STAGES * A_TILE);
-    uint64_t *full = (uint64_t *)(ring + (size_t)STAGES * (A_TILE + B_TILE)), *empty = full + STAGES;
+    uint64_t *full = (uint64_t *)(ring + (size_t)STAGES * (A_TILE + B_TILE)),
+             *empty = full + STAGES;
 
     /* tile of this CTA: groups of GROUP_M tile rows, column-major inside */
     constexpr int GROUP_M = 8;

@@ -46,18 +46,19 @@ __device__ __forceinline__ void bar_wait(uint64_t *b, unsigned parity)
 /* Arrive (release: this thread's earlier shared-memory reads are done). */
 __device__ __forceinline__ void bar_arrive(uint64_t *b)
 {
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}" ::"r"(
-                     smem_addr(b))
-                 : "memory");
+    asm volatile(
+        "{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}" ::"r"(smem_addr(b))
+        : "memory");
 }
 
 /* Arrive and announce the bytes the TMA will deliver to this phase. */
 __device__ __forceinline__ void bar_expect(uint64_t *b, unsigned bytes)
 {
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}" ::
-                     "r"(smem_addr(b)),
-                 "r"(bytes)
-                 : "memory");
+    asm volatile(
+        "{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}" ::"r"(
+            smem_addr(b)),
+        "r"(bytes)
+        : "memory");
 }
 
 /* One box of a 2-D map at (c0 innermost, c1) into shared memory. */
