@@ -29,7 +29,9 @@ foreach(lib ${DD_LIB_LAYERS} dd_io)
   set_target_properties(${lib} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endforeach()
 if(TARGET dd_kernels)
-  list(APPEND DD_LIB_LAYERS dd_kernels)
+  # dd_i8gemm: ozaki2's INT8 GEMM, an object library of its own (sm_90a);
+  # dd_kernels' archive holds its objects, $<TARGET_OBJECTS:dd_kernels> not
+  list(APPEND DD_LIB_LAYERS dd_kernels dd_i8gemm)
 endif()
 
 # src/api, compiled once for both libraries
