@@ -40,13 +40,18 @@ namespace
 {
 
 using L = dd_dmma::Cfg<16, 6, 2, 4, false, 64, 32>; /* tile shapes for store_acc */
-constexpr int BK = 16, STAGES = 6, THREADS = 256;
-constexpr int AHEAD = STAGES - 2;       /* tiles in flight ahead of the one being multiplied */
+constexpr int BK = 16, THREADS = 256;
+/* Stages and tiles ahead are template parameters; production 6 and 4:
+ * 7/5, 5/3 and 6/3 measured no better (docs/results/h200-2026-12-01-rung10,
+ * k11-stages-sweep.txt). */
 constexpr int A_BYTES = L::BM * BK * 8; /* 128 rows × 128 bytes */
 constexpr int B_BOX = BK * 16 * 8;      /* 16 k-rows × 16 columns */
 constexpr int B_BYTES = (L::BN / 16) * B_BOX;
 constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
-constexpr int SMEM = STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024;
+constexpr int smem_bytes(int stages)
+{
+    return stages * STAGE_BYTES + 2 * stages * 8 + 1024;
+}
 static_assert(L::BM == 128 && L::BN == 128 && L::MT == 8 && L::NT == 2, "08's tiles");
 
 /* D = A·B + D for a 16×8×16 FP64 tile (sm_90): the fragments of two k8
@@ -67,7 +72,7 @@ __device__ __forceinline__ void dmma_16x8x16(double (&c)[4], const double (&a0)[
 #endif
 }
 
-template <bool VEC, bool K16>
+template <bool VEC, bool K16, int STAGES, int AHEAD>
 __global__ void __launch_bounds__(THREADS, 1)
     k10(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
         int N, int K, int beta, double *__restrict__ C, int64_t ldc, const unsigned int *gate)
@@ -210,8 +215,10 @@ __global__ void __launch_bounds__(THREADS, 1)
 /* gate: NULL, or a device word the kernel reads first: it multiplies only
  * where that is nonzero (ozaki2's native fallback, decided on the GPU).
  * Gated calls never fall back to 08: cudaErrorNotSupported instead. */
-template <bool K16> int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
+template <bool K16, int STAGES = 6, int AHEAD = STAGES - 2>
+int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
 {
+    constexpr int SMEM = smem_bytes(STAGES);
     static unsigned long long smem_set[2];
     cudaStream_t s = (cudaStream_t)stream;
     bool go;
@@ -237,14 +244,14 @@ template <bool K16> int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *g
         (e = dd_tma::map_sw128(&tb, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2, B, bdim, bstr, bbox)))
         return e;
     if (dd::vec16_ok<double>(C, ldc)) {
-        if ((e = dd::allow_smem(k10<true, K16>, SMEM, &smem_set[1])) != cudaSuccess)
+        if ((e = dd::allow_smem(k10<true, K16, STAGES, AHEAD>, SMEM, &smem_set[1])) != cudaSuccess)
             return e;
-        k10<true, K16><<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta,
+        k10<true, K16, STAGES, AHEAD><<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta,
                                                                C, ldc, gate);
     } else {
-        if ((e = dd::allow_smem(k10<false, K16>, SMEM, &smem_set[0])) != cudaSuccess)
+        if ((e = dd::allow_smem(k10<false, K16, STAGES, AHEAD>, SMEM, &smem_set[0])) != cudaSuccess)
             return e;
-        k10<false, K16><<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k,
+        k10<false, K16, STAGES, AHEAD><<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k,
                                                                 beta, C, ldc, gate);
     }
     return dd::launch_status();
