@@ -1,6 +1,7 @@
 /* 08_dmma — FP64 on the tensor cores: mma.sync m16n8k8 f64, fed by a
  * multi-stage cp.async pipeline through padded shared memory.  The
- * production FP64 kernel (Hopper has no FP64 wgmma; DMMA through mma.sync
+ * production FP64 kernel until 11_dmma_k16 (10_dmma_tma.cu), which keeps
+ * its tiles and operand order (Hopper has no FP64 wgmma; DMMA through mma.sync
  * is its FP64 tensor path, 67 TFLOP/s on the datasheet against 34 for FP64
  * FMA on the CUDA cores).
  *
