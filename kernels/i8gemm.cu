@@ -304,9 +304,10 @@ int launch(int batch, int64_t m, int64_t n, int64_t k, const int8_t *A, int64_t 
 {
     if (!dd_i8gemm_available())
         return cudaErrorNotSupported;
-    if (batch < 1 || batch > 65535 || m < 1 || n < 1 || k < 1 || k > 131071 || m > INT32_MAX ||
-        n > INT32_MAX || lda < k || ldb < k || !aligned16(A, lda, sa) || !aligned16(B, ldb, sb) ||
-        (batch > 1 && (sa < m * lda || sb < n * ldb)))
+    /* m, n: tile origins (int) stay below 2^31 */
+    if (batch < 1 || batch > 65535 || m < 1 || n < 1 || k < 1 || k > 131071 || m > INT32_MAX - BN ||
+        n > INT32_MAX - BN || lda < k || ldb < k || !aligned16(A, lda, sa) ||
+        !aligned16(B, ldb, sb) || (batch > 1 && (sa < m * lda || sb < n * ldb)))
         return cudaErrorInvalidValue;
     int rc;
     CUtensorMap ta, tb;
