@@ -212,6 +212,23 @@ __global__ void __launch_bounds__(THREADS, 1)
 #endif
 }
 
+/* Whether the kernel this device runs was compiled for sm_90 or newer (its
+ * PTX version), once per device. */
+bool has_sm90_code(int dev)
+{
+    static signed char known[64]; /* 0 unknown, 1 yes, -1 no */
+    if (dev < 0 || dev >= 64)
+        return false;
+    if (!known[dev]) {
+        cudaFuncAttributes fa;
+        bool ok =
+            cudaFuncGetAttributes(&fa, k10<true, true, 6, 4>) == cudaSuccess && fa.ptxVersion >= 90;
+        (void)cudaGetLastError();
+        known[dev] = ok ? 1 : -1;
+    }
+    return known[dev] > 0;
+}
+
 /* gate: NULL, or a device word the kernel reads first: it multiplies only
  * where that is nonzero (ozaki2's native fallback, decided on the GPU).
  * Gated calls never fall back to 08: cudaErrorNotSupported instead. */
@@ -225,12 +242,19 @@ int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
     int e = dd::gemm_prologue<double>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
     if (e != cudaSuccess || !go)
         return e;
+    static_assert(AHEAD >= 1 && AHEAD < STAGES, "the issuer must never wait on its own tile");
+    /* tile counts and origins in int */
+    if (m > INT_MAX - L::BM || n > INT_MAX - L::BN || k > INT_MAX - BK)
+        return cudaErrorInvalidValue;
     int dev = 0, major = 0;
     if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
         (e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) != cudaSuccess)
         return e;
-    /* no TMA before Hopper; TMA strides are multiples of 16 bytes */
-    if (major != 9 || !dd::vec16_ok<double>(A, lda) || !dd::vec16_ok<double>(B, ldb))
+    /* no TMA before Hopper, nor in a build without sm_90 code (the kernel is
+     * then a trap: e.g. compute_80 PTX JIT-compiled on an H200); TMA strides
+     * are multiples of 16 bytes */
+    if (major != 9 || !has_sm90_code(dev) || !dd::vec16_ok<double>(A, lda) ||
+        !dd::vec16_ok<double>(B, ldb))
         return gate ? cudaErrorNotSupported
                     : dd_k08_dgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
     const long long blocks = ((m + L::BM - 1) / L::BM) * ((n + L::BN - 1) / L::BN);
@@ -246,13 +270,13 @@ int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
     if (dd::vec16_ok<double>(C, ldc)) {
         if ((e = dd::allow_smem(k10<true, K16, STAGES, AHEAD>, SMEM, &smem_set[1])) != cudaSuccess)
             return e;
-        k10<true, K16, STAGES, AHEAD><<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta,
-                                                               C, ldc, gate);
+        k10<true, K16, STAGES, AHEAD><<<(unsigned)blocks, THREADS, SMEM, s>>>(
+            ta, tb, (int)m, (int)n, (int)k, beta, C, ldc, gate);
     } else {
         if ((e = dd::allow_smem(k10<false, K16, STAGES, AHEAD>, SMEM, &smem_set[0])) != cudaSuccess)
             return e;
-        k10<false, K16, STAGES, AHEAD><<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k,
-                                                                beta, C, ldc, gate);
+        k10<false, K16, STAGES, AHEAD><<<(unsigned)blocks, THREADS, SMEM, s>>>(
+            ta, tb, (int)m, (int)n, (int)k, beta, C, ldc, gate);
     }
     return dd::launch_status();
 }

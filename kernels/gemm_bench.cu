@@ -757,5 +757,10 @@ int main(int argc, char **argv)
         printf("gemm-bench: %d FAILED or errored row(s)\n", failures);
         return 1;
     }
+    if (o.i8 && !o.f64 && !o.f32 && g_i8_skipped == (int)o.sizes.size()) {
+        printf("gemm-bench: the own INT8 GEMM does not run on this GPU; nothing measured "
+               "(skipped)\n");
+        return 77;
+    }
     return 0;
 }

@@ -65,6 +65,8 @@ __global__ void i8_diff(const int32_t *ref, const void *own, int mod_out, int64_
         ::atomicAdd(bad, mine);
 }
 
+int g_i8_skipped; /* sizes whose INT8 rows were skipped: no own INT8 GEMM on this GPU */
+
 int i8_bench(const options &o, const env_info &env, shape sh, void *flush, size_t flush_bytes,
              cudaStream_t s, uint64_t *seed)
 {
@@ -75,14 +77,15 @@ int i8_bench(const options &o, const env_info &env, shape sh, void *flush, size_
                  NAN,      NAN,       NAN,
                  NAN,      "skipped", "(needs compute capability 9.0 and a build with sm_90a)"};
         emit(o, env, r);
+        ++g_i8_skipped;
         return 0;
     }
     const int64_t m = sh.m, n = sh.n, k = sh.k, ld = (k + 15) / 16 * 16, ldc = (n + 3) / 4 * 4;
     const int64_t sa = m * ld, sb = n * ld, sc = m * ldc;
-    int8_t *A, *B, *R;
-    int32_t *C, *Cref;
-    int *mods_d;
-    unsigned long long *bad;
+    int8_t *A = nullptr, *B = nullptr, *R = nullptr;
+    int32_t *C = nullptr, *Cref = nullptr;
+    int *mods_d = nullptr;
+    unsigned long long *bad = nullptr;
     int mods[DD_I8GEMM_MAX_MOD];
     static const int all_mods[] = OZ2_MODULI_INIT;
     for (int q = 0; q < DD_I8GEMM_MAX_MOD; ++q)
@@ -104,6 +107,10 @@ int i8_bench(const options &o, const env_info &env, shape sh, void *flush, size_
         fprintf(stderr, "gemm-bench: i8 %lldx%lldx%lld: %s; size skipped\n", (long long)m,
                 (long long)n, (long long)k, cudaGetErrorString(ae));
         (void)cudaGetLastError();
+        for (void *p : {(void *)A, (void *)B, (void *)C, (void *)Cref, (void *)R, (void *)mods_d,
+                        (void *)bad})
+            if (p)
+                (void)cudaFree(p);
         return 1;
     }
     CK(cudaMemcpy(mods_d, mods, sizeof mods, cudaMemcpyHostToDevice));

@@ -118,8 +118,11 @@ __device__ __forceinline__ uint64_t desc_sw128(const void *p)
 // clang-format on
 
 /* The symmetric residue of an exact INT32 product entry (|c| ≤ 2^31):
- * for 256 its low byte; for odd m one FP32 quotient (off by at most one:
- * |c/m| < 2^24 and two roundings of 2^-24) and one correction each way. */
+ * for 256 its low byte; for odd m ≥ 129 one FP32 quotient (three roundings
+ * of 2^-24 on |c/m| < 2^24: off by at most one) and one correction each
+ * way.  A host replica of this arithmetic run over every INT32 value was
+ * exact for each m from 129 up and wrong for some m ≤ 127 (large |c|), so
+ * the host refuses moduli below 129 (ozaki2's are 167 .. 256). */
 __device__ __forceinline__ int8_t residue(int c, int m, float rinv)
 {
     if (m == 256)
@@ -306,8 +309,8 @@ int launch(int batch, int64_t m, int64_t n, int64_t k, const int8_t *A, int64_t 
         return cudaErrorNotSupported;
     /* m, n: tile origins (int) stay below 2^31 */
     if (batch < 1 || batch > 65535 || m < 1 || n < 1 || k < 1 || k > 131071 || m > INT32_MAX - BN ||
-        n > INT32_MAX - BN || lda < k || ldb < k || !aligned16(A, lda, sa) ||
-        !aligned16(B, ldb, sb) || (batch > 1 && (sa < m * lda || sb < n * ldb)))
+        n > INT32_MAX - BN || lda < k || ldb < k || !aligned16(A, lda, batch > 1 ? sa : 0) ||
+        !aligned16(B, ldb, batch > 1 ? sb : 0) || (batch > 1 && (sa < m * lda || sb < n * ldb)))
         return cudaErrorInvalidValue;
     int rc;
     CUtensorMap ta, tb;
@@ -345,7 +348,8 @@ extern "C" int dd_i8gemm_s32(int batch, int64_t m, int64_t n, int64_t k, const i
                              int64_t lda, int64_t sa, const int8_t *B, int64_t ldb, int64_t sb,
                              int32_t *C, int64_t ldc, int64_t sc, void *stream)
 {
-    if ((uintptr_t)C % 8 || ldc % 2 || sc % 2 || ldc < n || (batch > 1 && sc < m * ldc))
+    if ((uintptr_t)C % 8 || ldc % 2 || (batch > 1 && sc % 2) || ldc < n ||
+        (batch > 1 && sc < m * ldc))
         return cudaErrorInvalidValue;
     epilogue e = {};
     e.out = C, e.ld = ldc, e.stride = sc;
@@ -364,7 +368,7 @@ extern "C" int dd_i8gemm_mod(int batch, int64_t m, int64_t n, int64_t k, const i
     e.out = R, e.ld = ldr, e.stride = sr, e.skip = skip;
     e.vec8 = (uintptr_t)R % 8 == 0 && ldr % 8 == 0 && (batch == 1 || sr % 8 == 0);
     for (int q = 0; q < batch; ++q) {
-        if (mod[q] < 2 || mod[q] > 256 || (mod[q] != 256 && mod[q] % 2 == 0))
+        if (mod[q] < 129 || mod[q] > 256 || (mod[q] != 256 && mod[q] % 2 == 0))
             return cudaErrorInvalidValue;
         e.mod[q] = mod[q], e.rinv[q] = 1.0f / (float)mod[q];
     }

@@ -29,7 +29,7 @@ int dd_i8gemm_s32(int batch, int64_t m, int64_t n, int64_t k, const int8_t *A, i
                   int64_t sc, void *stream);
 
 /* Fused residues: entry (i, j) of product q written as its symmetric residue
- * modulo mod[q] (2 ≤ mod[q] ≤ 255 odd, or 256: [-(m-1)/2, (m-1)/2] resp.
+ * modulo mod[q] (129 ≤ mod[q] ≤ 255 odd, or 256: [-(m-1)/2, (m-1)/2] resp.
  * [-128, 127], the values of oz2_symmod) into R_q = R + q·sr (INT8, row i
  * at R_q + i·ldr).  batch ≤ DD_I8GEMM_MAX_MOD; mod is host memory.  skip:
  * NULL, or a device word read first: nonzero, and nothing is computed

@@ -93,8 +93,13 @@ inline int map_sw128(CUtensorMap *map, CUtensorMapDataType type, int rank, const
     if (!encode) {
         void *fn = nullptr;
         cudaDriverEntryPointQueryResult got;
+#if CUDART_VERSION >= 12050
         cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
                                                          cudaEnableDefault, &got);
+#else /* the ByVersion call came with CUDA 12.5 */
+        cudaError_t e =
+            cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &got);
+#endif
         if (e != cudaSuccess)
             return e;
         if (got != cudaDriverEntryPointSuccess || !fn)
