@@ -54,6 +54,7 @@ constexpr int smem_bytes(int stages)
 }
 static_assert(L::BM == 128 && L::BN == 128 && L::MT == 8 && L::NT == 2, "08's tiles");
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 /* D = A·B + D for a 16×8×16 FP64 tile (sm_90): the fragments of two k8
  * steps, in the order of two m16n8k8 (A: rows g, g+8 at k t + 4v; B: k
  * t + 4v at column g, v = 0..3). */
@@ -61,16 +62,13 @@ __device__ __forceinline__ void dmma_16x8x16(double (&c)[4], const double (&a0)[
                                              const double (&a1)[4], const double (&b0)[2],
                                              const double (&b1)[2])
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 "
         "{%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
         : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
         : "d"(a0[0]), "d"(a0[1]), "d"(a0[2]), "d"(a0[3]), "d"(a1[0]), "d"(a1[1]), "d"(a1[2]),
           "d"(a1[3]), "d"(b0[0]), "d"(b0[1]), "d"(b1[0]), "d"(b1[1]));
-#else
-    (void)c, (void)a0, (void)a1, (void)b0, (void)b1;
-#endif
 }
+#endif
 
 template <bool VEC, bool K16, int STAGES, int AHEAD>
 __global__ void __launch_bounds__(THREADS, 1)
