@@ -5,7 +5,7 @@
  * What it changes, against 08 (which ncu found with its DMMA pipe at 89%,
  * 255 registers a thread and spills, every warp also computing cp.async
  * addresses and waiting at a block barrier per tile):
- *  - copies: one thread issues per stage one TMA box of A (128 rows × 16
+ *  - copies: per stage one TMA box of A (128 rows × 16
  *    doubles) and eight of B (16 k-rows × 16 columns each) into a 6-stage
  *    ring, 4 tiles ahead; mbarriers with transaction counts say when a
  *    stage has landed (full) and when the 8 warps are done with it (empty).
@@ -13,10 +13,11 @@
  *    masks (the TMA zero-fills past M, N and K).  A dedicated producer warp
  *    would cost registers: with 9 warps an SM sub-partition holds 3 of
  *    them and ptxas caps a thread at 168 registers (setmaxnreg, which
- *    would move them, exists only in sm_90a); so thread 0 of the 8 issues
- *    the copies, refilling the slot of the tile two steps back.  Each warp
- *    releases a stage with one arrival (lane 0 after __syncwarp): 256
- *    arrivals on one shared word per stage serialise.
+ *    would move them, exists only in sm_90a); so lane 0 of each of the 8
+ *    warps in turn issues a tile's copies, refilling the slot of the tile
+ *    two steps back (thread 0 alone made its warp lag the others: 83-90%
+ *    of cuBLAS).  Each warp releases a stage with one arrival (lane 0 after
+ *    __syncwarp; one per thread measured the same).
  *  - layout: the TMA's 128-byte swizzle instead of padding (16-byte chunk
  *    c of row r stored at c ^ (r mod 8)).  B's fragment loads (k rows 2t
  *    and 2t+1, columns 2g, 2g+1) then hit 8 different chunks per quarter
@@ -96,8 +97,8 @@ __global__ void __launch_bounds__(THREADS, 1)
         bar_init_fence();
     }
     __syncthreads();
-    /* Thread 0 issues the copies: tile v into slot v mod STAGES once the
-     * slot's previous tile (v - STAGES) is released by all 256 threads. */
+    /* The copies of tile v into slot v mod STAGES, once the slot's previous
+     * tile (v - STAGES) is released by all 8 warps. */
     auto issue = [&](int v) {
         const int s = v % STAGES;
         if (v >= STAGES)
@@ -113,6 +114,13 @@ __global__ void __launch_bounds__(THREADS, 1)
     if (threadIdx.x == 0)
         for (int v = 0; v < AHEAD && v < tiles; ++v)
             issue(v);
+    /* The warp's reads of slot s are done: one arrival a warp, after
+     * __syncwarp. */
+    auto release = [&](int s) {
+        __syncwarp();
+        if (lane == 0)
+            bar_arrive(&empty[s]);
+    };
     const int wm = warp % L::WARPS_M, wn = warp / L::WARPS_M, g = lane / 4, t = lane % 4;
     const int sg = (g >> 1) | ((g & 1) << 2); /* σ(g): the shared row of mma column g */
     /* byte offsets in a stage: A row wm·64 + 8j + σ(g), chunk (4kk + t) ^ σ(g);
@@ -123,13 +131,7 @@ __global__ void __launch_bounds__(THREADS, 1)
               b_h1 = (2 * t + 1) * 128 + (g ^ (2 * t + 1)) * 16;
 
     double acc[MT][NT][4];
-#pragma unroll
-    for (int j = 0; j < MT; ++j)
-#pragma unroll
-        for (int i = 0; i < NT; ++i)
-#pragma unroll
-            for (int r = 0; r < 4; ++r)
-                acc[j][i][r] = 0.0;
+    dd_dmma::zero_acc<L>(acc);
     /* Fragments of step kk+1 are loaded while the mma of step kk issue,
      * across the stage boundary too: the wait for the next stage comes
      * before the last step's mma, and this stage is released as soon as
@@ -155,14 +157,12 @@ __global__ void __launch_bounds__(THREADS, 1)
         for (int kt = 0; kt < tiles; ++kt) {
             const int s = kt % STAGES;
             if (lane == 0 && warp == kt % (THREADS / 32) && kt + AHEAD < tiles)
-                issue(kt + AHEAD);
+                issue(kt + AHEAD); /* as below */
             const unsigned char *st = ring + s * STAGE_BYTES;
             bar_wait(&full[s], (kt / STAGES) & 1);
             load(st, 0, fa[0], fb[0]);
             load(st, 1, fa[1], fb[1]);
-            __syncwarp();
-            if (lane == 0)
-                bar_arrive(&empty[s]);
+            release(s);
 #pragma unroll
             for (int j = 0; j < MT; ++j)
 #pragma unroll
@@ -176,10 +176,12 @@ __global__ void __launch_bounds__(THREADS, 1)
     }
     for (int kt = 0; !K16 && kt < tiles; ++kt) {
         const int s = kt % STAGES;
-        /* the slot refilled now held tile kt - 2: released long ago by the
-         * other warps, so thread 0 seldom waits for it */
+        /* lane 0 of each warp in turn (no one warp lags) refills the slot of
+         * tile kt - 2, released long ago by the other warps, so the issuer
+         * seldom waits for it (written out in both loops: a lambda for it
+         * changed the generated code of the measured kernel) */
         if (lane == 0 && warp == kt % (THREADS / 32) && kt + AHEAD < tiles)
-            issue(kt + AHEAD); /* lane 0 of each warp in turn: no warp lags */
+            issue(kt + AHEAD);
         const unsigned char *st = ring + s * STAGE_BYTES;
 #pragma unroll
         for (int kk = 0; kk < KK; ++kk) {
@@ -191,9 +193,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                     bar_wait(&full[s1], ((kt + 1) / STAGES) & 1);
                     load(ring + s1 * STAGE_BYTES, 0, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
                 }
-                __syncwarp();  /* the warp's reads of this stage are done: */
-                if (lane == 0) /* one arrival a warp, not 256 on one word */
-                    bar_arrive(&empty[s]);
+                release(s);
             }
 #pragma unroll
             for (int j = 0; j < MT; ++j)

@@ -164,6 +164,18 @@ __device__ __forceinline__ void load_frags(const double *st, int fa_off, int fb_
     }
 }
 
+/* A warp's accumulators, [8-row slice][16-column slice][mma register]. */
+template <typename L> __device__ __forceinline__ void zero_acc(double (&acc)[L::MT][L::NT][4])
+{
+#pragma unroll
+    for (int j = 0; j < L::MT; ++j)
+#pragma unroll
+        for (int i = 0; i < L::NT; ++i)
+#pragma unroll
+            for (int r = 0; r < 4; ++r)
+                acc[j][i][r] = 0.0;
+}
+
 /* The warp's accumulators into C (beta 0: C = acc; beta 1: C += acc).
  * acc[j][i] is the mma tile D = C^T for C rows 8j + (0..7) and C columns
  * 16i + (0..15) of the warp tile: c0 = D[g][2t] is C column 2g of the row
@@ -253,13 +265,7 @@ __global__ void __launch_bounds__(L::THREADS, L::MIN_BLOCKS)
     const int fb_off = (wm * WM + g) * L::SA + 2 * t;                  /* + 8j·SA + 8kk (sA) */
 
     double acc[MT][NT][4]; /* [8-row slice j][16-column slice i] */
-#pragma unroll
-    for (int i = 0; i < MT; ++i)
-#pragma unroll
-        for (int j = 0; j < NT; ++j)
-#pragma unroll
-            for (int r = 0; r < 4; ++r)
-                acc[i][j][r] = 0.0;
+    zero_acc<L>(acc);
 
     Copier<L, VEC> cp(A, lda, B, ldb, M, N, m0, n0);
     const int tiles = (K + BK - 1) / BK;
