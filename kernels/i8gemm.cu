@@ -20,6 +20,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "gemm_common.cuh"
 #include "i8gemm.h"
 #include "tma.cuh"
 
@@ -296,9 +297,11 @@ int make_map(CUtensorMap *map, const int8_t *p, int64_t k, int64_t rows, int64_t
     return dd_tma::map_sw128(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 3, p, dims, strides, box);
 }
 
-bool aligned16(const void *p, int64_t a, int64_t b)
+/* TMA: a 16-byte aligned base, row and batch strides multiples of 16 bytes
+ * (the batch stride only where there is more than one product). */
+bool tma_ok(const int8_t *p, int64_t ld, int64_t stride, int batch)
 {
-    return (uintptr_t)p % 16 == 0 && a % 16 == 0 && b % 16 == 0;
+    return dd::vec16_ok<int8_t>(p, ld) && (batch == 1 || stride % 16 == 0);
 }
 
 template <out_kind K>
@@ -309,8 +312,8 @@ int launch(int batch, int64_t m, int64_t n, int64_t k, const int8_t *A, int64_t 
         return cudaErrorNotSupported;
     /* m, n: tile origins (int) stay below 2^31 */
     if (batch < 1 || batch > 65535 || m < 1 || n < 1 || k < 1 || k > 131071 || m > INT32_MAX - BN ||
-        n > INT32_MAX - BN || lda < k || ldb < k || !aligned16(A, lda, batch > 1 ? sa : 0) ||
-        !aligned16(B, ldb, batch > 1 ? sb : 0) || (batch > 1 && (sa < m * lda || sb < n * ldb)))
+        n > INT32_MAX - BN || lda < k || ldb < k || !tma_ok(A, lda, sa, batch) ||
+        !tma_ok(B, ldb, sb, batch) || (batch > 1 && (sa < m * lda || sb < n * ldb)))
         return cudaErrorInvalidValue;
     int rc;
     CUtensorMap ta, tb;
@@ -318,8 +321,8 @@ int launch(int batch, int64_t m, int64_t n, int64_t k, const int8_t *A, int64_t 
         (rc = make_map(&tb, B, k, n, ldb, sb, batch, BN)) != cudaSuccess)
         return rc;
     e.m = (int)m, e.n = (int)n, e.nk = (int)((k + BK - 1) / BK);
-    rc = cudaFuncSetAttribute(i8gemm_tn<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM);
-    if (rc != cudaSuccess)
+    static unsigned long long smem_set;
+    if ((rc = dd::allow_smem(i8gemm_tn<K>, (int)SMEM, &smem_set)) != cudaSuccess)
         return rc;
     const int64_t tiles = ((m + BM - 1) / BM) * ((n + BN - 1) / BN);
     if (tiles > INT32_MAX)
