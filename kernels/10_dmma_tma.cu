@@ -35,6 +35,7 @@
  *
  * Measured: see kernels/README.md (the ladder) and docs/results. */
 #include "dmma_core.cuh"
+#include "sk_plan.h"
 #include "tma.cuh"
 
 namespace
@@ -51,7 +52,7 @@ constexpr int B_BYTES = (L::BN / 16) * B_BOX;
 constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
 constexpr int smem_bytes(int stages)
 {
-    return stages * STAGE_BYTES + 2 * stages * 8 + 1024;
+    return stages * STAGE_BYTES + 2 * stages * 8 + 16 + 1024;
 }
 static_assert(L::BM == 128 && L::BN == 128 && L::MT == 8 && L::NT == 2, "08's tiles");
 
@@ -71,6 +72,134 @@ __device__ __forceinline__ void dmma_16x8x16(double (&c)[4], const double (&a0)[
 }
 #endif
 
+/* The shared-memory ring: STAGES stages of A and B, a full and an empty
+ * mbarrier per stage, and a word for stream-K's last-arrival flag. */
+struct Ring {
+    unsigned char *st;
+    uint64_t *full, *empty;
+    unsigned *flag;
+};
+
+/* Per-thread byte offsets of the mma fragments in a stage: A row wm·64 +
+ * 8j + σ(g), chunk (4kk + t) ^ σ(g); B box wn·2 + i, k row 8kk + 2t + h,
+ * chunk g ^ (2t + h).  σ(g) = (g >> 1) | (g & 1) << 2 is the shared row of
+ * mma column g. */
+struct Frag {
+    int a_off, a_c0, a_c1, b_off, b_h0, b_h1;
+    int wm, wn, g, t, warp, lane;
+};
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+template <int STAGES> __device__ __forceinline__ Ring ring_init(unsigned char *smem_raw)
+{
+    using namespace dd_tma;
+    Ring r;
+    r.st = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    r.full = (uint64_t *)(r.st + STAGES * STAGE_BYTES);
+    r.empty = r.full + STAGES;
+    r.flag = (unsigned *)(r.empty + STAGES);
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            bar_init(&r.full[s], 1);
+            bar_init(&r.empty[s], THREADS / 32);
+        }
+        bar_init_fence();
+    }
+    __syncthreads();
+    return r;
+}
+
+__device__ __forceinline__ Frag frag_offsets()
+{
+    Frag f;
+    f.warp = threadIdx.x / 32, f.lane = threadIdx.x % 32;
+    f.wm = f.warp % L::WARPS_M, f.wn = f.warp / L::WARPS_M, f.g = f.lane / 4, f.t = f.lane % 4;
+    const int sg = (f.g >> 1) | ((f.g & 1) << 2);
+    f.a_off = (f.wm * L::WM + sg) * 128, f.a_c0 = (f.t ^ sg) * 16, f.a_c1 = ((4 + f.t) ^ sg) * 16;
+    f.b_off = A_BYTES + f.wn * 2 * B_BOX;
+    f.b_h0 = 2 * f.t * 128 + (f.g ^ (2 * f.t)) * 16;
+    f.b_h1 = (2 * f.t + 1) * 128 + (f.g ^ (2 * f.t + 1)) * 16;
+    return f;
+}
+
+/* The copies of k-tile kt into the ring's v-th use (slot v mod STAGES),
+ * once the slot's previous use (v - STAGES) is released by all 8 warps. */
+template <int STAGES>
+__device__ __forceinline__ void issue(const Ring &r, const CUtensorMap *ta, const CUtensorMap *tb,
+                                      unsigned v, int kt, int m0, int n0)
+{
+    using namespace dd_tma;
+    const unsigned s = v % STAGES;
+    if (v >= STAGES)
+        bar_wait(&r.empty[s], ((v / STAGES) - 1) & 1);
+    bar_expect(&r.full[s], STAGE_BYTES);
+    unsigned char *st = r.st + s * STAGE_BYTES;
+    load_2d(st, ta, &r.full[s], kt * BK, m0);
+#pragma unroll
+    for (int nb = 0; nb < L::BN / 16; ++nb)
+        load_2d(st + A_BYTES + nb * B_BOX, tb, &r.full[s], n0 + 16 * nb, kt * BK);
+}
+
+/* The warp's reads of slot s are done: one arrival a warp, after
+ * __syncwarp. */
+__device__ __forceinline__ void release(const Ring &r, const Frag &f, unsigned s)
+{
+    __syncwarp();
+    if (f.lane == 0)
+        dd_tma::bar_arrive(&r.empty[s]);
+}
+
+/* The fragments of k8 step kk of a stage. */
+__device__ __forceinline__ void load_frags(const unsigned char *st, const Frag &f, int kk,
+                                           double (&xa)[L::NT][4], double (&xb)[L::MT][2])
+{
+#pragma unroll
+    for (int i = 0; i < L::NT; ++i) {
+        const unsigned char *p = st + f.b_off + i * B_BOX + kk * 1024;
+        const double2 lo = *reinterpret_cast<const double2 *>(p + f.b_h0);
+        const double2 hi = *reinterpret_cast<const double2 *>(p + f.b_h1);
+        xa[i][0] = lo.x, xa[i][1] = lo.y, xa[i][2] = hi.x, xa[i][3] = hi.y;
+    }
+#pragma unroll
+    for (int j = 0; j < L::MT; ++j) {
+        const double2 v =
+            *reinterpret_cast<const double2 *>(st + f.a_off + j * 1024 + (kk ? f.a_c1 : f.a_c0));
+        xb[j][0] = v.x, xb[j][1] = v.y;
+    }
+}
+
+/* 11's main loop: acc += the product over k-tiles kt0 .. kt0 + nkt - 1 of
+ * the tile at (m0, n0), through ring uses v0 .. v0 + nkt - 1.  One
+ * m16n8k16 per tile pair and stage, a stage's fragments loaded at once;
+ * lane 0 of each warp in turn (no one warp lags) refills the slot of the
+ * use AHEAD - STAGES back, released long ago by the other warps. */
+template <int STAGES, int AHEAD>
+__device__ __forceinline__ void mainloop_k16(const Ring &r, const Frag &f, const CUtensorMap *ta,
+                                             const CUtensorMap *tb, int m0, int n0, int kt0,
+                                             int nkt, unsigned v0, double (&acc)[L::MT][L::NT][4])
+{
+    if (threadIdx.x == 0)
+        for (int i = 0; i < AHEAD && i < nkt; ++i)
+            issue<STAGES>(r, ta, tb, v0 + i, kt0 + i, m0, n0);
+    double fa[2][L::NT][4], fb[2][L::MT][2];
+    for (int i = 0; i < nkt; ++i) {
+        const unsigned v = v0 + i, s = v % STAGES;
+        if (f.lane == 0 && f.warp == i % (THREADS / 32) && i + AHEAD < nkt)
+            issue<STAGES>(r, ta, tb, v + AHEAD, kt0 + i + AHEAD, m0, n0);
+        const unsigned char *st = r.st + s * STAGE_BYTES;
+        dd_tma::bar_wait(&r.full[s], (v / STAGES) & 1);
+        load_frags(st, f, 0, fa[0], fb[0]);
+        load_frags(st, f, 1, fa[1], fb[1]);
+        release(r, f, s);
+#pragma unroll
+        for (int j = 0; j < L::MT; ++j)
+#pragma unroll
+            for (int i2 = 0; i2 < L::NT; ++i2)
+                dmma_16x8x16(acc[j][i2], fa[0][i2], fa[1][i2], fb[0][j], fb[1][j]);
+    }
+}
+#endif
+
 template <bool VEC, bool K16, int STAGES, int AHEAD>
 __global__ void __launch_bounds__(THREADS, 1)
     k10(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
@@ -82,118 +211,45 @@ __global__ void __launch_bounds__(THREADS, 1)
         return;
     constexpr int MT = L::MT, NT = L::NT;
     extern __shared__ unsigned char smem_raw[];
-    unsigned char *ring = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
-    uint64_t *full = (uint64_t *)(ring + STAGES * STAGE_BYTES), *empty = full + STAGES;
-
+    const Ring r = ring_init<STAGES>(smem_raw);
     int bm, bn;
     dd::raster_grouped<dd_dmma::GROUP_M>((M + L::BM - 1) / L::BM, (N + L::BN - 1) / L::BN, &bm,
                                          &bn);
     const int m0 = bm * L::BM, n0 = bn * L::BN, tiles = (K + BK - 1) / BK;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; ++s) {
-            bar_init(&full[s], 1);
-            bar_init(&empty[s], THREADS / 32);
-        }
-        bar_init_fence();
-    }
-    __syncthreads();
-    /* The copies of tile v into slot v mod STAGES, once the slot's previous
-     * tile (v - STAGES) is released by all 8 warps. */
-    auto issue = [&](int v) {
-        const int s = v % STAGES;
-        if (v >= STAGES)
-            bar_wait(&empty[s], ((v / STAGES) - 1) & 1);
-        bar_expect(&full[s], STAGE_BYTES);
-        unsigned char *st = ring + s * STAGE_BYTES;
-        load_2d(st, &ta, &full[s], v * BK, m0);
-#pragma unroll
-        for (int nb = 0; nb < L::BN / 16; ++nb)
-            load_2d(st + A_BYTES + nb * B_BOX, &tb, &full[s], n0 + 16 * nb, v * BK);
-    };
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    if (threadIdx.x == 0)
-        for (int v = 0; v < AHEAD && v < tiles; ++v)
-            issue(v);
-    /* The warp's reads of slot s are done: one arrival a warp, after
-     * __syncwarp. */
-    auto release = [&](int s) {
-        __syncwarp();
-        if (lane == 0)
-            bar_arrive(&empty[s]);
-    };
-    const int wm = warp % L::WARPS_M, wn = warp / L::WARPS_M, g = lane / 4, t = lane % 4;
-    const int sg = (g >> 1) | ((g & 1) << 2); /* σ(g): the shared row of mma column g */
-    /* byte offsets in a stage: A row wm·64 + 8j + σ(g), chunk (4kk + t) ^ σ(g);
-     * B box wn·2 + i, k row 8kk + 2t + h, chunk g ^ (2t + h) */
-    const int a_off = (wm * L::WM + sg) * 128, a_c0 = (t ^ sg) * 16, a_c1 = ((4 + t) ^ sg) * 16;
-    const int b_off = A_BYTES + wn * 2 * B_BOX;
-    const int b_h0 = 2 * t * 128 + (g ^ (2 * t)) * 16,
-              b_h1 = (2 * t + 1) * 128 + (g ^ (2 * t + 1)) * 16;
-
+    const Frag f = frag_offsets();
     double acc[MT][NT][4];
     dd_dmma::zero_acc<L>(acc);
-    /* Fragments of step kk+1 are loaded while the mma of step kk issue,
+    if (K16) /* 11 */
+        mainloop_k16<STAGES, AHEAD>(r, f, &ta, &tb, m0, n0, 0, tiles, 0, acc);
+    /* 10: fragments of step kk+1 are loaded while the mma of step kk issue,
      * across the stage boundary too: the wait for the next stage comes
      * before the last step's mma, and this stage is released as soon as
      * its last fragments are in registers. */
     constexpr int KK = BK / 8;
     double fa[2][NT][4], fb[2][MT][2];
-    auto load = [&](const unsigned char *st, int kk, double(&xa)[NT][4], double(&xb)[MT][2]) {
-#pragma unroll
-        for (int i = 0; i < NT; ++i) {
-            const unsigned char *p = st + b_off + i * B_BOX + kk * 1024;
-            const double2 lo = *reinterpret_cast<const double2 *>(p + b_h0);
-            const double2 hi = *reinterpret_cast<const double2 *>(p + b_h1);
-            xa[i][0] = lo.x, xa[i][1] = lo.y, xa[i][2] = hi.x, xa[i][3] = hi.y;
-        }
-#pragma unroll
-        for (int j = 0; j < MT; ++j) {
-            const double2 v =
-                *reinterpret_cast<const double2 *>(st + a_off + j * 1024 + (kk ? a_c1 : a_c0));
-            xb[j][0] = v.x, xb[j][1] = v.y;
-        }
-    };
-    if (K16) { /* 11: one m16n8k16 per tile pair and stage, fragments of a stage at once */
-        for (int kt = 0; kt < tiles; ++kt) {
-            const int s = kt % STAGES;
-            if (lane == 0 && warp == kt % (THREADS / 32) && kt + AHEAD < tiles)
-                issue(kt + AHEAD); /* as below */
-            const unsigned char *st = ring + s * STAGE_BYTES;
-            bar_wait(&full[s], (kt / STAGES) & 1);
-            load(st, 0, fa[0], fb[0]);
-            load(st, 1, fa[1], fb[1]);
-            release(s);
-#pragma unroll
-            for (int j = 0; j < MT; ++j)
-#pragma unroll
-                for (int i = 0; i < NT; ++i)
-                    dmma_16x8x16(acc[j][i], fa[0][i], fa[1][i], fb[0][j], fb[1][j]);
-        }
-    }
+    if (!K16 && threadIdx.x == 0)
+        for (int v = 0; v < AHEAD && v < tiles; ++v)
+            issue<STAGES>(r, &ta, &tb, v, v, m0, n0);
     if (!K16 && tiles > 0) {
-        bar_wait(&full[0], 0);
-        load(ring, 0, fa[0], fb[0]);
+        bar_wait(&r.full[0], 0);
+        load_frags(r.st, f, 0, fa[0], fb[0]);
     }
     for (int kt = 0; !K16 && kt < tiles; ++kt) {
         const int s = kt % STAGES;
-        /* lane 0 of each warp in turn (no one warp lags) refills the slot of
-         * tile kt - 2, released long ago by the other warps, so the issuer
-         * seldom waits for it (written out in both loops: a lambda for it
-         * changed the generated code of the measured kernel) */
-        if (lane == 0 && warp == kt % (THREADS / 32) && kt + AHEAD < tiles)
-            issue(kt + AHEAD);
-        const unsigned char *st = ring + s * STAGE_BYTES;
+        if (f.lane == 0 && f.warp == kt % (THREADS / 32) && kt + AHEAD < tiles)
+            issue<STAGES>(r, &ta, &tb, kt + AHEAD, kt + AHEAD, m0, n0);
+        const unsigned char *st = r.st + s * STAGE_BYTES;
 #pragma unroll
         for (int kk = 0; kk < KK; ++kk) {
             if (kk + 1 < KK) {
-                load(st, kk + 1, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
+                load_frags(st, f, kk + 1, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
             } else {
                 if (kt + 1 < tiles) {
                     const int s1 = (kt + 1) % STAGES;
-                    bar_wait(&full[s1], ((kt + 1) / STAGES) & 1);
-                    load(ring + s1 * STAGE_BYTES, 0, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
+                    bar_wait(&r.full[s1], ((kt + 1) / STAGES) & 1);
+                    load_frags(r.st + s1 * STAGE_BYTES, f, 0, fa[(kk + 1) & 1], fb[(kk + 1) & 1]);
                 }
-                release(s);
+                release(r, f, s);
             }
 #pragma unroll
             for (int j = 0; j < MT; ++j)
@@ -202,10 +258,150 @@ __global__ void __launch_bounds__(THREADS, 1)
                     dd_dmma::dmma_16x8x8(acc[j][i], fa[kk & 1][i], fb[kk & 1][j]);
         }
     }
-    dd_dmma::store_acc<L, VEC, 4>(acc, C, ldc, M, N, m0, n0, m0 + wm * L::WM + t,
-                                  n0 + wn * L::WN + 2 * g, beta);
+    dd_dmma::store_acc<L, VEC, 4>(acc, C, ldc, M, N, m0, n0, m0 + f.wm * L::WM + f.t,
+                                  n0 + f.wn * L::WN + 2 * f.g, beta);
 #else
     (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)beta, (void)C, (void)ldc, (void)gate;
+    __trap();
+#endif
+}
+
+/* Stream-K's part of a launch of 12/13 (sk_plan.h): tiles [0, dp) one CTA
+ * each; the k-tiles of tiles [dp, dp + tail), tile after tile, in `ctas`
+ * equal shares.  ws: two partial tiles per stream-K CTA; cnt: arrivals per
+ * tail tile, zero on entry.  12 has ctas = 0. */
+struct SkArgs {
+    int dp, tail, ctas;
+    double *ws;
+    unsigned *cnt;
+};
+constexpr int ACC = L::MT * L::NT * 4; /* accumulators a thread */
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/* 12's epilogue: a whole tile with 16-byte aligned rows goes through
+ * shared memory (the free ring) and leaves by one bulk copy per row, a
+ * bulk FP64 add for beta 1 (C's read-modify-write done at L2, no load of C
+ * into the SM); the CTA waits only until shared memory has been read.
+ * Edge tiles: 11's store_acc. */
+template <bool VEC>
+__device__ __forceinline__ void epilogue(const double (&acc)[L::MT][L::NT][4], const Ring &r,
+                                         const Frag &f, double *C, int64_t ldc, int M, int N,
+                                         int m0, int n0, int beta)
+{
+    if (!VEC || m0 + L::BM > M || n0 + L::BN > N) {
+        dd_dmma::store_acc<L, VEC, 4>(const_cast<double(&)[L::MT][L::NT][4]>(acc), C, ldc, M, N, m0,
+                                      n0, m0 + f.wm * L::WM + f.t, n0 + f.wn * L::WN + 2 * f.g,
+                                      beta);
+        return;
+    }
+    __syncthreads(); /* every warp is done with the ring */
+    double *tile = (double *)r.st;
+    const int row0 = f.wm * L::WM + f.t, col0 = f.wn * L::WN + 2 * f.g;
+#pragma unroll
+    for (int j = 0; j < L::MT; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int i = 0; i < L::NT; ++i)
+                *reinterpret_cast<double2 *>(tile + (row0 + 8 * j + 4 * h) * L::BN + col0 +
+                                             16 * i) = make_double2(acc[j][i][h], acc[j][i][2 + h]);
+    dd_tma::fence_async_smem();
+    __syncthreads();
+    if (threadIdx.x < L::BM) {
+        double *dst = C + (int64_t)(m0 + threadIdx.x) * ldc + n0;
+        const double *src = tile + threadIdx.x * L::BN;
+        if (beta)
+            dd_tma::bulk_add_f64(dst, src, L::BN * 8);
+        else
+            dd_tma::bulk_store(dst, src, L::BN * 8);
+        dd_tma::bulk_wait_read();
+    }
+    __syncthreads(); /* the ring may be refilled */
+}
+
+/* A partial tile of stream-K CTA c (part of tail tile j's k-tiles): into
+ * its slot (dd_sk_slot), then an arrival.  The last
+ * contributor returns true with acc = the sum of every contributor's
+ * partial, added in CTA order (the same sum whichever arrives last). */
+__device__ __forceinline__ bool sk_combine(double (&acc)[L::MT][L::NT][4], const Ring &r,
+                                           const SkArgs &sk, int64_t U, int KT, int c, int j)
+{
+    const int64_t t0 = (int64_t)j * KT;
+    double2 *w = (double2 *)(sk.ws + (size_t)dd_sk_slot(U, sk.ctas, c, t0) * THREADS * ACC);
+    int q = 0;
+#pragma unroll
+    for (int a = 0; a < L::MT; ++a)
+#pragma unroll
+        for (int i = 0; i < L::NT; ++i)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+                w[(q++) * THREADS + threadIdx.x] = make_double2(acc[a][i][h], acc[a][i][2 + h]);
+    __threadfence();
+    __syncthreads();
+    const int lo = (int)dd_sk_owner(U, sk.ctas, t0), hi = (int)dd_sk_owner(U, sk.ctas, t0 + KT - 1);
+    if (threadIdx.x == 0)
+        *r.flag = atomicAdd(&sk.cnt[j], 1u) == (unsigned)(hi - lo);
+    __syncthreads();
+    if (!*r.flag)
+        return false;
+    __threadfence();
+    dd_dmma::zero_acc<L>(acc);
+    for (int p = lo; p <= hi; ++p) {
+        const double2 *wp =
+            (const double2 *)(sk.ws + (size_t)dd_sk_slot(U, sk.ctas, p, t0) * THREADS * ACC);
+        q = 0;
+#pragma unroll
+        for (int a = 0; a < L::MT; ++a)
+#pragma unroll
+            for (int i = 0; i < L::NT; ++i)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const double2 x = __ldcg(wp + (q++) * THREADS + threadIdx.x);
+                    acc[a][i][h] += x.x, acc[a][i][2 + h] += x.y;
+                }
+    }
+    return true;
+}
+#endif
+
+/* 12_dmma_epi (sk.ctas = 0) and 13_dmma_sk: 11's main loop, 12's epilogue,
+ * and for 13 stream-K over the tiles of the last wave. */
+template <bool VEC, int STAGES, int AHEAD>
+__global__ void __launch_bounds__(THREADS, 1)
+    k12(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
+        int N, int K, int beta, double *__restrict__ C, int64_t ldc, const SkArgs sk)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    extern __shared__ unsigned char smem_raw[];
+    const Ring r = ring_init<STAGES>(smem_raw);
+    const int gm = (M + L::BM - 1) / L::BM, gn = (N + L::BN - 1) / L::BN, KT = (K + BK - 1) / BK;
+    const Frag f = frag_offsets();
+    double acc[L::MT][L::NT][4];
+    int bm, bn;
+    if ((int)blockIdx.x < sk.dp) { /* a whole tile */
+        dd::raster_grouped<dd_dmma::GROUP_M>(gm, gn, &bm, &bn);
+        dd_dmma::zero_acc<L>(acc);
+        mainloop_k16<STAGES, AHEAD>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, 0, KT, 0, acc);
+        epilogue<VEC>(acc, r, f, C, ldc, M, N, bm * L::BM, bn * L::BN, beta);
+        return;
+    }
+    /* stream-K CTA c: k-tiles [u, u1) of the tail, tile-major */
+    const int c = blockIdx.x - sk.dp;
+    const int64_t U = (int64_t)sk.tail * KT, u1 = dd_sk_begin(U, sk.ctas, c + 1);
+    unsigned v = 0; /* ring uses so far */
+    for (int64_t u = dd_sk_begin(U, sk.ctas, c); u < u1;) {
+        const int j = (int)(u / KT), kb = (int)(u - (int64_t)j * KT);
+        const int ke = (int)min((int64_t)KT, u1 - (int64_t)j * KT);
+        dd::raster_grouped<dd_dmma::GROUP_M>(gm, gn, &bm, &bn, sk.dp + j);
+        dd_dmma::zero_acc<L>(acc);
+        mainloop_k16<STAGES, AHEAD>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, kb, ke - kb, v, acc);
+        v += ke - kb;
+        if ((kb == 0 && ke == KT) || sk_combine(acc, r, sk, U, KT, c, j))
+            epilogue<VEC>(acc, r, f, C, ldc, M, N, bm * L::BM, bn * L::BN, beta);
+        u = (int64_t)(j + 1) * KT;
+    }
+#else
+    (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)beta, (void)C, (void)ldc, (void)sk;
     __trap();
 #endif
 }
@@ -227,20 +423,17 @@ bool has_sm90_code(int dev)
     return known[dev] > 0;
 }
 
-/* gate: NULL, or a device word the kernel reads first: it multiplies only
- * where that is nonzero (ozaki2's native fallback, decided on the GPU).
- * Gated calls never fall back to 08: cudaErrorNotSupported instead. */
-template <bool K16, int STAGES = 6, int AHEAD = STAGES - 2>
-int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
+/* The checks and tensor maps of a TMA launch.  Returns a cudaError_t; *go
+ * says whether the caller launches (false: the prologue did the trivial
+ * case, or 08 ran instead).  gate: see launch10. */
+int prepare(DD_LAUNCHER_ARGS(double), const unsigned int *gate, CUtensorMap *ta, CUtensorMap *tb,
+            long long *tiles, bool *go)
 {
-    constexpr int SMEM = smem_bytes(STAGES);
-    static unsigned long long smem_set[2];
-    cudaStream_t s = (cudaStream_t)stream;
-    bool go;
-    int e = dd::gemm_prologue<double>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
-    if (e != cudaSuccess || !go)
+    int e =
+        dd::gemm_prologue<double>(m, n, k, A, lda, B, ldb, beta, C, ldc, (cudaStream_t)stream, go);
+    if (e != cudaSuccess || !*go)
         return e;
-    static_assert(AHEAD >= 1 && AHEAD < STAGES, "the issuer must never wait on its own tile");
+    *go = false;
     /* tile counts and origins in int */
     if (m > INT_MAX - L::BM || n > INT_MAX - L::BN || k > INT_MAX - BK)
         return cudaErrorInvalidValue;
@@ -255,15 +448,34 @@ int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
         !dd::vec16_ok<double>(B, ldb))
         return gate ? cudaErrorNotSupported
                     : dd_k08_dgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-    const long long blocks = ((m + L::BM - 1) / L::BM) * ((n + L::BN - 1) / L::BN);
-    if (blocks > INT_MAX)
+    *tiles = ((m + L::BM - 1) / L::BM) * ((n + L::BN - 1) / L::BN);
+    if (*tiles > INT_MAX)
         return cudaErrorInvalidConfiguration;
-    CUtensorMap ta, tb;
     const cuuint64_t adim[2] = {(cuuint64_t)k, (cuuint64_t)m}, astr[1] = {(cuuint64_t)lda * 8};
     const cuuint64_t bdim[2] = {(cuuint64_t)n, (cuuint64_t)k}, bstr[1] = {(cuuint64_t)ldb * 8};
     const cuuint32_t abox[2] = {BK, (cuuint32_t)L::BM}, bbox[2] = {16, BK};
-    if ((e = dd_tma::map_sw128(&ta, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2, A, adim, astr, abox)) ||
-        (e = dd_tma::map_sw128(&tb, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2, B, bdim, bstr, bbox)))
+    if ((e = dd_tma::map_sw128(ta, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2, A, adim, astr, abox)) ||
+        (e = dd_tma::map_sw128(tb, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2, B, bdim, bstr, bbox)))
+        return e;
+    *go = true;
+    return cudaSuccess;
+}
+
+/* gate: NULL, or a device word the kernel reads first: it multiplies only
+ * where that is nonzero (ozaki2's native fallback, decided on the GPU).
+ * Gated calls never fall back to 08: cudaErrorNotSupported instead. */
+template <bool K16, int STAGES = 6, int AHEAD = STAGES - 2>
+int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
+{
+    static_assert(AHEAD >= 1 && AHEAD < STAGES, "the issuer must never wait on its own tile");
+    constexpr int SMEM = smem_bytes(STAGES);
+    static unsigned long long smem_set[2];
+    cudaStream_t s = (cudaStream_t)stream;
+    CUtensorMap ta, tb;
+    long long blocks = 0;
+    bool go;
+    int e = prepare(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, gate, &ta, &tb, &blocks, &go);
+    if (e != cudaSuccess || !go)
         return e;
     if (dd::vec16_ok<double>(C, ldc)) {
         if ((e = dd::allow_smem(k10<true, K16, STAGES, AHEAD>, SMEM, &smem_set[1])) != cudaSuccess)
@@ -279,10 +491,90 @@ int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
     return dd::launch_status();
 }
 
+/* Stream-K's workspace comes from a memory pool of the project's own, one
+ * per device, in the launch's stream order: concurrent multiplies on
+ * other streams get other memory, and the pool keeps up to 256 MiB
+ * between calls (the device's default pool is the application's). */
+int sk_alloc(int dev, size_t bytes, cudaStream_t s, void **p)
+{
+    static cudaMemPool_t pools[64];
+    if (dev < 0 || dev >= 64)
+        return cudaErrorInvalidDevice;
+    if (!pools[dev]) {
+        cudaMemPoolProps pp = {};
+        pp.allocType = cudaMemAllocationTypePinned;
+        pp.location.type = cudaMemLocationTypeDevice;
+        pp.location.id = dev;
+        cudaMemPool_t pool;
+        int e = cudaMemPoolCreate(&pool, &pp);
+        if (e != cudaSuccess)
+            return e;
+        uint64_t keep = 256ull << 20;
+        if ((e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep)) !=
+            cudaSuccess) {
+            (void)cudaMemPoolDestroy(pool);
+            return e;
+        }
+        pools[dev] = pool;
+    }
+    return cudaMallocFromPoolAsync(p, bytes, pools[dev], s);
+}
+
+/* 12 (SK false) and 13: k12 over the whole grid, 13 with stream-K for the
+ * last wave where sk_plan.h finds it gains.  Where stream-K's workspace
+ * cannot be had, 13 runs as 12. */
+template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2> int launch12(DD_LAUNCHER_ARGS(double))
+{
+    constexpr int SMEM = smem_bytes(STAGES);
+    static unsigned long long smem_set[2];
+    static int sms[64];
+    cudaStream_t s = (cudaStream_t)stream;
+    CUtensorMap ta, tb;
+    long long tiles = 0;
+    bool go;
+    int e = prepare(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, nullptr, &ta, &tb, &tiles, &go);
+    if (e != cudaSuccess || !go)
+        return e;
+    SkArgs sk = {(int)tiles, 0, 0, nullptr, nullptr};
+    int dev = 0;
+    if (SK && (e = cudaGetDevice(&dev)) == cudaSuccess && dev < 64 && !sms[dev])
+        e = cudaDeviceGetAttribute(&sms[dev], cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess)
+        return e;
+    long long dp = tiles, tail = 0, ctas = 0;
+    if (SK && dev < 64)
+        dd_sk_plan(tiles, sms[dev], (k + BK - 1) / BK, &dp, &tail, &ctas);
+    void *ws = nullptr;
+    const size_t part = (size_t)THREADS * ACC * sizeof(double);
+    if (ctas && sk_alloc(dev, 2 * ctas * part + tail * sizeof(unsigned), s, &ws) == cudaSuccess) {
+        sk = {(int)dp, (int)tail, (int)ctas, (double *)ws,
+              (unsigned *)((char *)ws + 2 * ctas * part)};
+        if ((e = cudaMemsetAsync(sk.cnt, 0, tail * sizeof(unsigned), s)) != cudaSuccess) {
+            (void)cudaFreeAsync(ws, s);
+            return e;
+        }
+    }
+    (void)cudaGetLastError(); /* a refused workspace only means no stream-K */
+    const bool vec = dd::vec16_ok<double>(C, ldc);
+    auto kern = vec ? k12<true, STAGES, AHEAD> : k12<false, STAGES, AHEAD>;
+    if ((e = dd::allow_smem(kern, SMEM, &smem_set[vec])) == cudaSuccess) {
+        kern<<<(unsigned)(sk.dp + sk.ctas), THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k,
+                                                                beta, C, ldc, sk);
+        e = dd::launch_status();
+    }
+    if (ws) {
+        const int fe = cudaFreeAsync(ws, s);
+        e = e ? e : fe;
+    }
+    return e;
+}
+
 } // namespace
 
 DD_LAUNCHER(dd_k10_dgemm, double, launch10<false>)
 DD_LAUNCHER(dd_k11_dgemm, double, launch10<true>)
+DD_LAUNCHER(dd_k12_dgemm, double, launch12<false>)
+DD_LAUNCHER(dd_k13_dgemm, double, launch12<true>)
 
 extern "C" int dd_k11_dgemm_gated(DD_LAUNCHER_ARGS(double), const unsigned int *gate)
 {

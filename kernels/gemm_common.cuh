@@ -192,11 +192,12 @@ template <typename T> __device__ __forceinline__ T load_or_zero(const T *p, bool
 /* Grouped rasterisation: consecutive block ids walk down GROUP block-rows
  * before moving right, so the blocks resident at one time share A row
  * panels and B column panels in L2 (plain row order streams all of B once
- * per block-row). */
+ * per block-row).  bid: the tile's place in that order (default: this
+ * block's id). */
 template <int GROUP>
-__device__ __forceinline__ void raster_grouped(int grid_m, int grid_n, int *bm, int *bn)
+__device__ __forceinline__ void raster_grouped(int grid_m, int grid_n, int *bm, int *bn,
+                                               int bid = blockIdx.x)
 {
-    int bid = blockIdx.x;
     int per_group = GROUP * grid_n;
     int group = bid / per_group;
     int first_m = group * GROUP;

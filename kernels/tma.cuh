@@ -80,6 +80,37 @@ __device__ __forceinline__ void load_3d(void *dst, const CUtensorMap *map, uint6
                  "l"((uint64_t)map), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
                  : "memory");
 }
+
+/* Make this thread's generic-proxy writes to shared memory visible to the
+ * async proxy (bulk copies out of shared memory that follow a barrier). */
+__device__ __forceinline__ void fence_async_smem()
+{
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+/* Bulk copy of `bytes` (a multiple of 16, both ends 16-byte aligned) from
+ * shared to global memory (global = shared), or with add (global +=
+ * shared, FP64, done at L2: no load of the old values into the SM). */
+__device__ __forceinline__ void bulk_store(void *dst, const void *src, unsigned bytes)
+{
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst),
+                 "r"(smem_addr(src)), "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void bulk_add_f64(double *dst, const void *src, unsigned bytes)
+{
+    asm volatile(
+        "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f64 [%0], [%1], %2;" ::"l"(dst),
+        "r"(smem_addr(src)), "r"(bytes)
+        : "memory");
+}
+
+/* Close this thread's bulk copies into a group and wait until they have
+ * read their shared-memory sources (the writes to global memory go on). */
+__device__ __forceinline__ void bulk_wait_read()
+{
+    asm volatile("cp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;" ::: "memory");
+}
 #endif
 
 /* A tiled map with the 128-byte swizzle, edges zero-filled: rank dims

@@ -6,6 +6,13 @@ target_compile_options(test-grid PRIVATE ${DD_WARN})
 add_test(NAME unit_grid_every_element_owned_once COMMAND test-grid)
 set_tests_properties(unit_grid_every_element_owned_once PROPERTIES LABELS unit TIMEOUT 20)
 
+# 13_dmma_sk's plan and stream-K bookkeeping (host arithmetic: no GPU needed)
+add_executable(test-sk-plan ${PROJECT_SOURCE_DIR}/tests/unit/test_sk_plan.c)
+target_include_directories(test-sk-plan PRIVATE ${PROJECT_SOURCE_DIR}/kernels)
+target_compile_options(test-sk-plan PRIVATE ${DD_WARN})
+add_test(NAME unit_sk_plan_every_k_tile_once COMMAND test-sk-plan)
+set_tests_properties(unit_sk_plan_every_k_tile_once PROPERTIES LABELS unit TIMEOUT 20)
+
 add_executable(test-engine-cpu ${PROJECT_SOURCE_DIR}/tests/unit/test_engine_cpu.c)
 target_link_libraries(test-engine-cpu PRIVATE dd_core)
 target_compile_options(test-engine-cpu PRIVATE ${DD_WARN})

@@ -7,8 +7,10 @@
  * element of the m×n block is left unwritten and no padding element is
  * touched.
  *
- *   shapes   1×1×1, 17×33×65, 1000×1001×999, 4097×4095×4099 (the last
- *            skipped for the slow kernels 01-03)
+ *   shapes   1×1×1, 17×33×65, 1000×1001×999, 4097×4095×4099,
+ *            1500×2100×3000 and 130×260×20000 (13_dmma_sk's stream-K: a
+ *            tail of whole and edge tiles, and 6 tiles each shared by up to
+ *            23 CTAs); the last three skipped for the slow kernels 01-03
  *   layouts  tight    lda = k, ldb = n, ldc = n
  *            padded   ld a multiple of 4 elements larger than the width
  *                     (16-byte rows: the vector paths, with edge tiles)
@@ -37,7 +39,8 @@ namespace
 struct shape {
     int64_t m, n, k;
 };
-const shape SHAPES[] = {{1, 1, 1}, {17, 33, 65}, {1000, 1001, 999}, {4097, 4095, 4099}};
+const shape SHAPES[] = {{1, 1, 1},          {17, 33, 65},       {1000, 1001, 999},
+                        {4097, 4095, 4099}, {1500, 2100, 3000}, {130, 260, 20000}};
 const int64_t SLOW_LIMIT = 2048; /* slow kernels skip shapes with a dimension above this */
 
 enum layout { TIGHT, PADDED, ODDLD, OFFSET, LAYOUTS };
