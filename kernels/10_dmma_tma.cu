@@ -546,7 +546,9 @@ template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2> int launch12(DD_LAUNC
         dd_sk_plan(tiles, sms[dev], (k + BK - 1) / BK, &dp, &tail, &ctas);
     void *ws = nullptr;
     const size_t part = (size_t)THREADS * ACC * sizeof(double);
-    if (ctas && sk_alloc(dev, 2 * ctas * part + tail * sizeof(unsigned), s, &ws) == cudaSuccess) {
+    if (ctas && sk_alloc(dev, 2 * ctas * part + tail * sizeof(unsigned), s, &ws) != cudaSuccess)
+        ws = nullptr;
+    if (ws) {
         sk = {(int)dp, (int)tail, (int)ctas, (double *)ws,
               (unsigned *)((char *)ws + 2 * ctas * part)};
         if ((e = cudaMemsetAsync(sk.cnt, 0, tail * sizeof(unsigned), s)) != cudaSuccess) {
