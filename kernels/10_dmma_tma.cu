@@ -278,17 +278,18 @@ struct SkArgs {
 constexpr int ACC = L::MT * L::NT * 4; /* accumulators a thread */
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-/* 12's epilogue: a whole tile with 16-byte aligned rows goes through
- * shared memory (the free ring) and leaves by one bulk copy per row, a
- * bulk FP64 add for beta 1 (C's read-modify-write done at L2, no load of C
- * into the SM); the CTA waits only until shared memory has been read.
- * Edge tiles: 11's store_acc. */
+/* 12's epilogue: for beta 1, a whole tile with 16-byte aligned rows goes
+ * through shared memory (the free ring) and leaves by one bulk FP64 add
+ * per row (C's read-modify-write done at L2, no load of C into the SM);
+ * the CTA waits only until shared memory has been read.  Beta 0 and edge
+ * tiles: 11's store_acc (plain stores need no wait; the staged bulk copy
+ * measured 0.6-5% slower for beta 0: docs/results/h200-2026-12-01-sk). */
 template <bool VEC>
 __device__ __forceinline__ void epilogue(const double (&acc)[L::MT][L::NT][4], const Ring &r,
                                          const Frag &f, double *C, int64_t ldc, int M, int N,
                                          int m0, int n0, int beta)
 {
-    if (!VEC || m0 + L::BM > M || n0 + L::BN > N) {
+    if (!VEC || !beta || m0 + L::BM > M || n0 + L::BN > N) {
         dd_dmma::store_acc<L, VEC, 4>(const_cast<double(&)[L::MT][L::NT][4]>(acc), C, ldc, M, N, m0,
                                       n0, m0 + f.wm * L::WM + f.t, n0 + f.wn * L::WN + 2 * f.g,
                                       beta);
@@ -310,10 +311,7 @@ __device__ __forceinline__ void epilogue(const double (&acc)[L::MT][L::NT][4], c
     if (threadIdx.x < L::BM) {
         double *dst = C + (int64_t)(m0 + threadIdx.x) * ldc + n0;
         const double *src = tile + threadIdx.x * L::BN;
-        if (beta)
-            dd_tma::bulk_add_f64(dst, src, L::BN * 8);
-        else
-            dd_tma::bulk_store(dst, src, L::BN * 8);
+        dd_tma::bulk_add_f64(dst, src, L::BN * 8);
         dd_tma::bulk_wait_read();
     }
     __syncthreads(); /* the ring may be refilled */

@@ -88,15 +88,9 @@ __device__ __forceinline__ void fence_async_smem()
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
-/* Bulk copy of `bytes` (a multiple of 16, both ends 16-byte aligned) from
- * shared to global memory (global = shared), or with add (global +=
- * shared, FP64, done at L2: no load of the old values into the SM). */
-__device__ __forceinline__ void bulk_store(void *dst, const void *src, unsigned bytes)
-{
-    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst),
-                 "r"(smem_addr(src)), "r"(bytes)
-                 : "memory");
-}
+/* Bulk add of `bytes` (a multiple of 16, both ends 16-byte aligned) from
+ * shared to global memory, FP64 (global += shared, done at L2: no load of
+ * the old values into the SM). */
 __device__ __forceinline__ void bulk_add_f64(double *dst, const void *src, unsigned bytes)
 {
     asm volatile(

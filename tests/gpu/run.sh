@@ -56,7 +56,7 @@ if has kbench; then
     # production kernels at the sizes of the design target (docs/design.md:
     # n = 4096, 8192, 16384) and at the SUMMA panel shapes
     # (the whole ladder: kernels/README.md, docs/results/h200-gemm-bench-*)
-    "$B/kernels/gemm-bench" --kernels 11_dmma,10_dmma,08_dmma,07_warptile \
+    "$B/kernels/gemm-bench" --kernels 13_dmma,12_dmma,11_dmma,08_dmma,07_warptile \
         --sizes 4096,8192,16384,8192x8192x1024,16384x16384x1024,16384x16384x2048,16384x16384x4096 \
         --json "$OUT/gemm-bench.jsonl" ${DD_KBENCH_ARGS:-} 2>&1 | tee "$OUT/gemm-bench.txt"
 fi
@@ -108,12 +108,12 @@ if has panels; then
     python3 tests/gpu/panels.py "$OUT/panels.jsonl" | tee "$OUT/panels.md"
 fi
 if has ncu; then
-    # what limits the FP64 kernel: Nsight Compute on 11_dmma_k16, 08_dmma and cuBLAS
+    # what limits the FP64 kernel: Nsight Compute on 13_dmma_sk, 11_dmma_k16 and cuBLAS
     # DGEMM, whole square and a SUMMA panel shape (beta 1), one launch each
     secs=(--section SpeedOfLight --section Occupancy --section WarpStateStats
           --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis)
     for shape in 16384 16384x8192x4096; do
-        for k in 11_dmma_k16 08_dmma cublas; do
+        for k in 13_dmma_sk 11_dmma_k16 cublas; do
             pat='regex:dmma_kernel|k10'
             [ "$k" = cublas ] && pat='regex:xmma|cutlass|gemm'
             log "ncu $k $shape"
@@ -190,7 +190,7 @@ if has sustain; then
     # GPU) and sustained (12 s back to back each, the last half's median,
     # SM clock and power), FP64 at 4096 and 16384, FP32 at 8192 (~80 s)
     log "gemm-bench sustained"
-    "$B/kernels/gemm-bench" --kernels 11_dmma,08_dmma --types f64 --sizes 4096,16384 --sustain 12 \
+    "$B/kernels/gemm-bench" --kernels 13_dmma,11_dmma --types f64 --sizes 4096,16384 --sustain 12 \
         --json "$OUT/sustain.jsonl" 2>&1 | tee "$OUT/sustain.txt"
     "$B/kernels/gemm-bench" --kernels 07_warptile --types f32 --sizes 8192 --sustain 12 \
         --json "$OUT/sustain.jsonl" 2>&1 | tee -a "$OUT/sustain.txt"
