@@ -73,13 +73,11 @@ __device__ __forceinline__ void dmma_16x8x16(double (&c)[4], const double (&a0)[
 #endif
 
 /* The shared-memory ring: STAGES stages of A and B, a full and an empty
- * mbarrier per stage, a word for stream-K's last-arrival flag and two for
- * a persistent CTA's next tile. */
+ * mbarrier per stage, and a word for stream-K's last-arrival flag. */
 struct Ring {
     unsigned char *st;
     uint64_t *full, *empty;
     unsigned *flag;
-    int *next;
 };
 
 /* Per-thread byte offsets of the mma fragments in a stage: A row wm·64 +
@@ -100,7 +98,6 @@ template <int STAGES> __device__ __forceinline__ Ring ring_init(unsigned char *s
     r.full = (uint64_t *)(r.st + STAGES * STAGE_BYTES);
     r.empty = r.full + STAGES;
     r.flag = (unsigned *)(r.empty + STAGES);
-    r.next = (int *)(r.flag + 1);
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             bar_init(&r.full[s], 1);
@@ -175,29 +172,20 @@ __device__ __forceinline__ void load_frags(const unsigned char *st, const Frag &
  * the tile at (m0, n0), through ring uses v0 .. v0 + nkt - 1.  One
  * m16n8k16 per tile pair and stage, a stage's fragments loaded at once;
  * lane 0 of each warp in turn (no one warp lags) refills the slot of the
- * use AHEAD - STAGES back, released long ago by the other warps.
- * Persistent CTAs (14): `issued`, this tile's first AHEAD k-tiles are
- * already on their way; `next` (thread 0's), thread 0 issues the first
- * AHEAD k-tiles of the tile at (nm0, nn0) in this tile's last AHEAD steps
- * (needs nkt >= AHEAD: whole tiles of the same depth). */
+ * use AHEAD - STAGES back, released long ago by the other warps. */
 template <int STAGES, int AHEAD>
-__device__ __forceinline__ void
-mainloop_k16(const Ring &r, const Frag &f, const CUtensorMap *ta, const CUtensorMap *tb, int m0,
-             int n0, int kt0, int nkt, unsigned v0, double (&acc)[L::MT][L::NT][4],
-             bool issued = false, bool next = false, int nm0 = 0, int nn0 = 0)
+__device__ __forceinline__ void mainloop_k16(const Ring &r, const Frag &f, const CUtensorMap *ta,
+                                             const CUtensorMap *tb, int m0, int n0, int kt0,
+                                             int nkt, unsigned v0, double (&acc)[L::MT][L::NT][4])
 {
-    if (threadIdx.x == 0 && !issued)
+    if (threadIdx.x == 0)
         for (int i = 0; i < AHEAD && i < nkt; ++i)
             issue<STAGES>(r, ta, tb, v0 + i, kt0 + i, m0, n0);
     double fa[2][L::NT][4], fb[2][L::MT][2];
     for (int i = 0; i < nkt; ++i) {
         const unsigned v = v0 + i, s = v % STAGES;
-        if (i + AHEAD < nkt) {
-            if (f.lane == 0 && f.warp == i % (THREADS / 32))
-                issue<STAGES>(r, ta, tb, v + AHEAD, kt0 + i + AHEAD, m0, n0);
-        } else if (next && threadIdx.x == 0) {
-            issue<STAGES>(r, ta, tb, v + AHEAD, i + AHEAD - nkt, nm0, nn0);
-        }
+        if (f.lane == 0 && f.warp == i % (THREADS / 32) && i + AHEAD < nkt)
+            issue<STAGES>(r, ta, tb, v + AHEAD, kt0 + i + AHEAD, m0, n0);
         const unsigned char *st = r.st + s * STAGE_BYTES;
         dd_tma::bar_wait(&r.full[s], (v / STAGES) & 1);
         load_frags(st, f, 0, fa[0], fb[0]);
@@ -286,8 +274,6 @@ struct SkArgs {
     int dp, tail, ctas;
     double *ws;
     unsigned *cnt;
-    int workers;     /* 14: persistent CTAs taking the whole tiles (0: one CTA a tile) */
-    unsigned *sched; /* 14: tiles handed out past the first `workers`, zero on entry */
 };
 constexpr int ACC = L::MT * L::NT * 4; /* accumulators a thread */
 
@@ -374,91 +360,11 @@ __device__ __forceinline__ bool sk_combine(double (&acc)[L::MT][L::NT][4], const
     }
     return true;
 }
-
-/* 14's epilogue, with the next tile's first AHEAD k-tiles already landing
- * in the ring: 12's staged bulk add goes through the two stages that are
- * free (those of the last two k-tiles), half a tile (64 rows, 4 warps'
- * accumulators) at a time.  Ends with a block barrier in every case (the
- * next tile's index is read after it). */
-template <bool VEC, int STAGES>
-__device__ __forceinline__ void
-epilogue_persist(const double (&acc)[L::MT][L::NT][4], const Ring &r, const Frag &f, double *C,
-                 int64_t ldc, int M, int N, int m0, int n0, int beta, unsigned v_end)
-{
-    static_assert(STAGE_BYTES == 32 * L::BN * 8, "a stage holds 32 rows of C");
-    if (!VEC || !beta || m0 + L::BM > M || n0 + L::BN > N) {
-        dd_dmma::store_acc<L, VEC, 4>(const_cast<double(&)[L::MT][L::NT][4]>(acc), C, ldc, M, N, m0,
-                                      n0, m0 + f.wm * L::WM + f.t, n0 + f.wn * L::WN + 2 * f.g,
-                                      beta);
-        __syncthreads();
-        return;
-    }
-    __syncthreads(); /* every warp is done with the last two stages */
-    double *const reg0 = (double *)(r.st + (v_end + STAGES - 2) % STAGES * STAGE_BYTES),
-                  *const reg1 = (double *)(r.st + (v_end + STAGES - 1) % STAGES * STAGE_BYTES);
-    const int col0 = f.wn * L::WN + 2 * f.g;
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-        if (f.wm == half) {
-#pragma unroll
-            for (int j = 0; j < L::MT; ++j)
-#pragma unroll
-                for (int h = 0; h < 2; ++h)
-#pragma unroll
-                    for (int i = 0; i < L::NT; ++i) /* row 8j + 4h + t of the half */
-                        *reinterpret_cast<double2 *>(
-                            (j >= 4 ? reg1 : reg0) + ((8 * j + 4 * h + f.t) & 31) * L::BN + col0 +
-                            16 * i) = make_double2(acc[j][i][h], acc[j][i][2 + h]);
-            dd_tma::fence_async_smem();
-        }
-        __syncthreads();
-        if (threadIdx.x < 64) {
-            const int row = threadIdx.x;
-            dd_tma::bulk_add_f64(C + (int64_t)(m0 + 64 * half + row) * ldc + n0,
-                                 (row >= 32 ? reg1 : reg0) + (row & 31) * L::BN, L::BN * 8);
-            dd_tma::bulk_wait_read();
-        }
-        __syncthreads();
-    }
-}
-
-/* 14's whole tiles: CTA b starts with tile b and then takes the next tile
- * not yet handed out (a counter: CTAs that start late, their SMs busy with
- * other work, take fewer), prefetching it during this tile's last steps
- * and its epilogue.  Thread 0 takes the next tile when a tile starts and
- * passes it on through shared memory (two words, by tile parity). */
-template <bool VEC, int STAGES, int AHEAD>
-__device__ __forceinline__ void
-persist(const Ring &r, const Frag &f, const CUtensorMap *ta, const CUtensorMap *tb, int M, int N,
-        int KT, int beta, double *C, int64_t ldc, const SkArgs &sk, double (&acc)[L::MT][L::NT][4])
-{
-    const int gm = (M + L::BM - 1) / L::BM, gn = (N + L::BN - 1) / L::BN;
-    unsigned v = 0;
-    int tile = blockIdx.x;
-    for (int t = 0; tile < sk.dp; ++t) {
-        int next = sk.dp, bm, bn, nbm = 0, nbn = 0;
-        if (threadIdx.x == 0) {
-            next = sk.workers + (int)atomicAdd(sk.sched, 1u);
-            next = next < sk.dp ? next : sk.dp;
-            r.next[t & 1] = next;
-            if (next < sk.dp)
-                dd::raster_grouped<dd_dmma::GROUP_M>(gm, gn, &nbm, &nbn, next);
-        }
-        dd::raster_grouped<dd_dmma::GROUP_M>(gm, gn, &bm, &bn, tile);
-        dd_dmma::zero_acc<L>(acc);
-        mainloop_k16<STAGES, AHEAD>(r, f, ta, tb, bm * L::BM, bn * L::BN, 0, KT, v, acc, t > 0,
-                                    next < sk.dp, nbm * L::BM, nbn * L::BN);
-        v += KT;
-        epilogue_persist<VEC, STAGES>(acc, r, f, C, ldc, M, N, bm * L::BM, bn * L::BN, beta, v);
-        tile = *(volatile int *)&r.next[t & 1];
-    }
-}
 #endif
 
-/* 12_dmma_epi (sk.ctas = 0), 13_dmma_sk and 14_dmma_persist (PERSIST):
- * 11's main loop, 12's epilogue, stream-K over the tiles of the last wave
- * for 13 and 14, and for 14 persistent CTAs for the whole tiles. */
-template <bool VEC, bool PERSIST, int STAGES, int AHEAD>
+/* 12_dmma_epi (sk.ctas = 0) and 13_dmma_sk: 11's main loop, 12's epilogue,
+ * and for 13 stream-K over the tiles of the last wave. */
+template <bool VEC, int STAGES, int AHEAD>
 __global__ void __launch_bounds__(THREADS, 1)
     k12(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
         int N, int K, int beta, double *__restrict__ C, int64_t ldc, const SkArgs sk)
@@ -470,11 +376,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     const Frag f = frag_offsets();
     double acc[L::MT][L::NT][4];
     int bm, bn;
-    if (PERSIST && (int)blockIdx.x < sk.workers) {
-        persist<VEC, STAGES, AHEAD>(r, f, &ta, &tb, M, N, KT, beta, C, ldc, sk, acc);
-        return;
-    }
-    if (!PERSIST && (int)blockIdx.x < sk.dp) { /* a whole tile */
+    if ((int)blockIdx.x < sk.dp) { /* a whole tile */
         dd::raster_grouped<dd_dmma::GROUP_M>(gm, gn, &bm, &bn);
         dd_dmma::zero_acc<L>(acc);
         mainloop_k16<STAGES, AHEAD>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, 0, KT, 0, acc);
@@ -482,7 +384,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         return;
     }
     /* stream-K CTA c: k-tiles [u, u1) of the tail, tile-major */
-    const int c = blockIdx.x - (PERSIST ? sk.workers : sk.dp);
+    const int c = blockIdx.x - sk.dp;
     const int64_t U = (int64_t)sk.tail * KT, u1 = dd_sk_begin(U, sk.ctas, c + 1);
     unsigned v = 0; /* ring uses so far */
     for (int64_t u = dd_sk_begin(U, sk.ctas, c); u < u1;) {
@@ -616,18 +518,13 @@ int sk_alloc(int dev, size_t bytes, cudaStream_t s, void **p)
     return cudaMallocFromPoolAsync(p, bytes, pools[dev], s);
 }
 
-/* 12 (SK, PERSIST false), 13 (SK) and 14 (both): k12 over the whole grid;
- * stream-K for the last wave where sk_plan.h finds it gains; for 14
- * persistent CTAs, one per SM, for the whole tiles, where there are more
- * whole tiles than SMs and tiles are at least AHEAD k-tiles deep.  Where
- * the workspace (stream-K's partials, 14's tile counter) cannot be had,
- * 13 and 14 run as 12. */
-template <bool SK, bool PERSIST, int STAGES = 6, int AHEAD = STAGES - 2>
-int launch12(DD_LAUNCHER_ARGS(double))
+/* 12 (SK false) and 13: k12 over the whole grid, 13 with stream-K for the
+ * last wave where sk_plan.h finds it gains.  Where stream-K's workspace
+ * cannot be had, 13 runs as 12. */
+template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2> int launch12(DD_LAUNCHER_ARGS(double))
 {
-    static_assert(STAGES - AHEAD >= 2, "14's epilogue stages C in the two free stages");
     constexpr int SMEM = smem_bytes(STAGES);
-    static unsigned long long smem_set[4];
+    static unsigned long long smem_set[2];
     static int sms[64];
     cudaStream_t s = (cudaStream_t)stream;
     CUtensorMap ta, tb;
@@ -636,46 +533,33 @@ int launch12(DD_LAUNCHER_ARGS(double))
     int e = prepare(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, nullptr, &ta, &tb, &tiles, &go);
     if (e != cudaSuccess || !go)
         return e;
+    SkArgs sk = {(int)tiles, 0, 0, nullptr, nullptr};
     int dev = 0;
     if (SK && (e = cudaGetDevice(&dev)) == cudaSuccess && dev < 64 && !sms[dev])
         e = cudaDeviceGetAttribute(&sms[dev], cudaDevAttrMultiProcessorCount, dev);
     if (e != cudaSuccess)
         return e;
-    const long long kt = (k + BK - 1) / BK;
-    long long dp = tiles, tail = 0, ctas = 0, workers = 0;
+    long long dp = tiles, tail = 0, ctas = 0;
     if (SK && dev < 64)
-        dd_sk_plan(tiles, sms[dev], kt, &dp, &tail, &ctas);
-    if (PERSIST && dev < 64 && dp > sms[dev] && kt >= AHEAD)
-        workers = sms[dev];
-    const size_t part = (size_t)THREADS * ACC * sizeof(double);
-    const size_t cnt_at = 2 * ctas * part,
-                 sched_at = cnt_at + (tail * sizeof(unsigned) + 15) / 16 * 16;
+        dd_sk_plan(tiles, sms[dev], (k + BK - 1) / BK, &dp, &tail, &ctas);
     void *ws = nullptr;
-    if ((ctas || workers) && sk_alloc(dev, sched_at + 16, s, &ws) != cudaSuccess)
+    const size_t part = (size_t)THREADS * ACC * sizeof(double);
+    if (ctas && sk_alloc(dev, 2 * ctas * part + tail * sizeof(unsigned), s, &ws) != cudaSuccess)
         ws = nullptr;
-    (void)cudaGetLastError(); /* a refused workspace only means no stream-K */
-    SkArgs sk = {(int)tiles, 0, 0, nullptr, nullptr, 0, nullptr};
     if (ws) {
-        sk = {(int)dp,
-              (int)tail,
-              (int)ctas,
-              (double *)ws,
-              (unsigned *)((char *)ws + cnt_at),
-              (int)workers,
-              (unsigned *)((char *)ws + sched_at)};
-        if ((e = cudaMemsetAsync((char *)ws + cnt_at, 0, sched_at + 16 - cnt_at, s)) !=
-            cudaSuccess) {
+        sk = {(int)dp, (int)tail, (int)ctas, (double *)ws,
+              (unsigned *)((char *)ws + 2 * ctas * part)};
+        if ((e = cudaMemsetAsync(sk.cnt, 0, tail * sizeof(unsigned), s)) != cudaSuccess) {
             (void)cudaFreeAsync(ws, s);
             return e;
         }
     }
-    const bool vec = dd::vec16_ok<double>(C, ldc), per = sk.workers > 0;
-    auto kern = per ? (vec ? k12<true, true, STAGES, AHEAD> : k12<false, true, STAGES, AHEAD>)
-                    : (vec ? k12<true, false, STAGES, AHEAD> : k12<false, false, STAGES, AHEAD>);
-    const long long grid = (per ? sk.workers : sk.dp) + (long long)sk.ctas;
-    if ((e = dd::allow_smem(kern, SMEM, &smem_set[2 * per + vec])) == cudaSuccess) {
-        kern<<<(unsigned)grid, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta, C, ldc,
-                                                   sk);
+    (void)cudaGetLastError(); /* a refused workspace only means no stream-K */
+    const bool vec = dd::vec16_ok<double>(C, ldc);
+    auto kern = vec ? k12<true, STAGES, AHEAD> : k12<false, STAGES, AHEAD>;
+    if ((e = dd::allow_smem(kern, SMEM, &smem_set[vec])) == cudaSuccess) {
+        kern<<<(unsigned)(sk.dp + sk.ctas), THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k,
+                                                                beta, C, ldc, sk);
         e = dd::launch_status();
     }
     if (ws) {
@@ -689,9 +573,8 @@ int launch12(DD_LAUNCHER_ARGS(double))
 
 DD_LAUNCHER(dd_k10_dgemm, double, launch10<false>)
 DD_LAUNCHER(dd_k11_dgemm, double, launch10<true>)
-DD_LAUNCHER(dd_k12_dgemm, double, launch12<false, false>)
-DD_LAUNCHER(dd_k13_dgemm, double, launch12<true, false>)
-DD_LAUNCHER(dd_k14_dgemm, double, launch12<true, true>)
+DD_LAUNCHER(dd_k12_dgemm, double, launch12<false>)
+DD_LAUNCHER(dd_k13_dgemm, double, launch12<true>)
 
 extern "C" int dd_k11_dgemm_gated(DD_LAUNCHER_ARGS(double), const unsigned int *gate)
 {

@@ -114,7 +114,7 @@ if has ncu; then
           --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis)
     for shape in 16384 16384x8192x4096; do
         for k in 13_dmma_sk 11_dmma_k16 cublas; do
-            pat='regex:dmma_kernel|k10'
+            pat='regex:dmma_kernel|k10|k12'
             [ "$k" = cublas ] && pat='regex:xmma|cutlass|gemm'
             log "ncu $k $shape"
             timeout 240 ncu -k "$pat" --launch-skip 1 --launch-count 1 "${secs[@]}" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# FP64 rungs 12 (bulk-add epilogue), 13 (stream-K last wave) and 14 (persistent CTAs) on a GPU
+# FP64 rungs 12 (bulk-add epilogue) and 13 (stream-K last wave) on a GPU
 # host, in one go, beside 11 and cuBLAS in the same call:
 #   tests/gpu/sk_stage.sh BUILD_DIR OUTDIR [DGEMM_DIST]
 # BUILD_DIR holds kernels/run-gpu.sh --build-only's kernel-test and
@@ -27,11 +27,11 @@ step() {
 SIZES=1024,2048,4096,8192,16384,8192x8192x1024,16384x16384x1024,16384x16384x2048,16384x16384x4096
 SIZES=$SIZES,16384x8192x4096,32768x16384x4096
 step kernel-test.txt "$B/kernel-test"
-step bench.txt "$B/gemm-bench" --types f64 --kernels 11_dmma_k16,12_dmma_epi,13_dmma_sk,14_dmma_persist \
+step bench.txt "$B/gemm-bench" --types f64 --kernels 11_dmma_k16,12_dmma_epi,13_dmma_sk \
     --reps 5 --sizes "$SIZES" --json "$OUT/bench.jsonl"
-step bench-rev.txt "$B/gemm-bench" --types f64 --kernels 14_dmma_persist,13_dmma_sk,12_dmma_epi,11_dmma_k16 \
+step bench-rev.txt "$B/gemm-bench" --types f64 --kernels 13_dmma_sk,12_dmma_epi,11_dmma_k16 \
     --reps 5 --sizes 4096,8192,8192x8192x1024 --json "$OUT/bench-rev.jsonl"
-step sustain.txt "$B/gemm-bench" --types f64 --kernels 11_dmma_k16,13_dmma_sk,14_dmma_persist --sizes 8192 \
+step sustain.txt "$B/gemm-bench" --types f64 --kernels 11_dmma_k16,13_dmma_sk --sizes 8192 \
     --sustain 8 --json "$OUT/sustain.jsonl"
 if [ -n "${3:-}" ]; then
     export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

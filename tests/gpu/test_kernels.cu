@@ -10,9 +10,9 @@
  *   shapes   1×1×1, 17×33×65, 1000×1001×999, 4097×4095×4099,
  *            1500×2100×3000 and 130×260×20000 (13_dmma_sk's stream-K: a
  *            tail of whole and edge tiles, and 6 tiles each shared by up to
- *            23 CTAs), 2100×4000×700 (14_dmma_persist: persistent CTAs and
- *            stream-K in one launch, edge tiles in both); the last four
- *            skipped for the slow kernels 01-03
+ *            23 CTAs), 2100×4000×700 (whole waves and stream-K in one
+ *            launch, edge tiles in both); the last four skipped for the
+ *            slow kernels 01-03
  *   layouts  tight    lda = k, ldb = n, ldc = n
  *            padded   ld a multiple of 4 elements larger than the width
  *                     (16-byte rows: the vector paths, with edge tiles)
