@@ -404,21 +404,11 @@ __global__ void __launch_bounds__(THREADS, 1)
 #endif
 }
 
-/* Whether the kernel this device runs was compiled for sm_90 or newer (its
- * PTX version), once per device. */
+/* Whether this device runs the TMA kernels' sm_90 code (see tma.cuh). */
 bool has_sm90_code(int dev)
 {
-    static signed char known[64]; /* 0 unknown, 1 yes, -1 no */
-    if (dev < 0 || dev >= 64)
-        return false;
-    if (!known[dev]) {
-        cudaFuncAttributes fa;
-        bool ok =
-            cudaFuncGetAttributes(&fa, k10<true, true, 6, 4>) == cudaSuccess && fa.ptxVersion >= 90;
-        (void)cudaGetLastError();
-        known[dev] = ok ? 1 : -1;
-    }
-    return known[dev] > 0;
+    static signed char known[64];
+    return dd_tma::has_sm90_code(k10<true, true, 6, 4>, dev, known);
 }
 
 /* The checks and tensor maps of a TMA launch.  Returns a cudaError_t; *go
