@@ -31,17 +31,21 @@
 namespace
 {
 
-constexpr int BM = 128, BN = 128, BK = 32, THREADS = 256, STAGES = 6, AHEAD = 4;
+constexpr int BM = 128, BN = 128, BK = 32, THREADS = 256;
 constexpr int WARPS_M = 4, WM = BM / WARPS_M, WN = 64; /* warp tile 32 × 64 */
 constexpr int LANES_N = 8;
 constexpr int GROUP_M = 8;
 constexpr int A_BYTES = BM * BK * 4, B_BYTES = BK * BN * 4, STAGE_BYTES = A_BYTES + B_BYTES;
-constexpr int SMEM = STAGES * STAGE_BYTES + 2 * STAGES * 8 + 1024;
+constexpr int smem_bytes(int stages)
+{
+    return stages * STAGE_BYTES + 2 * stages * 8 + 1024;
+}
 static_assert(BK * 4 == 128, "A's box row is one 128-byte swizzle span");
-static_assert(AHEAD >= 1 && AHEAD < STAGES, "the issuer must never wait on its own tile");
 
-template <bool VEC>
-__global__ void __launch_bounds__(THREADS, 1)
+/* MINB blocks per SM (1: up to 255 registers, 2: 128); PA: A's fragments
+ * of the next 4 k loaded during this group's FFMAs (else at its start). */
+template <bool VEC, int STAGES, int AHEAD, int MINB, bool PA>
+__global__ void __launch_bounds__(THREADS, MINB)
     k15(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
         int N, int K, int beta, float *__restrict__ C, int64_t ldc)
 {
@@ -87,7 +91,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
         for (int j = 0; j < 8; ++j)
             acc[i][j] = 0.f;
-    float a[2][8][4], b[2][8];
+    float a[PA ? 2 : 1][8][4], b[2][8];
     auto load_a = [&](const unsigned char *st, int q, float(&x)[8][4]) {
 #pragma unroll
         for (int i = 0; i < 8; ++i) {
@@ -110,12 +114,15 @@ __global__ void __launch_bounds__(THREADS, 1)
             issue(kt + AHEAD);
         const unsigned char *st = ring + s * STAGE_BYTES;
         bar_wait(&full[s], (kt / STAGES) & 1);
-        load_a(st, 0, a[0]);
+        if (PA)
+            load_a(st, 0, a[0]);
         load_b(st, 0, b[0]);
 #pragma unroll
         for (int q = 0; q < BK / 4; ++q) {
-            if (q + 1 < BK / 4)
-                load_a(st, q + 1, a[(q + 1) & 1]);
+            if (!PA)
+                load_a(st, q, a[0]);
+            else if (q + 1 < BK / 4)
+                load_a(st, q + 1, a[(q + 1) & (PA ? 1 : 0)]);
 #pragma unroll
             for (int kk = 0; kk < 4; ++kk) {
                 const int k = 4 * q + kk;
@@ -130,7 +137,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                 for (int i = 0; i < 8; ++i)
 #pragma unroll
                     for (int j = 0; j < 8; ++j)
-                        acc[i][j] = fmaf(a[q & 1][i][kk], b[k & 1][j], acc[i][j]);
+                        acc[i][j] = fmaf(a[PA ? q & 1 : 0][i][kk], b[k & 1][j], acc[i][j]);
             }
         }
     }
@@ -181,8 +188,10 @@ __global__ void __launch_bounds__(THREADS, 1)
 #endif
 }
 
-int launch15(DD_LAUNCHER_ARGS(float))
+template <int STAGES, int AHEAD, int MINB, bool PA> int launch15(DD_LAUNCHER_ARGS(float))
 {
+    static_assert(AHEAD >= 1 && AHEAD < STAGES, "the issuer must never wait on its own tile");
+    constexpr int SMEM = smem_bytes(STAGES);
     static unsigned long long smem_set[2];
     static signed char sm90[64];
     cudaStream_t s = (cudaStream_t)stream;
@@ -198,7 +207,7 @@ int launch15(DD_LAUNCHER_ARGS(float))
         return e;
     /* no TMA before Hopper nor without sm_90 code; TMA strides are
      * multiples of 16 bytes */
-    if (major != 9 || !dd_tma::has_sm90_code(k15<true>, dev, sm90) ||
+    if (major != 9 || !dd_tma::has_sm90_code(k15<true, STAGES, AHEAD, MINB, PA>, dev, sm90) ||
         !dd::vec16_ok<float>(A, lda) || !dd::vec16_ok<float>(B, ldb))
         return dd_k07_sgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
     const long long blocks = ((m + BM - 1) / BM) * ((n + BN - 1) / BN);
@@ -213,7 +222,7 @@ int launch15(DD_LAUNCHER_ARGS(float))
                                CU_TENSOR_MAP_SWIZZLE_NONE)))
         return e;
     const bool vec = dd::vec16_ok<float>(C, ldc);
-    auto kern = vec ? k15<true> : k15<false>;
+    auto kern = vec ? k15<true, STAGES, AHEAD, MINB, PA> : k15<false, STAGES, AHEAD, MINB, PA>;
     if ((e = dd::allow_smem(kern, SMEM, &smem_set[vec])) != cudaSuccess)
         return e;
     kern<<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta, C, ldc);
@@ -222,4 +231,5 @@ int launch15(DD_LAUNCHER_ARGS(float))
 
 } // namespace
 
-DD_LAUNCHER(dd_k15_sgemm, float, launch15)
+DD_LAUNCHER(dd_k15_sgemm, float, launch15<6, 4, 1, true>)
+DD_LAUNCHER(dd_k15b_sgemm, float, launch15<3, 2, 2, false>)
