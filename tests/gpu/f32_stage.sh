@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The FP32 rungs on a GPU host, in one go, beside cuBLAS SGEMM (no TF32) in
+# The FP32 kernels (F32_KERNELS, default 07_warptile) on a GPU host, in one go, beside cuBLAS SGEMM (no TF32) in
 # the same call:  tests/gpu/f32_stage.sh BUILD_DIR OUTDIR
 # BUILD_DIR holds kernels/run-gpu.sh --build-only's kernel-test and
 # gemm-bench.  1. kernel-test (every kernel against cuBLAS on edge shapes),
@@ -9,7 +9,7 @@
 set -uo pipefail
 B=$1
 OUT=$2
-KS=${F32_KERNELS:-07_warptile,15_sgemm_tma}
+KS=${F32_KERNELS:-07_warptile}
 mkdir -p "$OUT"
 rc=0
 step() {
