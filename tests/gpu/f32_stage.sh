@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The FP32 kernels (F32_KERNELS, default 07_warptile) on a GPU host, in one go, beside cuBLAS SGEMM (no TF32) in
-# the same call:  tests/gpu/f32_stage.sh BUILD_DIR OUTDIR
+# FP32 kernels (F32_KERNELS, default 07_warptile) on a GPU host, in one go,
+# beside cuBLAS SGEMM (no TF32) in the same call:
+#   tests/gpu/f32_stage.sh BUILD_DIR OUTDIR
 # BUILD_DIR holds kernels/run-gpu.sh --build-only's kernel-test and
 # gemm-bench.  1. kernel-test (every kernel against cuBLAS on edge shapes),
 # 2. gemm-bench FP32 at the square sizes and SUMMA panel shapes, 3. again
