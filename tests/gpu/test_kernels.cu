@@ -20,6 +20,10 @@
  *                     whose rows are not 16-byte aligned)
  *            offset   padded ld, but every base pointer one element past
  *                     a 16-byte boundary
+ * Repeatability: on shapes of a million multiply-adds or more each kernel
+ * runs a second time on the same inputs and must give the same bits
+ * (stream-K's split tiles are summed in a fixed order, whichever CTA
+ * finishes last).
  * Also: the cuBLAS wrapper itself against a host reference (small shapes),
  * k = 0 (C zeroed for beta 0, kept for beta 1), m = 0 / n = 0 (no-op) and
  * invalid arguments (an error code, no launch).
@@ -86,6 +90,25 @@ void layout_dims(layout l, shape s, int64_t *lda, int64_t *ldb, int64_t *ldc, in
     }
 }
 
+/* The kernel once more on the same A, B (and C0): the same bits as its
+ * first result, which p.C holds. */
+template <typename T, typename Fn>
+void repeat_check(Fn fn, const ddcheck::problem<T> &p, T *D, ddcheck::reducer &red, cudaStream_t st,
+                  const char *name, layout l)
+{
+    CK(cudaMemcpy2DAsync(D, p.ldc * sizeof(T), p.C, p.ldc * sizeof(T), p.n * sizeof(T), p.m,
+                         cudaMemcpyDeviceToDevice, st));
+    ddcheck::prepare_c(p, p.C, st);
+    const int e = fn(p.m, p.n, p.k, p.A, p.lda, p.B, p.ldb, p.beta, p.C, p.ldc, (void *)st);
+    const ddcheck::reduce_out d = ddcheck::max_diff<T>(red, p.C, p.ldc, D, p.ldc, p.m, p.n, st);
+    char what[200];
+    snprintf(what, sizeof what, "%-20s %s %lldx%lldx%lld %-6s beta=%d: repeat %s, max diff %.3g",
+             name, ddcheck::type_info<T>::name(), (long long)p.m, (long long)p.n, (long long)p.k,
+             LAYOUT_NAME[l], p.beta, cudaGetErrorString((cudaError_t)e),
+             ddcheck::bits_to_double(d.maxbits));
+    report(e == 0 && d.maxbits == 0 && d.nonfinite == 0, what);
+}
+
 template <typename T>
 void test_shape(const std::vector<const kernel_desc *> &list, const kernel_desc *cublas, shape s,
                 layout l, int beta, uint64_t seed, ddcheck::reducer &red, cudaStream_t st)
@@ -93,12 +116,13 @@ void test_shape(const std::vector<const kernel_desc *> &list, const kernel_desc 
     typedef ddcheck::type_info<T> TI;
     int64_t lda, ldb, ldc, off;
     layout_dims(l, s, &lda, &ldb, &ldc, &off);
-    T *Ab, *Bb, *Cb, *Rb, *C0b;
+    T *Ab, *Bb, *Cb, *Rb, *C0b, *Db;
     CK(cudaMalloc(&Ab, sizeof(T) * (s.m * lda + off)));
     CK(cudaMalloc(&Bb, sizeof(T) * (s.k * ldb + off)));
     CK(cudaMalloc(&Cb, sizeof(T) * (s.m * ldc + off)));
     CK(cudaMalloc(&Rb, sizeof(T) * (s.m * ldc + off)));
     CK(cudaMalloc(&C0b, sizeof(T) * (s.m * ldc + off)));
+    CK(cudaMalloc(&Db, sizeof(T) * (s.m * ldc + off)));
     ddcheck::problem<T> p = {};
     p.m = s.m, p.n = s.n, p.k = s.k, p.lda = lda, p.ldb = ldb, p.ldc = ldc, p.beta = beta;
     T *A = Ab + off, *B = Bb + off, *C0 = C0b + off;
@@ -142,6 +166,8 @@ void test_shape(const std::vector<const kernel_desc *> &list, const kernel_desc 
                      LAYOUT_NAME[l], beta, cudaGetErrorString((cudaError_t)v.launch_error), v.err,
                      v.unwritten, v.outside);
             report(v.launch_error == 0 && v.passed, what);
+            if (v.launch_error == 0 && v.passed && s.m * s.n * s.k >= 1000000)
+                repeat_check<T>(fn, p, Db + off, red, st, d->name, l);
         }
     }
     CK(cudaFree(Ab));
@@ -149,6 +175,7 @@ void test_shape(const std::vector<const kernel_desc *> &list, const kernel_desc 
     CK(cudaFree(Cb));
     CK(cudaFree(Rb));
     CK(cudaFree(C0b));
+    CK(cudaFree(Db));
 }
 
 /* The row-major trick of the cuBLAS wrapper, against a plain host loop. */
