@@ -12,15 +12,7 @@ B=$1
 OUT=$2
 KS=${F32_KERNELS:-07_warptile}
 mkdir -p "$OUT"
-rc=0
-step() {
-    local log=$1
-    shift
-    echo "== $(date +%T) $*" | tee -a "$OUT/$log"
-    timeout 300 "$@" 2>&1 | tee -a "$OUT/$log"
-    local r=${PIPESTATUS[0]}
-    [ "$r" = 0 ] || { echo "== exit $r" | tee -a "$OUT/$log"; rc=1; }
-}
+. "$(dirname "$0")/step.sh"
 rev=$(echo "$KS" | tr , '\n' | tac | paste -sd,)
 step kernel-test.txt "$B/kernel-test"
 step bench.txt "$B/gemm-bench" --types f32 --kernels "$KS" --reps 5 \

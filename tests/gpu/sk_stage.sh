@@ -15,15 +15,7 @@ set -uo pipefail
 B=$1
 OUT=$2
 mkdir -p "$OUT"
-rc=0
-step() {
-    local log=$1
-    shift
-    echo "== $(date +%T) $*" | tee -a "$OUT/$log"
-    timeout 300 "$@" 2>&1 | tee -a "$OUT/$log"
-    local r=${PIPESTATUS[0]}
-    [ "$r" = 0 ] || { echo "== exit $r" | tee -a "$OUT/$log"; rc=1; }
-}
+. "$(dirname "$0")/step.sh"
 SIZES=1024,2048,4096,8192,16384,8192x8192x1024,16384x16384x1024,16384x16384x2048,16384x16384x4096
 SIZES=$SIZES,16384x8192x4096,32768x16384x4096
 step kernel-test.txt "$B/kernel-test"

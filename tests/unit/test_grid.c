@@ -6,19 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dd_expect.h"
 #include "grid.h"
-
-static int failures;
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            if (failures++ < 20) {                                                                 \
-                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-                fprintf(stderr, __VA_ARGS__);                                                      \
-                fputc('\n', stderr);                                                               \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
 
 static void blocks(int64_t n, int parts)
 {
@@ -129,8 +118,8 @@ int main(void)
         EXPECT(P == expect[i][1] && Q == expect[i][2], "grid_default(%d) = %dx%d, expected %dx%d",
                expect[i][0], P, Q, expect[i][1], expect[i][2]);
     }
-    if (failures) {
-        fprintf(stderr, "%d failures\n", failures);
+    if (dd_failures) {
+        fprintf(stderr, "%d dd_failures\n", dd_failures);
         return 1;
     }
     printf("grid: all distribution checks passed\n");

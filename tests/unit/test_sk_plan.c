@@ -8,19 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dd_expect.h"
 #include "sk_plan.h"
-
-static int g_fail;
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            if (g_fail++ < 20) {                                                                   \
-                fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-                fprintf(stderr, __VA_ARGS__);                                                      \
-                fputc('\n', stderr);                                                               \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
 
 /* Replays k12's stream-K loop: CTA c walks its share tile by tile; a
  * segment that is not a whole tile writes its slot. */
@@ -131,9 +120,9 @@ int main(void)
             for (long long ctas = 1; ctas <= 2 * tail * kt && ctas <= 150; ctas += 5)
                 if (tail * kt >= ctas)
                     replay(tail, kt, ctas);
-    if (g_fail)
-        fprintf(stderr, "%d failures\n", g_fail);
+    if (dd_failures)
+        fprintf(stderr, "%d failures\n", dd_failures);
     else
         printf("sk_plan: all checks passed\n");
-    return g_fail != 0;
+    return dd_failures != 0;
 }
