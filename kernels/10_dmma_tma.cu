@@ -35,7 +35,7 @@
  *
  * Measured: see kernels/README.md (the ladder) and docs/results. */
 #include "dmma_core.cuh"
-#include "sk_plan.h"
+#include "sk.cuh"
 #include "tma.cuh"
 
 namespace
@@ -266,15 +266,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 #endif
 }
 
-/* Stream-K's part of a launch of 12/13 (sk_plan.h): tiles [0, dp) one CTA
- * each; the k-tiles of tiles [dp, dp + tail), tile after tile, in `ctas`
- * equal shares.  ws: two partial tiles per stream-K CTA; cnt: arrivals per
- * tail tile, zero on entry.  12 has ctas = 0. */
-struct SkArgs {
-    int dp, tail, ctas;
-    double *ws;
-    unsigned *cnt;
-};
+using SkArgs = dd_sk::Args;            /* 12: ctas = 0 */
 constexpr int ACC = L::MT * L::NT * 4; /* accumulators a thread */
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -325,7 +317,8 @@ __device__ __forceinline__ bool sk_combine(double (&acc)[L::MT][L::NT][4], const
                                            const SkArgs &sk, int64_t U, int KT, int c, int j)
 {
     const int64_t t0 = (int64_t)j * KT;
-    double2 *w = (double2 *)(sk.ws + (size_t)dd_sk_slot(U, sk.ctas, c, t0) * THREADS * ACC);
+    const size_t elems = (size_t)THREADS * ACC;
+    double2 *w = (double2 *)dd_sk::slot_ptr<double>(sk, dd_sk_slot(U, sk.ctas, c, t0), elems);
     int q = 0;
 #pragma unroll
     for (int a = 0; a < L::MT; ++a)
@@ -334,19 +327,13 @@ __device__ __forceinline__ bool sk_combine(double (&acc)[L::MT][L::NT][4], const
 #pragma unroll
             for (int h = 0; h < 2; ++h)
                 w[(q++) * THREADS + threadIdx.x] = make_double2(acc[a][i][h], acc[a][i][2 + h]);
-    __threadfence();
-    __syncthreads();
-    const int lo = (int)dd_sk_owner(U, sk.ctas, t0), hi = (int)dd_sk_owner(U, sk.ctas, t0 + KT - 1);
-    if (threadIdx.x == 0)
-        *r.flag = atomicAdd(&sk.cnt[j], 1u) == (unsigned)(hi - lo);
-    __syncthreads();
-    if (!*r.flag)
+    if (!dd_sk::arrive(sk, U, t0, KT, j, r.flag))
         return false;
-    __threadfence();
     dd_dmma::zero_acc<L>(acc);
+    const int lo = (int)dd_sk_owner(U, sk.ctas, t0), hi = (int)dd_sk_owner(U, sk.ctas, t0 + KT - 1);
     for (int p = lo; p <= hi; ++p) {
         const double2 *wp =
-            (const double2 *)(sk.ws + (size_t)dd_sk_slot(U, sk.ctas, p, t0) * THREADS * ACC);
+            (const double2 *)dd_sk::slot_ptr<double>(sk, dd_sk_slot(U, sk.ctas, p, t0), elems);
         q = 0;
 #pragma unroll
         for (int a = 0; a < L::MT; ++a)
@@ -479,35 +466,6 @@ int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
     return dd::launch_status();
 }
 
-/* Stream-K's workspace comes from a memory pool of the project's own, one
- * per device, in the launch's stream order: concurrent multiplies on
- * other streams get other memory, and the pool keeps up to 256 MiB
- * between calls (the device's default pool is the application's). */
-int sk_alloc(int dev, size_t bytes, cudaStream_t s, void **p)
-{
-    static cudaMemPool_t pools[64];
-    if (dev < 0 || dev >= 64)
-        return cudaErrorInvalidDevice;
-    if (!pools[dev]) {
-        cudaMemPoolProps pp = {};
-        pp.allocType = cudaMemAllocationTypePinned;
-        pp.location.type = cudaMemLocationTypeDevice;
-        pp.location.id = dev;
-        cudaMemPool_t pool;
-        int e = cudaMemPoolCreate(&pool, &pp);
-        if (e != cudaSuccess)
-            return e;
-        uint64_t keep = 256ull << 20;
-        if ((e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep)) !=
-            cudaSuccess) {
-            (void)cudaMemPoolDestroy(pool);
-            return e;
-        }
-        pools[dev] = pool;
-    }
-    return cudaMallocFromPoolAsync(p, bytes, pools[dev], s);
-}
-
 /* 12 (SK false) and 13: k12 over the whole grid, 13 with stream-K for the
  * last wave where sk_plan.h finds it gains.  Where stream-K's workspace
  * cannot be had, 13 runs as 12. */
@@ -523,28 +481,15 @@ template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2> int launch12(DD_LAUNC
     int e = prepare(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, nullptr, &ta, &tb, &tiles, &go);
     if (e != cudaSuccess || !go)
         return e;
-    SkArgs sk = {(int)tiles, 0, 0, nullptr, nullptr};
     int dev = 0;
     if (SK && (e = cudaGetDevice(&dev)) == cudaSuccess && dev < 64 && !sms[dev])
         e = cudaDeviceGetAttribute(&sms[dev], cudaDevAttrMultiProcessorCount, dev);
+    SkArgs sk = {(int)tiles, 0, 0, nullptr, nullptr};
+    if (SK && e == cudaSuccess && dev < 64)
+        e = dd_sk::setup(tiles, sms[dev], (k + BK - 1) / BK, (size_t)THREADS * ACC * sizeof(double),
+                         dev, s, &sk);
     if (e != cudaSuccess)
         return e;
-    long long dp = tiles, tail = 0, ctas = 0;
-    if (SK && dev < 64)
-        dd_sk_plan(tiles, sms[dev], (k + BK - 1) / BK, &dp, &tail, &ctas);
-    void *ws = nullptr;
-    const size_t part = (size_t)THREADS * ACC * sizeof(double);
-    if (ctas && sk_alloc(dev, 2 * ctas * part + tail * sizeof(unsigned), s, &ws) != cudaSuccess)
-        ws = nullptr;
-    if (ws) {
-        sk = {(int)dp, (int)tail, (int)ctas, (double *)ws,
-              (unsigned *)((char *)ws + 2 * ctas * part)};
-        if ((e = cudaMemsetAsync(sk.cnt, 0, tail * sizeof(unsigned), s)) != cudaSuccess) {
-            (void)cudaFreeAsync(ws, s);
-            return e;
-        }
-    }
-    (void)cudaGetLastError(); /* a refused workspace only means no stream-K */
     const bool vec = dd::vec16_ok<double>(C, ldc);
     auto kern = vec ? k12<true, STAGES, AHEAD> : k12<false, STAGES, AHEAD>;
     if ((e = dd::allow_smem(kern, SMEM, &smem_set[vec])) == cudaSuccess) {
@@ -552,11 +497,8 @@ template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2> int launch12(DD_LAUNC
                                                                 beta, C, ldc, sk);
         e = dd::launch_status();
     }
-    if (ws) {
-        const int fe = cudaFreeAsync(ws, s);
-        e = e ? e : fe;
-    }
-    return e;
+    const int fe = dd_sk::release(sk, s);
+    return e ? e : fe;
 }
 
 } // namespace
