@@ -321,6 +321,39 @@ __device__ __forceinline__ bool sk_combine(T (&acc)[8][8], const dd_sk::Args &sk
     return true;
 }
 
+/* 16's stream-K CTAs: CTA c takes k-tiles [u, u1) of the tail, tile-major.
+ * Not inlined, so that its registers do not weigh on the whole tiles'. */
+template <typename T, typename L, bool VEC>
+__device__ __noinline__ void sk_part(T *smem, const T *__restrict__ A, int64_t lda,
+                                     const T *__restrict__ B, int64_t ldb, int beta,
+                                     T *__restrict__ C, int64_t ldc, int M, int N, int K,
+                                     const dd_sk::Args sk, int arow, int bcol, unsigned *flag)
+{
+    constexpr int BK = L::BK;
+    const int grid_m = (M + BM - 1) / BM, grid_n = (N + BN - 1) / BN, KT = (K + BK - 1) / BK;
+    const int c = blockIdx.x - sk.dp;
+    const long long U = (long long)sk.tail * KT, u1 = dd_sk_begin(U, sk.ctas, c + 1);
+    T acc[8][8];
+    int bm, bn;
+    for (long long u = dd_sk_begin(U, sk.ctas, c); u < u1;) {
+        const int j = (int)(u / KT), kb = (int)(u - (long long)j * KT);
+        const int ke = (int)(u1 - (long long)j * KT < KT ? u1 - (long long)j * KT : KT);
+        dd::raster_grouped<GROUP_M>(grid_m, grid_n, &bm, &bn, sk.dp + j);
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+            for (int jj = 0; jj < 8; ++jj)
+                acc[i][jj] = 0;
+        __syncthreads(); /* the last segment's stages are read */
+        Copier<T, L, VEC> cp(A, lda, B, ldb, M, N, bm * BM, bn * BN);
+        cp.skip(kb);
+        mainloop<T, L, VEC>(smem, cp, K, ke - kb, arow, bcol, acc);
+        if ((kb == 0 && ke == KT) || sk_combine<T>(acc, sk, U, KT, c, j, flag))
+            store_tile<T, L, VEC>(acc, C, ldc, M, N, bm * BM, bn * BN, arow, bcol, beta);
+        u = (long long)(j + 1) * KT;
+    }
+}
+
 /* 07 (SK false: sk.dp = every tile) and 16 (SK): blocks below sk.dp take
  * a whole tile each; for 16 the rest share the k-tiles of the last wave's
  * tiles (sk.cuh). */
@@ -342,9 +375,13 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 2 : 1)
     const int arow = wm * WM + lm * L::G; /* first of the lane's rows in the block tile */
     const int bcol = wn * WN + ln * L::G; /* first of its columns */
 
+    if (SK && (int)blockIdx.x >= sk.dp) {
+        sk_part<T, L, VEC>(smem, A, lda, B, ldb, beta, C, ldc, M, N, K, sk, arow, bcol, &flag);
+        return;
+    }
     T acc[8][8];
     int bm, bn;
-    if (!SK || (int)blockIdx.x < sk.dp) {
+    {
         dd::raster_grouped<GROUP_M>(grid_m, grid_n, &bm, &bn);
 #pragma unroll
         for (int i = 0; i < 8; ++i)
@@ -354,27 +391,6 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 2 : 1)
         Copier<T, L, VEC> cp(A, lda, B, ldb, M, N, bm * BM, bn * BN);
         mainloop<T, L, VEC>(smem, cp, K, KT, arow, bcol, acc);
         store_tile<T, L, VEC>(acc, C, ldc, M, N, bm * BM, bn * BN, arow, bcol, beta);
-        return;
-    }
-    /* stream-K CTA c: k-tiles [u, u1) of the tail, tile-major */
-    const int c = blockIdx.x - sk.dp;
-    const long long U = (long long)sk.tail * KT, u1 = dd_sk_begin(U, sk.ctas, c + 1);
-    for (long long u = dd_sk_begin(U, sk.ctas, c); u < u1;) {
-        const int j = (int)(u / KT), kb = (int)(u - (long long)j * KT);
-        const int ke = (int)(u1 - (long long)j * KT < KT ? u1 - (long long)j * KT : KT);
-        dd::raster_grouped<GROUP_M>(grid_m, grid_n, &bm, &bn, sk.dp + j);
-#pragma unroll
-        for (int i = 0; i < 8; ++i)
-#pragma unroll
-            for (int jj = 0; jj < 8; ++jj)
-                acc[i][jj] = 0;
-        __syncthreads(); /* the last segment's stages are read */
-        Copier<T, L, VEC> cp(A, lda, B, ldb, M, N, bm * BM, bn * BN);
-        cp.skip(kb);
-        mainloop<T, L, VEC>(smem, cp, K, ke - kb, arow, bcol, acc);
-        if ((kb == 0 && ke == KT) || sk_combine<T>(acc, sk, U, KT, c, j, &flag))
-            store_tile<T, L, VEC>(acc, C, ldc, M, N, bm * BM, bn * BN, arow, bcol, beta);
-        u = (long long)(j + 1) * KT;
     }
 }
 
