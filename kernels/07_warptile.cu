@@ -44,7 +44,6 @@
  */
 #include "gemm_common.cuh"
 #include "ladder.h"
-#include "sk.cuh"
 
 namespace
 {
@@ -117,14 +116,6 @@ template <typename T, typename L, bool VEC> struct Copier {
         k0 = 0;
     }
 
-    /* Start `tiles` k-tiles further along K (stream-K's shares). */
-    __device__ __forceinline__ void skip(int tiles)
-    {
-        a += (int64_t)tiles * L::BK;
-        b += (int64_t)tiles * b_tile;
-        k0 += tiles * L::BK;
-    }
-
     __device__ __forceinline__ void copy(T *st, int K)
     {
         const int kleft = K - k0 - a_k; /* A columns left from this thread's first */
@@ -171,30 +162,52 @@ __device__ __forceinline__ void load_frag(const T *sA, const T *sB, int p, int a
     }
 }
 
-/* acc += the product over nkt k-tiles, from where cp stands, through the
- * STAGES-deep cp.async pipeline.  Fragments of k+1 are read while the FMAs
- * of k run, across the stage boundary too: the barrier for the next stage
- * comes before the last k of this one (its fragments are already in
- * registers), and the stage freed by that barrier is refilled at the next
- * tile's first k. */
-template <typename T, typename L, bool VEC>
-__device__ __forceinline__ void mainloop(T *smem, Copier<T, L, VEC> &cp, int K, int nkt, int arow,
-                                         int bcol, T (&acc)[8][8])
+template <typename T, int BK, int STAGES, bool VEC>
+__global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 2 : 1)
+    warptile_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda,
+                    const T *__restrict__ B, int64_t ldb, int beta, T *__restrict__ C, int64_t ldc)
 {
-    constexpr int BK = L::BK, STAGES = L::STAGES;
+    typedef Cfg<T, BK, STAGES> L;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *smem = reinterpret_cast<T *>(smem_raw);
+
+    const int grid_m = (M + BM - 1) / BM, grid_n = (N + BN - 1) / BN;
+    int bm, bn;
+    dd::raster_grouped<GROUP_M>(grid_m, grid_n, &bm, &bn);
+    const int m0 = bm * BM, n0 = bn * BN;
+
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wm = warp % WARPS_M, wn = warp / WARPS_M;
+    const int lm = lane / LANES_N, ln = lane % LANES_N;
+    const int arow = wm * WM + lm * L::G; /* first of the lane's rows in the block tile */
+    const int bcol = wn * WN + ln * L::G; /* first of its columns */
+
+    T acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+            acc[i][j] = 0;
+
+    Copier<T, L, VEC> cp(A, lda, B, ldb, M, N, m0, n0);
+    const int tiles = (K + BK - 1) / BK;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < nkt)
+        if (s < tiles)
             cp.copy(smem + s * L::STAGE, K);
         dd::cp_async_commit();
     }
     dd::cp_async_wait<STAGES - 2>();
     __syncthreads();
 
+    /* Fragments of k+1 are read while the FMAs of k run, across the stage
+     * boundary too: the barrier for the next stage comes before the last
+     * k of this one (its fragments are already in registers), and the
+     * stage freed by that barrier is refilled at the next tile's first k. */
     int rs = 0, ws = STAGES - 1; /* stage read, stage written next */
     T a[2][8], b[2][8];
     load_frag<T, L>(smem, smem + BK * L::SA, 0, arow, bcol, a[0], b[0]);
-    for (int t = 0; t < nkt; ++t) {
+    for (int t = 0; t < tiles; ++t) {
 #pragma unroll
         for (int p = 0; p < BK; ++p) {
             if (p == BK - 1) {
@@ -206,7 +219,7 @@ __device__ __forceinline__ void mainloop(T *smem, Copier<T, L, VEC> &cp, int K, 
             load_frag<T, L>(st, st + BK * L::SA, (p + 1) % BK, arow, bcol, a[(p + 1) & 1],
                             b[(p + 1) & 1]);
             if (p == 0) {
-                if (t + STAGES - 1 < nkt)
+                if (t + STAGES - 1 < tiles)
                     cp.copy(smem + ws * L::STAGE, K);
                 dd::cp_async_commit();
                 ws = ws + 1 == STAGES ? 0 : ws + 1;
@@ -219,14 +232,7 @@ __device__ __forceinline__ void mainloop(T *smem, Copier<T, L, VEC> &cp, int K, 
         }
     }
     dd::cp_async_wait<0>();
-}
 
-/* The lane's 8×8 accumulators into C (beta 0: C = acc; beta 1: C += acc). */
-template <typename T, typename L, bool VEC>
-__device__ __forceinline__ void store_tile(const T (&acc)[8][8], T *__restrict__ C, int64_t ldc,
-                                           int M, int N, int m0, int n0, int arow, int bcol,
-                                           int beta)
-{
     if (VEC && m0 + BM <= M && n0 + BN <= N) {
         /* Whole tile inside C: no guards, and for beta 1 the loads of C for
          * four rows are all issued before the first add (instead of one
@@ -277,131 +283,10 @@ __device__ __forceinline__ void store_tile(const T (&acc)[8][8], T *__restrict__
     }
 }
 
-/* A stream-K partial (part of tail tile j's k-tiles) of CTA c: into its
- * slot, then an arrival; the last contributor gets acc = the sum of all
- * the tile's partials, added in CTA order. */
-template <typename T>
-__device__ __forceinline__ bool sk_combine(T (&acc)[8][8], const dd_sk::Args &sk, long long U,
-                                           int KT, int c, int j, unsigned *flag)
-{
-    typedef typename dd::vec16<T>::type V;
-    constexpr int NV = 64 * (int)sizeof(T) / 16; /* vectors a thread */
-    const long long t0 = (long long)j * KT;
-    const size_t elems = (size_t)THREADS * 64;
-    V *w = (V *)dd_sk::slot_ptr<T>(sk, dd_sk_slot(U, sk.ctas, c, t0), elems);
-    constexpr int W = 16 / (int)sizeof(T); /* elements a vector */
-#pragma unroll
-    for (int q = 0; q < NV; ++q) {
-        V v;
-        T *vs = reinterpret_cast<T *>(&v);
-#pragma unroll
-        for (int e = 0; e < W; ++e)
-            vs[e] = acc[(q * W + e) / 8][(q * W + e) % 8];
-        w[q * THREADS + threadIdx.x] = v;
-    }
-    if (!dd_sk::arrive(sk, U, t0, KT, j, flag))
-        return false;
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-#pragma unroll
-        for (int jj = 0; jj < 8; ++jj)
-            acc[i][jj] = 0;
-    const long long lo = dd_sk_owner(U, sk.ctas, t0), hi = dd_sk_owner(U, sk.ctas, t0 + KT - 1);
-    for (long long p = lo; p <= hi; ++p) {
-        const V *wp = (const V *)dd_sk::slot_ptr<T>(sk, dd_sk_slot(U, sk.ctas, p, t0), elems);
-#pragma unroll
-        for (int q = 0; q < NV; ++q) {
-            const V x = __ldcg(wp + q * THREADS + threadIdx.x);
-            const T *xs = reinterpret_cast<const T *>(&x);
-#pragma unroll
-            for (int e = 0; e < W; ++e)
-                acc[(q * W + e) / 8][(q * W + e) % 8] += xs[e];
-        }
-    }
-    return true;
-}
-
-/* 16's stream-K CTAs: CTA c takes k-tiles [u, u1) of the tail, tile-major.
- * Not inlined, so that its registers do not weigh on the whole tiles'. */
-template <typename T, typename L, bool VEC>
-__device__ __noinline__ void sk_part(T *smem, const T *__restrict__ A, int64_t lda,
-                                     const T *__restrict__ B, int64_t ldb, int beta,
-                                     T *__restrict__ C, int64_t ldc, int M, int N, int K,
-                                     const dd_sk::Args sk, int arow, int bcol, unsigned *flag)
-{
-    constexpr int BK = L::BK;
-    const int grid_m = (M + BM - 1) / BM, grid_n = (N + BN - 1) / BN, KT = (K + BK - 1) / BK;
-    const int c = blockIdx.x - sk.dp;
-    const long long U = (long long)sk.tail * KT, u1 = dd_sk_begin(U, sk.ctas, c + 1);
-    T acc[8][8];
-    int bm, bn;
-    for (long long u = dd_sk_begin(U, sk.ctas, c); u < u1;) {
-        const int j = (int)(u / KT), kb = (int)(u - (long long)j * KT);
-        const int ke = (int)(u1 - (long long)j * KT < KT ? u1 - (long long)j * KT : KT);
-        dd::raster_grouped<GROUP_M>(grid_m, grid_n, &bm, &bn, sk.dp + j);
-#pragma unroll
-        for (int i = 0; i < 8; ++i)
-#pragma unroll
-            for (int jj = 0; jj < 8; ++jj)
-                acc[i][jj] = 0;
-        __syncthreads(); /* the last segment's stages are read */
-        Copier<T, L, VEC> cp(A, lda, B, ldb, M, N, bm * BM, bn * BN);
-        cp.skip(kb);
-        mainloop<T, L, VEC>(smem, cp, K, ke - kb, arow, bcol, acc);
-        if ((kb == 0 && ke == KT) || sk_combine<T>(acc, sk, U, KT, c, j, flag))
-            store_tile<T, L, VEC>(acc, C, ldc, M, N, bm * BM, bn * BN, arow, bcol, beta);
-        u = (long long)(j + 1) * KT;
-    }
-}
-
-/* 07 (SK false: sk.dp = every tile) and 16 (SK): blocks below sk.dp take
- * a whole tile each; for 16 the rest share the k-tiles of the last wave's
- * tiles (sk.cuh). */
-template <typename T, int BK, int STAGES, bool VEC, bool SK>
-__global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 2 : 1)
-    warptile_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda,
-                    const T *__restrict__ B, int64_t ldb, int beta, T *__restrict__ C, int64_t ldc,
-                    const dd_sk::Args sk)
-{
-    typedef Cfg<T, BK, STAGES> L;
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    __shared__ unsigned flag;
-    T *smem = reinterpret_cast<T *>(smem_raw);
-
-    const int grid_m = (M + BM - 1) / BM, grid_n = (N + BN - 1) / BN, KT = (K + BK - 1) / BK;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int wm = warp % WARPS_M, wn = warp / WARPS_M;
-    const int lm = lane / LANES_N, ln = lane % LANES_N;
-    const int arow = wm * WM + lm * L::G; /* first of the lane's rows in the block tile */
-    const int bcol = wn * WN + ln * L::G; /* first of its columns */
-
-    if (SK && (int)blockIdx.x >= sk.dp) {
-        sk_part<T, L, VEC>(smem, A, lda, B, ldb, beta, C, ldc, M, N, K, sk, arow, bcol, &flag);
-        return;
-    }
-    T acc[8][8];
-    int bm, bn;
-    {
-        dd::raster_grouped<GROUP_M>(grid_m, grid_n, &bm, &bn);
-#pragma unroll
-        for (int i = 0; i < 8; ++i)
-#pragma unroll
-            for (int j = 0; j < 8; ++j)
-                acc[i][j] = 0;
-        Copier<T, L, VEC> cp(A, lda, B, ldb, M, N, bm * BM, bn * BN);
-        mainloop<T, L, VEC>(smem, cp, K, KT, arow, bcol, acc);
-        store_tile<T, L, VEC>(acc, C, ldc, M, N, bm * BM, bn * BN, arow, bcol, beta);
-    }
-}
-
-/* 07 (SK false) and 16 (SK: stream-K for the last wave where sk_plan.h
- * finds it gains; the waves counted in blocks at a time, SMs × blocks per
- * SM; 07 where the workspace cannot be had). */
-template <typename T, int BK, int STAGES, bool SK> int launch_cfg(DD_LAUNCHER_ARGS(T))
+template <typename T, int BK, int STAGES> int launch_cfg(DD_LAUNCHER_ARGS(T))
 {
     typedef Cfg<T, BK, STAGES> L;
     static unsigned long long smem_set[2];
-    static int slots[64][2]; /* per device and vec: SMs × resident blocks */
     cudaStream_t s = (cudaStream_t)stream;
     bool go;
     int e = dd::gemm_prologue<T>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
@@ -412,31 +297,21 @@ template <typename T, int BK, int STAGES, bool SK> int launch_cfg(DD_LAUNCHER_AR
         return cudaErrorInvalidConfiguration;
     /* B is copied in 16-byte pieces and C stored in 16-byte pieces only when
      * both allow it; A is copied element-wise (transposed) either way. */
-    const bool vec = dd::vec16_ok<T>(B, ldb) && dd::vec16_ok<T>(C, ldc);
-    auto kern =
-        vec ? warptile_kernel<T, BK, STAGES, true, SK> : warptile_kernel<T, BK, STAGES, false, SK>;
-    if ((e = dd::allow_smem(kern, L::SMEM, &smem_set[vec])) != cudaSuccess)
-        return e;
-    dd_sk::Args sk = {(int)blocks, 0, 0, nullptr, nullptr};
-    int dev = 0;
-    if (SK && (e = cudaGetDevice(&dev)) == cudaSuccess && dev < 64 && !slots[dev][vec]) {
-        int sms = 0, per = 0;
-        if ((e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) ==
-                cudaSuccess &&
-            (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kern, THREADS, L::SMEM)) ==
-                cudaSuccess)
-            slots[dev][vec] = sms * per;
+    bool vec = dd::vec16_ok<T>(B, ldb) && dd::vec16_ok<T>(C, ldc);
+    if (vec) {
+        auto kern = warptile_kernel<T, BK, STAGES, true>;
+        if ((e = dd::allow_smem(kern, L::SMEM, &smem_set[1])) != cudaSuccess)
+            return e;
+        kern<<<(unsigned)blocks, THREADS, L::SMEM, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb,
+                                                        beta, C, ldc);
+    } else {
+        auto kern = warptile_kernel<T, BK, STAGES, false>;
+        if ((e = dd::allow_smem(kern, L::SMEM, &smem_set[0])) != cudaSuccess)
+            return e;
+        kern<<<(unsigned)blocks, THREADS, L::SMEM, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb,
+                                                        beta, C, ldc);
     }
-    if (SK && e == cudaSuccess && dev < 64 && slots[dev][vec] > 0)
-        e = dd_sk::setup(blocks, slots[dev][vec], (k + BK - 1) / BK,
-                         (size_t)THREADS * 64 * sizeof(T), dev, s, &sk);
-    if (e != cudaSuccess)
-        return e;
-    kern<<<(unsigned)(sk.dp + sk.ctas), THREADS, L::SMEM, s>>>((int)m, (int)n, (int)k, A, lda, B,
-                                                               ldb, beta, C, ldc, sk);
-    e = dd::launch_status();
-    const int fe = dd_sk::release(sk, s);
-    return e ? e : fe;
+    return dd::launch_status();
 }
 
 } // namespace
@@ -444,6 +319,5 @@ template <typename T, int BK, int STAGES, bool SK> int launch_cfg(DD_LAUNCHER_AR
 /* Production FP32: BK 16, 3 stages (50 KB a block, 2 blocks per SM);
  * chosen on the H200 against BK 16 with 4 stages, BK 8 with 4 and BK 32
  * with 3 (docs/results/h200-kernel-tuning-2026-11-29.md). */
-DD_LAUNCHER(dd_k07_sgemm, float, launch_cfg<float, 16, 3, false>)
-DD_LAUNCHER(dd_k07_dgemm, double, launch_cfg<double, 16, 3, false>)
-DD_LAUNCHER(dd_k16_sgemm, float, launch_cfg<float, 16, 3, true>)
+DD_LAUNCHER(dd_k07_sgemm, float, launch_cfg<float, 16, 3>)
+DD_LAUNCHER(dd_k07_dgemm, double, launch_cfg<double, 16, 3>)

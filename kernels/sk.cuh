@@ -1,7 +1,8 @@
 /* sk.cuh — stream-K for the last wave, the parts its kernels share
- * (13_dmma_sk, 16_warptile_sk): the plan (sk_plan.h) and its workspace on
- * the host, the arrival of a partial tile on the device.  Each kernel
- * writes and sums its partials in its own register layout. */
+ * (13_dmma_sk; 16_warptile_sk used them too, measured and dropped): the
+ * plan (sk_plan.h) and its workspace on the host, the arrival of a partial
+ * tile on the device.  A kernel writes and sums its partials in its own
+ * register layout. */
 #pragma once
 
 #include <cuda_runtime.h>
