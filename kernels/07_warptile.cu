@@ -1,5 +1,6 @@
-/* 07_warptile — warp tiling over a multi-stage cp.async pipeline: the
- * production FP32 kernel (exact FP32 on the CUDA cores, no TF32).
+/* 07_warptile — warp tiling over a multi-stage cp.async pipeline (exact
+ * FP32 on the CUDA cores, no TF32); with mbarriers in place of the block
+ * barrier it is 17_warptile_mbar, the production FP32 kernel (below).
  *
  * What it changes, against 06:
  *  - warp tiling: the 128×128 block tile is cut into 8 warp tiles of 32×64
@@ -460,5 +461,6 @@ template <typename T, int BK, int STAGES> int launch_mbar(DD_LAUNCHER_ARGS(T))
  * with 3 (docs/results/h200-kernel-tuning-2026-11-29.md). */
 DD_LAUNCHER(dd_k07_sgemm, float, launch_cfg<float, 16, 3>)
 DD_LAUNCHER(dd_k07_dgemm, double, launch_cfg<double, 16, 3>)
+/* 17 (the FP32 production kernel): 07's configuration; 4 stages measured
+ * no better (docs/results/h200-2026-12-01-f32-mbar). */
 DD_LAUNCHER(dd_k17_sgemm, float, launch_mbar<float, 16, 3>)
-DD_LAUNCHER(dd_k17b_sgemm, float, launch_mbar<float, 16, 4>)
