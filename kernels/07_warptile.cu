@@ -164,6 +164,22 @@ __device__ __forceinline__ void load_frag(const T *sA, const T *sB, int p, int a
     }
 }
 
+/* Where a block and a lane work: the block's tile origin (grouped block
+ * order) and the first of the lane's rows and columns in it. */
+template <typename L> struct Place {
+    int m0, n0, arow, bcol;
+    __device__ __forceinline__ Place(int M, int N)
+    {
+        int bm, bn;
+        dd::raster_grouped<GROUP_M>((M + BM - 1) / BM, (N + BN - 1) / BN, &bm, &bn);
+        m0 = bm * BM, n0 = bn * BN;
+        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+        const int lm = lane / LANES_N, ln = lane % LANES_N;
+        arow = (warp % WARPS_M) * WM + lm * L::G;
+        bcol = (warp / WARPS_M) * WN + ln * L::G;
+    }
+};
+
 /* The lane's 8×8 accumulators into C (beta 0: C = acc; beta 1: C += acc). */
 template <typename T, typename L, bool VEC>
 __device__ __forceinline__ void store_tile(const T (&acc)[8][8], T *__restrict__ C, int64_t ldc,
@@ -229,16 +245,8 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 2 : 1)
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *smem = reinterpret_cast<T *>(smem_raw);
 
-    const int grid_m = (M + BM - 1) / BM, grid_n = (N + BN - 1) / BN;
-    int bm, bn;
-    dd::raster_grouped<GROUP_M>(grid_m, grid_n, &bm, &bn);
-    const int m0 = bm * BM, n0 = bn * BN;
-
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int wm = warp % WARPS_M, wn = warp / WARPS_M;
-    const int lm = lane / LANES_N, ln = lane % LANES_N;
-    const int arow = wm * WM + lm * L::G; /* first of the lane's rows in the block tile */
-    const int bcol = wn * WN + ln * L::G; /* first of its columns */
+    const Place<L> at(M, N);
+    const int m0 = at.m0, n0 = at.n0, arow = at.arow, bcol = at.bcol;
 
     T acc[8][8];
 #pragma unroll
@@ -313,14 +321,8 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 2 : 1)
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *smem = reinterpret_cast<T *>(smem_raw);
     uint64_t *full = (uint64_t *)(smem_raw + L::SMEM), *empty = full + STAGES;
-    const int grid_m = (M + BM - 1) / BM, grid_n = (N + BN - 1) / BN;
-    int bm, bn;
-    dd::raster_grouped<GROUP_M>(grid_m, grid_n, &bm, &bn);
-    const int m0 = bm * BM, n0 = bn * BN;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int wm = warp % WARPS_M, wn = warp / WARPS_M;
-    const int lm = lane / LANES_N, ln = lane % LANES_N;
-    const int arow = wm * WM + lm * L::G, bcol = wn * WN + ln * L::G;
+    const Place<L> at(M, N);
+    const int m0 = at.m0, n0 = at.n0, arow = at.arow, bcol = at.bcol, lane = threadIdx.x % 32;
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             bar_init(&full[s], THREADS);
