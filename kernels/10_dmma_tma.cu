@@ -357,6 +357,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         int N, int K, int beta, double *__restrict__ C, int64_t ldc, const SkArgs sk)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    static_assert(STAGES * STAGE_BYTES >= L::BM * L::BN * 8, "the epilogue stages C in the ring");
     extern __shared__ unsigned char smem_raw[];
     const Ring r = ring_init<STAGES>(smem_raw);
     const int gm = (M + L::BM - 1) / L::BM, gn = (N + L::BN - 1) / L::BN, KT = (K + BK - 1) / BK;

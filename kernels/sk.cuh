@@ -30,8 +30,11 @@ struct Args {
 inline int pool_alloc(int dev, size_t bytes, cudaStream_t s, void **p)
 {
     static cudaMemPool_t pools[64];
+    static bool refused[64]; /* no pools on this device: asked once */
     if (dev < 0 || dev >= 64)
         return cudaErrorInvalidDevice;
+    if (refused[dev])
+        return cudaErrorNotSupported;
     if (!pools[dev]) {
         cudaMemPoolProps pp = {};
         pp.allocType = cudaMemAllocationTypePinned;
@@ -39,8 +42,10 @@ inline int pool_alloc(int dev, size_t bytes, cudaStream_t s, void **p)
         pp.location.id = dev;
         cudaMemPool_t pool;
         int e = cudaMemPoolCreate(&pool, &pp);
-        if (e != cudaSuccess)
+        if (e != cudaSuccess) {
+            refused[dev] = true;
             return e;
+        }
         uint64_t keep = 256ull << 20;
         if ((e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep)) !=
             cudaSuccess) {
@@ -62,10 +67,13 @@ inline int setup(long long tiles, long long slots, long long kt, size_t part, in
     *a = {(int)tiles, 0, 0, nullptr, nullptr};
     long long dp, tail, ctas;
     dd_sk_plan(tiles, slots, kt, &dp, &tail, &ctas);
+    if (!ctas)
+        return cudaSuccess;
     void *ws = nullptr;
-    if (!ctas ||
-        pool_alloc(dev, 2 * ctas * part + tail * sizeof(unsigned), s, &ws) != cudaSuccess) {
-        (void)cudaGetLastError();
+    const bool pending = cudaPeekAtLastError() != cudaSuccess; /* the caller's: kept */
+    if (pool_alloc(dev, 2 * ctas * part + tail * sizeof(unsigned), s, &ws) != cudaSuccess) {
+        if (!pending)
+            (void)cudaGetLastError(); /* ours: it only means whole tiles */
         return cudaSuccess;
     }
     unsigned *cnt = (unsigned *)((char *)ws + 2 * ctas * part);

@@ -69,14 +69,13 @@ DD_SK_HD long long dd_sk_begin(long long U, long long ctas, long long c)
     return U * c / ctas;
 }
 
-/* The stream-K CTA whose share holds k-tile u. */
+/* The stream-K CTA whose share holds k-tile u: c = u·ctas / U never
+ * starts past u (U·c / ctas <= u), so the search only moves up. */
 DD_SK_HD long long dd_sk_owner(long long U, long long ctas, long long u)
 {
     long long c = u * ctas / U;
     while (c + 1 < ctas && dd_sk_begin(U, ctas, c + 1) <= u)
         ++c;
-    while (c > 0 && dd_sk_begin(U, ctas, c) > u)
-        --c;
     return c;
 }
 

@@ -119,7 +119,7 @@ int main(void)
                expect[i][0], P, Q, expect[i][1], expect[i][2]);
     }
     if (dd_failures) {
-        fprintf(stderr, "%d dd_failures\n", dd_failures);
+        fprintf(stderr, "%d failures\n", dd_failures);
         return 1;
     }
     printf("grid: all distribution checks passed\n");
