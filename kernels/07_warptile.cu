@@ -394,10 +394,13 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 2 : 1)
 #endif
 }
 
-template <typename T, int BK, int STAGES> int launch_cfg(DD_LAUNCHER_ARGS(T))
+/* 07 (MBAR false) and 17 (MBAR: 17's kernel where the GPU is compute 9.x
+ * and the build has its sm_90 code, for mbarrier try_wait; 07's
+ * elsewhere). */
+template <typename T, int BK, int STAGES, bool MBAR = false> int launch_cfg(DD_LAUNCHER_ARGS(T))
 {
     typedef Cfg<T, BK, STAGES> L;
-    static unsigned long long smem_set[2];
+    static unsigned long long smem_set[4];
     cudaStream_t s = (cudaStream_t)stream;
     bool go;
     int e = dd::gemm_prologue<T>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
@@ -408,50 +411,26 @@ template <typename T, int BK, int STAGES> int launch_cfg(DD_LAUNCHER_ARGS(T))
         return cudaErrorInvalidConfiguration;
     /* B is copied in 16-byte pieces and C stored in 16-byte pieces only when
      * both allow it; A is copied element-wise (transposed) either way. */
-    bool vec = dd::vec16_ok<T>(B, ldb) && dd::vec16_ok<T>(C, ldc);
-    if (vec) {
-        auto kern = warptile_kernel<T, BK, STAGES, true>;
-        if ((e = dd::allow_smem(kern, L::SMEM, &smem_set[1])) != cudaSuccess)
-            return e;
-        kern<<<(unsigned)blocks, THREADS, L::SMEM, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb,
-                                                        beta, C, ldc);
-    } else {
-        auto kern = warptile_kernel<T, BK, STAGES, false>;
-        if ((e = dd::allow_smem(kern, L::SMEM, &smem_set[0])) != cudaSuccess)
-            return e;
-        kern<<<(unsigned)blocks, THREADS, L::SMEM, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb,
-                                                        beta, C, ldc);
-    }
-    return dd::launch_status();
-}
-
-/* 17: sm_90 (mbarrier try_wait); elsewhere, or in a build without sm_90
- * code, 07. */
-template <typename T, int BK, int STAGES> int launch_mbar(DD_LAUNCHER_ARGS(T))
-{
-    typedef Cfg<T, BK, STAGES> L;
-    constexpr int SMEM = L::SMEM + 2 * STAGES * 8;
-    static unsigned long long smem_set[2];
-    static signed char sm90[64];
-    cudaStream_t s = (cudaStream_t)stream;
-    bool go;
-    int e = dd::gemm_prologue<T>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
-    if (e != cudaSuccess || !go)
-        return e;
-    int dev = 0, major = 0;
-    if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
-        (e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) != cudaSuccess)
-        return e;
-    if (major != 9 || !dd_tma::has_sm90_code(mbar_kernel<T, BK, STAGES, true>, dev, sm90))
-        return launch_cfg<T, BK, STAGES>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-    long long blocks = ((m + BM - 1) / BM) * ((n + BN - 1) / BN);
-    if (blocks > INT_MAX)
-        return cudaErrorInvalidConfiguration;
     const bool vec = dd::vec16_ok<T>(B, ldb) && dd::vec16_ok<T>(C, ldc);
-    auto kern = vec ? mbar_kernel<T, BK, STAGES, true> : mbar_kernel<T, BK, STAGES, false>;
-    if ((e = dd::allow_smem(kern, SMEM, &smem_set[vec])) != cudaSuccess)
+    auto kern = vec ? warptile_kernel<T, BK, STAGES, true> : warptile_kernel<T, BK, STAGES, false>;
+    int smem = L::SMEM;
+    bool mbar = false;
+    if constexpr (MBAR) {
+        static signed char sm90[64];
+        int dev = 0, major = 0;
+        if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
+            (e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) !=
+                cudaSuccess)
+            return e;
+        mbar = major == 9 && dd_tma::has_sm90_code(mbar_kernel<T, BK, STAGES, true>, dev, sm90);
+        if (mbar) {
+            kern = vec ? mbar_kernel<T, BK, STAGES, true> : mbar_kernel<T, BK, STAGES, false>;
+            smem = L::SMEM + 2 * STAGES * 8; /* and the stages' full and empty barriers */
+        }
+    }
+    if ((e = dd::allow_smem(kern, smem, &smem_set[2 * mbar + vec])) != cudaSuccess)
         return e;
-    kern<<<(unsigned)blocks, THREADS, SMEM, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C,
+    kern<<<(unsigned)blocks, THREADS, smem, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C,
                                                  ldc);
     return dd::launch_status();
 }
@@ -465,4 +444,4 @@ DD_LAUNCHER(dd_k07_sgemm, float, launch_cfg<float, 16, 3>)
 DD_LAUNCHER(dd_k07_dgemm, double, launch_cfg<double, 16, 3>)
 /* 17 (the FP32 production kernel): 07's configuration; 4 stages measured
  * no better (docs/results/h200-2026-12-01-f32-mbar). */
-DD_LAUNCHER(dd_k17_sgemm, float, launch_mbar<float, 16, 3>)
+DD_LAUNCHER(dd_k17_sgemm, float, launch_cfg<float, 16, 3, true>)

@@ -401,9 +401,10 @@ bool has_sm90_code(int dev)
 
 /* The checks and tensor maps of a TMA launch.  Returns a cudaError_t; *go
  * says whether the caller launches (false: the prologue did the trivial
- * case, or 08 ran instead).  gate: see launch10. */
+ * case, or 08 ran instead), and then *tiles and *dev (the current device)
+ * are set.  gate: see launch10. */
 int prepare(DD_LAUNCHER_ARGS(double), const unsigned int *gate, CUtensorMap *ta, CUtensorMap *tb,
-            long long *tiles, bool *go)
+            long long *tiles, int *dev_out, bool *go)
 {
     int e =
         dd::gemm_prologue<double>(m, n, k, A, lda, B, ldb, beta, C, ldc, (cudaStream_t)stream, go);
@@ -424,6 +425,7 @@ int prepare(DD_LAUNCHER_ARGS(double), const unsigned int *gate, CUtensorMap *ta,
         !dd::vec16_ok<double>(B, ldb))
         return gate ? cudaErrorNotSupported
                     : dd_k08_dgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
+    *dev_out = dev;
     *tiles = ((m + L::BM - 1) / L::BM) * ((n + L::BN - 1) / L::BN);
     if (*tiles > INT_MAX)
         return cudaErrorInvalidConfiguration;
@@ -449,21 +451,18 @@ int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
     cudaStream_t s = (cudaStream_t)stream;
     CUtensorMap ta, tb;
     long long blocks = 0;
+    int dev = 0;
     bool go;
-    int e = prepare(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, gate, &ta, &tb, &blocks, &go);
+    int e =
+        prepare(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, gate, &ta, &tb, &blocks, &dev, &go);
     if (e != cudaSuccess || !go)
         return e;
-    if (dd::vec16_ok<double>(C, ldc)) {
-        if ((e = dd::allow_smem(k10<true, K16, STAGES, AHEAD>, SMEM, &smem_set[1])) != cudaSuccess)
-            return e;
-        k10<true, K16, STAGES, AHEAD><<<(unsigned)blocks, THREADS, SMEM, s>>>(
-            ta, tb, (int)m, (int)n, (int)k, beta, C, ldc, gate);
-    } else {
-        if ((e = dd::allow_smem(k10<false, K16, STAGES, AHEAD>, SMEM, &smem_set[0])) != cudaSuccess)
-            return e;
-        k10<false, K16, STAGES, AHEAD><<<(unsigned)blocks, THREADS, SMEM, s>>>(
-            ta, tb, (int)m, (int)n, (int)k, beta, C, ldc, gate);
-    }
+    const bool vec = dd::vec16_ok<double>(C, ldc);
+    auto kern = vec ? k10<true, K16, STAGES, AHEAD> : k10<false, K16, STAGES, AHEAD>;
+    if ((e = dd::allow_smem(kern, SMEM, &smem_set[vec])) != cudaSuccess)
+        return e;
+    kern<<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta, C, ldc,
+                                                 gate);
     return dd::launch_status();
 }
 
@@ -478,12 +477,13 @@ template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2> int launch12(DD_LAUNC
     cudaStream_t s = (cudaStream_t)stream;
     CUtensorMap ta, tb;
     long long tiles = 0;
+    int dev = 0;
     bool go;
-    int e = prepare(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, nullptr, &ta, &tb, &tiles, &go);
+    int e = prepare(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, nullptr, &ta, &tb, &tiles, &dev,
+                    &go);
     if (e != cudaSuccess || !go)
         return e;
-    int dev = 0;
-    if (SK && (e = cudaGetDevice(&dev)) == cudaSuccess && dev < 64 && !sms[dev])
+    if (SK && dev < 64 && !sms[dev])
         e = cudaDeviceGetAttribute(&sms[dev], cudaDevAttrMultiProcessorCount, dev);
     SkArgs sk = {(int)tiles, 0, 0, nullptr, nullptr};
     if (SK && e == cudaSuccess && dev < 64)
