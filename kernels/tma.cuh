@@ -107,14 +107,12 @@ __device__ __forceinline__ void bulk_wait_read()
 }
 #endif
 
-/* A tiled map, edges zero-filled: rank dims (innermost first, elements),
- * rank-1 strides (bytes, multiples of 16), box sizes (elements; with a
- * swizzle the innermost box row at most its span, e.g. 128 bytes).
- * Returns a cudaError_t (cudaErrorNotSupported where the driver lacks the
- * call). */
-inline int map_tiled(CUtensorMap *map, CUtensorMapDataType type, int rank, const void *base,
-                     const cuuint64_t *dims, const cuuint64_t *strides, const cuuint32_t *box,
-                     CUtensorMapSwizzle swizzle)
+/* A tiled map with the 128-byte swizzle, edges zero-filled: rank dims
+ * (innermost first, elements), rank-1 strides (bytes, multiples of 16),
+ * box sizes (elements; the innermost box row at most 128 bytes).  Returns a
+ * cudaError_t (cudaErrorNotSupported where the driver lacks the call). */
+inline int map_sw128(CUtensorMap *map, CUtensorMapDataType type, int rank, const void *base,
+                     const cuuint64_t *dims, const cuuint64_t *strides, const cuuint32_t *box)
 {
     static PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
     if (!encode) {
@@ -135,17 +133,9 @@ inline int map_tiled(CUtensorMap *map, CUtensorMapDataType type, int rank, const
     }
     const cuuint32_t step[3] = {1, 1, 1};
     CUresult r = encode(map, type, (cuuint32_t)rank, const_cast<void *>(base), dims, strides, box,
-                        step, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                        step, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
-}
-
-/* The same with the 128-byte swizzle (16-byte chunk c of box row r stored
- * at c ^ (r mod 8)). */
-inline int map_sw128(CUtensorMap *map, CUtensorMapDataType type, int rank, const void *base,
-                     const cuuint64_t *dims, const cuuint64_t *strides, const cuuint32_t *box)
-{
-    return map_tiled(map, type, rank, base, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
 /* Whether `kern`, as this device runs it, was compiled for sm_90 or newer
