@@ -357,21 +357,13 @@ template <typename L> int launch_cfg(DD_LAUNCHER_ARGS(double))
         return e;
     if (major < 8) /* no FP64 tensor cores */
         return cudaErrorNotSupported;
-    bool vec = dd::vec16_ok<double>(A, lda) && dd::vec16_ok<double>(B, ldb) &&
-               dd::vec16_ok<double>(C, ldc);
-    if (vec) {
-        auto kern = dmma_kernel<L, true>;
-        if ((e = dd::allow_smem(kern, L::SMEM, &smem_set[1])) != cudaSuccess)
-            return e;
-        kern<<<(unsigned)blocks, L::THREADS, L::SMEM, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb,
-                                                           beta, C, ldc);
-    } else {
-        auto kern = dmma_kernel<L, false>;
-        if ((e = dd::allow_smem(kern, L::SMEM, &smem_set[0])) != cudaSuccess)
-            return e;
-        kern<<<(unsigned)blocks, L::THREADS, L::SMEM, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb,
-                                                           beta, C, ldc);
-    }
+    const bool vec = dd::vec16_ok<double>(A, lda) && dd::vec16_ok<double>(B, ldb) &&
+                     dd::vec16_ok<double>(C, ldc);
+    auto kern = vec ? dmma_kernel<L, true> : dmma_kernel<L, false>;
+    if ((e = dd::allow_smem(kern, L::SMEM, &smem_set[vec])) != cudaSuccess)
+        return e;
+    kern<<<(unsigned)blocks, L::THREADS, L::SMEM, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta,
+                                                       C, ldc);
     return dd::launch_status();
 }
 
