@@ -74,8 +74,8 @@ __device__ __forceinline__ void load_2d(void *dst, const CUtensorMap *map, uint6
 /* One box of a 2-D map into the same shared offset of every CTA of the
  * cluster in `mask` (bit r: CTA rank r), each CTA's barrier at bar's offset
  * counting the bytes that land there. */
-__device__ __forceinline__ void load_2d_mc(void *dst, const CUtensorMap *map, uint64_t *bar,
-                                           int c0, int c1, uint16_t mask)
+__device__ __forceinline__ void load_2d_mc(void *dst, const CUtensorMap *map, uint64_t *bar, int c0,
+                                           int c1, uint16_t mask)
 {
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                  ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(smem_addr(dst)),
@@ -84,13 +84,12 @@ __device__ __forceinline__ void load_2d_mc(void *dst, const CUtensorMap *map, ui
 }
 
 /* Arrive on the barrier at b's offset in CTA `rank` of the cluster
- * (release at cluster scope: this thread's earlier shared-memory reads are
- * done before that CTA's next copy into them). */
+ * (release: this thread's earlier reads of its own shared memory are done
+ * before the copy that barrier lets into it). */
 __device__ __forceinline__ void bar_arrive_cluster(uint64_t *b, unsigned rank)
 {
     asm volatile("{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}" ::"r"(
-                     smem_addr(b)),
+                 "mbarrier.arrive.shared::cluster.b64 _, [ra];\n}" ::"r"(smem_addr(b)),
                  "r"(rank)
                  : "memory");
 }
