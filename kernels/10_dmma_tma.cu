@@ -92,8 +92,7 @@ struct Frag {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 /* CL: CTAs in the cluster (18: 2) whose warps all release each stage, and
  * whose barriers every CTA of the cluster must see initialised. */
-template <int STAGES, int CL = 1>
-__device__ __forceinline__ Ring ring_init(unsigned char *smem_raw)
+template <int STAGES, int CL = 1> __device__ __forceinline__ Ring ring_init(unsigned char *smem_raw)
 {
     using namespace dd_tma;
     Ring r;
@@ -434,8 +433,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     dd::raster_grouped<dd_dmma::GROUP_M / 2>((gm + 1) / 2, gn, &bp, &bn, blockIdx.x / 2);
     const int bm = 2 * bp + (int)dd_tma::cluster_rank(), ghost = bm >= gm;
     dd_dmma::zero_acc<L>(acc);
-    mainloop_k16<STAGES, AHEAD, 2>(r, f, &ta, &tb, (ghost ? gm - 1 : bm) * L::BM, bn * L::BN, 0,
-                                   KT, 0, acc);
+    mainloop_k16<STAGES, AHEAD, 2>(r, f, &ta, &tb, (ghost ? gm - 1 : bm) * L::BM, bn * L::BN, 0, KT,
+                                   0, acc);
     if (!ghost)
         epilogue<VEC>(acc, r, f, C, ldc, M, N, bm * L::BM, bn * L::BN, beta);
     dd_tma::cluster_sync(); /* no arrival may reach a CTA that has left */
