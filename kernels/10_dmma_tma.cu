@@ -435,9 +435,13 @@ __global__ void __launch_bounds__(THREADS, 1)
     dd_dmma::zero_acc<L>(acc);
     mainloop_k16<STAGES, AHEAD, 2>(r, f, &ta, &tb, (ghost ? gm - 1 : bm) * L::BM, bn * L::BN, 0, KT,
                                    0, acc);
+    /* No arrival may reach a CTA that has left: each CTA leaves once the
+     * other's warps are past the main loop (its last arrivals issued); the
+     * epilogues run in between (no more copies into either ring). */
+    dd_tma::cluster_arrive();
     if (!ghost)
         epilogue<VEC>(acc, r, f, C, ldc, M, N, bm * L::BM, bn * L::BN, beta);
-    dd_tma::cluster_sync(); /* no arrival may reach a CTA that has left */
+    dd_tma::cluster_wait();
 #else
     (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)beta, (void)C, (void)ldc;
     __trap();

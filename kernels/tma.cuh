@@ -102,6 +102,19 @@ __device__ __forceinline__ void cluster_sync()
                      : "memory");
 }
 
+/* cluster_sync in two halves: arrive (release: this thread's arrivals on
+ * other CTAs' barriers are done), other work, then wait for every thread
+ * of the cluster to have arrived. */
+__device__ __forceinline__ void cluster_arrive()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+
+__device__ __forceinline__ void cluster_wait()
+{
+    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
 /* This CTA's rank in its cluster. */
 __device__ __forceinline__ unsigned cluster_rank()
 {
