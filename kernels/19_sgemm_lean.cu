@@ -1,0 +1,453 @@
+/* 19_sgemm_lean — 17_warptile_mbar with a leaner main loop (exact FP32 on
+ * the CUDA cores, no TF32); 19b_sgemm_unrolled the same with the tile loop
+ * unrolled over the stages.
+ *
+ * Why: FP32 FFMA on the H200 is issue-bound (one warp instruction per
+ * scheduler and cycle, 1980 MHz below the power cap), so every non-FFMA
+ * instruction of the main loop costs an FFMA slot.  17's loop (SASS, nvcc
+ * 13.0, sm_90) issues 1227 instructions per tile of 16 k: 1024 FFMA, 64
+ * LDS.128 and 139 others, 83.5% FFMA where 94.1% (FFMA and the 64 LDS
+ * alone) is the bound of an 8×8 thread tile.  The 139: about 70 for the
+ * copies (an edge predicate per element of A and per piece of B recomputed
+ * every tile from K, M and N, 64-bit row addresses rebuilt from one
+ * pointer, the stage's shared address from a multiply), about 30 for the
+ * ring ((t+1) % 3 and (t+1) / 3 by multiplications, barrier addresses and
+ * parities, the tests of the next tile and the refill), about 20 to rebuild
+ * the fragment addresses from threadIdx (ptxas rematerialises them at 128
+ * registers), and the waits, the warp vote and lane test of the release
+ * and the loop.
+ *
+ * What it changes, against 17 (same tiles, warps, 2 blocks per SM, 128
+ * registers, 3-stage mbarrier ring, fragments double-buffered, no spill):
+ *  - no edge predicate in the copies of a whole k-tile: rows of A past M
+ *    are read from row M-1 (clamped once; their products land in rows of
+ *    the accumulator that are never stored); blocks inside N copy B without
+ *    zero-fill, blocks on the N edge with a per-thread byte count fixed for
+ *    the whole loop; only the last k-tile, where K ends inside it, takes
+ *    the predicated copy.
+ *  - a steady-state loop over the tiles whose refill is a whole tile (no
+ *    test of the next tile or of the refill), then the last tiles with
+ *    the tests.
+ *  - one 64-bit pointer per copied row of A and one for B, advanced by a
+ *    constant per tile; a thread's two B pieces lie in one row.
+ *  - the ring walked with counters instead of divisions, the fragment
+ *    addresses moved by one uniform step per tile; every thread releases
+ *    the stage itself (256 arrivals: no __syncwarp, vote or lane test), and
+ *    the first refill's wait on a fresh empty barrier (parity 1) passes at
+ *    once instead of being tested for.
+ *   SASS of the steady state per tile: 1158 instructions (88.4% FFMA): 64
+ *   LDS.128, 10 LDGSTS + 1 arrive, 5 ptxas padding (@!PT LDS, NOP), 11
+ *   pointer increments, ~8 shared addresses, ~20 ring counters and waits.
+ * 19b: the tile loop unrolled over the 3 stages, so that every stage
+ *   offset, barrier address and parity is a compile-time constant (one
+ *   parity register flipped a round) and ptxas folds the row pointers'
+ *   increments into immediates (one increment per 3 tiles); A copied by 4
+ *   lanes along k (two rows a thread instead of four: half the pointers;
+ *   sA rows padded by 8 so that the transposing writes stay conflict-free).
+ *   SASS per tile: ~1121 instructions (91.3% FFMA), 33 besides FFMA and
+ *   LDS.  Cost: a steady loop of 3446 instructions (55 KB, 17's is 1227,
+ *   20 KB): the measurement decides whether the instruction cache minds.
+ *
+ * Expected: at 17's issue rate (79% of the slots), 19 +6% and 19b +9%
+ * FP32 throughput over 17, i.e. ~94% and ~96% of cuBLAS SGEMM.
+ */
+#include "gemm_common.cuh"
+#include "ladder.h"
+#include "tma.cuh"
+
+namespace
+{
+
+constexpr int BM = 128, BN = 128, THREADS = 256;
+constexpr int WARPS_M = 4, WARPS_N = 2, WM = BM / WARPS_M, WN = BN / WARPS_N; /* 32 × 64 */
+constexpr int LANES_M = 4, LANES_N = 8;
+constexpr int GROUP_M = 8; /* rasterisation */
+constexpr int G = 4;       /* floats per 16-byte vector */
+constexpr int GROUPS = 2;  /* vector groups per thread-tile side */
+constexpr int GSM = WM / GROUPS, GSN = WN / GROUPS;
+static_assert(LANES_M * G * GROUPS == WM && LANES_N * G * GROUPS == WN, "thread tile");
+
+/* AKL: lanes along k in A's transposing copy (8: 32 rows a pass, 4 passes;
+ * 4: 64 rows a pass, 2 passes).  The padding of sA's rows keeps the 32
+ * element writes of a warp on distinct banks: AKL k-rows × (32/AKL)
+ * consecutive m, k-rows SA apart, so SA ≡ 32/AKL (mod 32). */
+template <int BK_, int STAGES_, int AKL_> struct Cfg {
+    static constexpr int BK = BK_, STAGES = STAGES_, AKL = AKL_;
+    static constexpr int AROWS = THREADS / AKL;       /* A rows per pass */
+    static constexpr int APASS = BM / AROWS;          /* A row passes (pointers) */
+    static constexpr int AKP = BK / AKL;              /* A k passes */
+    static constexpr int SA = BM + 32 / AKL;          /* sA row (one k) */
+    static constexpr int SB = BN;                     /* sB row (one k) */
+    static constexpr int BPT = BK * BN / G / THREADS; /* B pieces a thread */
+    static constexpr int BTPR = BN / G / BPT;         /* B threads per row */
+    static constexpr int STAGE = BK * SA + BK * SB;   /* floats per stage */
+    static constexpr int SMEM = STAGES * STAGE * 4;
+    static constexpr int SMEM_ALL = SMEM + 2 * STAGES * 8; /* and the full and empty barriers */
+    static_assert(BK % AKL == 0 && BM % AROWS == 0 && SA % G == 0, "A copy mapping");
+    static_assert(BPT * BTPR * G == BN && THREADS / BTPR == BK, "B copy mapping");
+};
+
+__device__ __forceinline__ void cp4(float *dst, const float *src)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dd::smem_addr(dst)), "l"(src)
+                 : "memory");
+}
+__device__ __forceinline__ void cp16(float *dst, const float *src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dd::smem_addr(dst)), "l"(src)
+                 : "memory");
+}
+
+/* Global -> shared copies of one thread.  Per whole k-tile: APASS·AKP
+ * element copies of A and BPT 16-byte copies of B, no predicate, and
+ * APASS+1 pointer increments. */
+template <typename L> struct Copier {
+    const float *a[L::APASS];
+    const float *b;
+    int64_t b_tile;     /* BK rows of B */
+    int bbytes[L::BPT]; /* bytes of each B piece inside N (0..16) */
+    int a_k, b_row;     /* the thread's first k in A's copy, its row in B's */
+    int sa, sb;         /* shared offsets (floats) of the first copies in a stage */
+
+    __device__ __forceinline__ Copier(const float *A, int64_t lda, const float *B, int64_t ldb,
+                                      int M, int N, int m0, int n0)
+    {
+        const int tid = threadIdx.x;
+        a_k = tid % L::AKL;
+        const int ar = tid / L::AKL;
+#pragma unroll
+        for (int p = 0; p < L::APASS; ++p) {
+            const int row = min(m0 + ar + p * L::AROWS, M - 1); /* past M: row M-1, unused */
+            a[p] = A + (int64_t)row * lda + a_k;
+        }
+        b_row = tid / L::BTPR;
+        const int bc = (tid % L::BTPR) * G;
+        b = B + (int64_t)b_row * ldb + n0 + bc;
+        b_tile = L::BK * ldb;
+#pragma unroll
+        for (int q = 0; q < L::BPT; ++q) {
+            const int nb = (N - n0 - bc - q * L::BTPR * G) * 4;
+            bbytes[q] = nb < 0 ? 0 : (nb > 16 ? 16 : nb);
+        }
+        sa = a_k * L::SA + ar;
+        sb = L::BK * L::SA + b_row * L::SB + bc;
+    }
+
+    /* One k-tile into stage st.  MODE 0: whole tile, the block inside N
+     * (no zero-fill at all); 1: whole tile, B's pieces past N zero-filled
+     * (the byte counts of the constructor); 2: only kleft (< BK) k remain. */
+    template <int MODE> __device__ __forceinline__ void copy(float *st, int kleft)
+    {
+        float *da = st + sa, *db = st + sb;
+#pragma unroll
+        for (int kp = 0; kp < L::AKP; ++kp)
+#pragma unroll
+            for (int p = 0; p < L::APASS; ++p) {
+                float *d = da + kp * L::AKL * L::SA + p * L::AROWS;
+                const float *s = a[p] + kp * L::AKL;
+                if (MODE == 2)
+                    dd::cp_async4(d, s, a_k + kp * L::AKL < kleft ? 4 : 0);
+                else
+                    cp4(d, s);
+            }
+#pragma unroll
+        for (int q = 0; q < L::BPT; ++q) {
+            float *d = db + q * L::BTPR * G;
+            const float *s = b + q * L::BTPR * G;
+            if (MODE == 0)
+                cp16(d, s);
+            else
+                dd::cp_async16(d, s, MODE == 2 && b_row >= kleft ? 0 : bbytes[q]);
+        }
+#pragma unroll
+        for (int p = 0; p < L::APASS; ++p)
+            a[p] += L::BK;
+        b += b_tile;
+    }
+};
+
+/* The lane's 8×8 accumulators into C (beta 0: C = acc; beta 1: C += acc);
+ * B and C allow 16-byte access (07's store_tile for VEC). */
+__device__ __forceinline__ void store_tile(const float (&acc)[8][8], float *__restrict__ C,
+                                           int64_t ldc, int M, int N, int m0, int n0, int arow,
+                                           int bcol, int beta)
+{
+    if (m0 + BM <= M && n0 + BN <= N) {
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            float4 old[4][GROUPS];
+#pragma unroll
+            for (int ii = 0; ii < 4; ++ii) {
+                const int i = 4 * half + ii;
+                const float *crow =
+                    C + (int64_t)(m0 + arow + (i / G) * GSM + (i % G)) * ldc + n0 + bcol;
+#pragma unroll
+                for (int g = 0; g < GROUPS; ++g)
+                    if (beta)
+                        old[ii][g] = *reinterpret_cast<const float4 *>(crow + g * GSN);
+            }
+#pragma unroll
+            for (int ii = 0; ii < 4; ++ii) {
+                const int i = 4 * half + ii;
+                float *crow = C + (int64_t)(m0 + arow + (i / G) * GSM + (i % G)) * ldc + n0 + bcol;
+#pragma unroll
+                for (int g = 0; g < GROUPS; ++g) {
+                    float4 v;
+                    float *vs = reinterpret_cast<float *>(&v);
+                    const float *os = reinterpret_cast<const float *>(&old[ii][g]);
+#pragma unroll
+                    for (int e = 0; e < G; ++e)
+                        vs[e] = beta ? acc[i][g * G + e] + os[e] : acc[i][g * G + e];
+                    *reinterpret_cast<float4 *>(crow + g * GSN) = v;
+                }
+            }
+        }
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        const int row = m0 + arow + (i / G) * GSM + (i % G);
+        if (row >= M)
+            continue;
+        float *crow = C + (int64_t)row * ldc;
+#pragma unroll
+        for (int g = 0; g < GROUPS; ++g)
+            dd::store_row_group<float, G, true>(crow, n0 + bcol + g * GSN, N, &acc[i][g * G], beta);
+    }
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/* One tile t of 17's main loop: fragments of k+1 loaded during the FFMAs
+ * of k, across the stage boundary (the next stage's full barrier waited for
+ * at the last k); each thread releases the stage once its fragments are
+ * loaded (256 arrivals: no warp vote, no lane test); the slot of tile t-1
+ * (stage ps, its empty-barrier phase that of tile t-1: parity pph; for
+ * t = 0 parity 1 of a fresh barrier, which passes at once) is refilled at
+ * the first k.  fa / fb: this lane's fragment addresses in stage rs,
+ * na / nb in stage ns (the next tile's). */
+template <typename L, typename Fill>
+__device__ __forceinline__ void
+tile_step(float (&acc)[8][8], float (&a)[2][8], float (&b)[2][8], const float *fa, const float *fb,
+          const float *na, const float *nb, uint64_t *full, uint64_t *empty, int rs, int ns, int ps,
+          unsigned nph, unsigned pph, bool next, bool refill, Fill &fill)
+{
+    using namespace dd_tma;
+#pragma unroll
+    for (int p = 0; p < L::BK; ++p) {
+        const float *sa = fa, *sb = fb;
+        if (p == L::BK - 1) {
+            if (next)
+                bar_wait(&full[ns], nph);
+            sa = na, sb = nb;
+        }
+        const int q = (p + 1) % L::BK;
+#pragma unroll
+        for (int g = 0; g < GROUPS; ++g) {
+            const float4 va = *reinterpret_cast<const float4 *>(sa + q * L::SA + g * GSM);
+            const float4 vb = *reinterpret_cast<const float4 *>(sb + q * L::SB + g * GSN);
+            float *x = a[(p + 1) & 1], *y = b[(p + 1) & 1];
+            x[g * G + 0] = va.x, x[g * G + 1] = va.y, x[g * G + 2] = va.z, x[g * G + 3] = va.w;
+            y[g * G + 0] = vb.x, y[g * G + 1] = vb.y, y[g * G + 2] = vb.z, y[g * G + 3] = vb.w;
+        }
+        if (p == L::BK - 1) /* tile t's fragments are all loaded */
+            bar_arrive(&empty[rs]);
+        if (p == 0 && refill) {
+            bar_wait(&empty[ps], pph);
+            fill(ps);
+        }
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+                acc[i][j] = fmaf(a[p & 1][i], b[p & 1][j], acc[i][j]);
+    }
+}
+
+#endif
+
+/* UNROLL false (19): the ring walked with counters at run time, the
+ * fragment addresses moved by one uniform step per tile.  UNROLL true:
+ * the tile loop unrolled over the STAGES stages, so that every stage
+ * index, barrier address and shared offset is a compile-time constant and
+ * only the parity changes, once a round (3× the code of the loop). */
+template <int BK, int STAGES, int AKL, bool UNROLL>
+__global__ void __launch_bounds__(THREADS, 2)
+    lean_kernel(int M, int N, int K, const float *__restrict__ A, int64_t lda,
+                const float *__restrict__ B, int64_t ldb, int beta, float *__restrict__ C,
+                int64_t ldc)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    using namespace dd_tma;
+    typedef Cfg<BK, STAGES, AKL> L;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    float *smem = reinterpret_cast<float *>(smem_raw);
+    uint64_t *full = (uint64_t *)(smem_raw + L::SMEM), *empty = full + STAGES;
+
+    int m0, n0;
+    {
+        int bm, bn;
+        dd::raster_grouped<GROUP_M>((M + BM - 1) / BM, (N + BN - 1) / BN, &bm, &bn);
+        m0 = bm * BM, n0 = bn * BN;
+    }
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int arow = (warp % WARPS_M) * WM + (lane / LANES_N) * G;
+    const int bcol = (warp / WARPS_M) * WN + (lane % LANES_N) * G;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            bar_init(&full[s], THREADS);
+            bar_init(&empty[s], THREADS);
+        }
+        bar_init_fence();
+    }
+    __syncthreads();
+
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+            acc[i][j] = 0;
+    Copier<L> cp(A, lda, B, ldb, M, N, m0, n0);
+    const int tiles = (K + BK - 1) / BK, whole = K / BK;
+    const bool inside_n = n0 + BN <= N;
+    auto arrive_full = [&](int s) {
+        asm volatile(
+            "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_addr(&full[s]))
+            : "memory");
+    };
+    /* this thread's copies of a whole tile into stage s; they arrive on full[s] */
+    auto fill_whole = [&](int s) {
+        if (inside_n)
+            cp.template copy<0>(smem + s * L::STAGE, 0);
+        else
+            cp.template copy<1>(smem + s * L::STAGE, 0);
+        arrive_full(s);
+    };
+    /* ... of tile v, whole or not */
+    auto fill_any = [&](int s, int v) {
+        if (v < whole)
+            fill_whole(s);
+        else {
+            cp.template copy<2>(smem + s * L::STAGE, K - v * BK);
+            arrive_full(s);
+        }
+    };
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s)
+        if (s < tiles)
+            fill_any(s, s);
+
+    const float *fa = smem + arow, *fb = smem + BK * L::SA + bcol; /* stage 0's fragments */
+    float a[2][8], b[2][8];
+    if (tiles > 0) {
+        bar_wait(&full[0], 0);
+#pragma unroll
+        for (int g = 0; g < GROUPS; ++g) {
+            const float4 va = *reinterpret_cast<const float4 *>(fa + g * GSM);
+            const float4 vb = *reinterpret_cast<const float4 *>(fb + g * GSN);
+            a[0][g * G + 0] = va.x, a[0][g * G + 1] = va.y, a[0][g * G + 2] = va.z;
+            a[0][g * G + 3] = va.w;
+            b[0][g * G + 0] = vb.x, b[0][g * G + 1] = vb.y, b[0][g * G + 2] = vb.z;
+            b[0][g * G + 3] = vb.w;
+        }
+    }
+    /* Steady state: tiles whose refill is a whole tile (t + STAGES-1 <
+     * whole), so no test of the next tile, of the refill or of the edge
+     * inside the loop; then the last STAGES-1 tiles or so with the tests. */
+    int t = 0;
+    if (UNROLL) {
+        unsigned ph = 0; /* full-barrier parity of this round's tiles */
+        for (; t + 2 * STAGES - 2 < whole; t += STAGES, ph ^= 1u) {
+#pragma unroll
+            for (int u = 0; u < STAGES; ++u) {
+                const int ns = (u + 1) % STAGES, ps = (u + STAGES - 1) % STAGES;
+                tile_step<L>(acc, a, b, fa + u * L::STAGE, fb + u * L::STAGE, fa + ns * L::STAGE,
+                             fb + ns * L::STAGE, full, empty, u, ns, ps,
+                             u == STAGES - 1 ? ph ^ 1u : ph, u == 0 ? ph ^ 1u : ph, true, true,
+                             fill_whole);
+            }
+        }
+        for (; t < tiles; t += STAGES, ph ^= 1u) {
+#pragma unroll
+            for (int u = 0; u < STAGES; ++u) {
+                if (t + u >= tiles)
+                    break;
+                const int ns = (u + 1) % STAGES, ps = (u + STAGES - 1) % STAGES;
+                const int v = t + u + STAGES - 1;
+                auto fill = [&](int s) { fill_any(s, v); };
+                tile_step<L>(acc, a, b, fa + u * L::STAGE, fb + u * L::STAGE, fa + ns * L::STAGE,
+                             fb + ns * L::STAGE, full, empty, u, ns, ps,
+                             u == STAGES - 1 ? ph ^ 1u : ph, u == 0 ? ph ^ 1u : ph,
+                             t + u + 1 < tiles, v < tiles, fill);
+            }
+        }
+    } else {
+        int rs = 0, ps = STAGES - 1; /* stage of tile t, of tile t-1 */
+        unsigned ph = 0, pph = 1;    /* their full-barrier parities */
+        /* one tile; the ring moves on */
+        auto step = [&](bool next, bool refill, auto &fill) {
+            const bool wrap = rs == STAGES - 1;
+            const int ns = wrap ? 0 : rs + 1;
+            const unsigned nph = wrap ? ph ^ 1u : ph;
+            const int off = wrap ? -(STAGES - 1) * L::STAGE : L::STAGE;
+            const float *na = fa + off, *nb = fb + off;
+            tile_step<L>(acc, a, b, fa, fb, na, nb, full, empty, rs, ns, ps, nph, pph, next, refill,
+                         fill);
+            fa = na, fb = nb;
+            ps = rs, pph = ph;
+            rs = ns, ph = nph;
+        };
+        for (; t + STAGES - 1 < whole; ++t)
+            step(true, true, fill_whole);
+        for (; t < tiles; ++t) {
+            const int v = t + STAGES - 1;
+            auto fill = [&](int s) { fill_any(s, v); };
+            step(t + 1 < tiles, v < tiles, fill);
+        }
+    }
+    store_tile(acc, C, ldc, M, N, m0, n0, arow, bcol, beta);
+#else
+    (void)M, (void)N, (void)K, (void)A, (void)lda, (void)B, (void)ldb, (void)beta, (void)C,
+        (void)ldc;
+    __trap();
+#endif
+}
+
+/* B and C allowing 16-byte access and a compute 9.x GPU with this build's
+ * sm_90 code: the lean kernel; anything else: 17's launcher (which falls
+ * back to 07 and element-wise copies in turn). */
+template <int BK, int STAGES, int AKL, bool UNROLL> int launch_lean(DD_LAUNCHER_ARGS(float))
+{
+    typedef Cfg<BK, STAGES, AKL> L;
+    static unsigned long long smem_set;
+    static signed char sm90[64];
+    cudaStream_t s = (cudaStream_t)stream;
+    bool go;
+    int e = dd::gemm_prologue<float>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
+    if (e != cudaSuccess || !go)
+        return e;
+    long long blocks = ((m + BM - 1) / BM) * ((n + BN - 1) / BN);
+    if (blocks > INT_MAX)
+        return cudaErrorInvalidConfiguration;
+    auto kern = lean_kernel<BK, STAGES, AKL, UNROLL>;
+    int dev = 0, major = 0;
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) != cudaSuccess)
+        return e;
+    if (major != 9 || !dd_tma::has_sm90_code(kern, dev, sm90) || !dd::vec16_ok<float>(B, ldb) ||
+        !dd::vec16_ok<float>(C, ldc))
+        return dd_k17_sgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
+    if ((e = dd::allow_smem(kern, L::SMEM_ALL, &smem_set)) != cudaSuccess)
+        return e;
+    kern<<<(unsigned)blocks, THREADS, L::SMEM_ALL, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb,
+                                                        beta, C, ldc);
+    return dd::launch_status();
+}
+
+} // namespace
+
+/* 19: 17's BK 16, 3 stages, A copied by 8 lanes along k (four rows a thread). */
+DD_LAUNCHER(dd_k19_sgemm, float, launch_lean<16, 3, 8, false>)
+/* 19b: the same, the tile loop unrolled over the stages, A copied by 4 lanes
+ * along k (two rows a thread). */
+DD_LAUNCHER(dd_k19b_sgemm, float, launch_lean<16, 3, 4, true>)
