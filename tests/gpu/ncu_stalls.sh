@@ -18,7 +18,7 @@ m=$m',launch__block_size,launch__grid_size,launch__registers_per_thread'
 m=$m',launch__shared_mem_per_block_dynamic,launch__shared_mem_per_block_static'
 m=$m',launch__cluster_dim_x,launch__cluster_dim_y,gpu__time_duration.sum'
 for k in "$@"; do
-    pat=${PAT:-'regex:^k[0-9]+$|^warptile_kernel$|^mbar_kernel$|^lean_kernel$'}
+    pat=${PAT:-'regex:::(k1[0-9]|mbar_kernel|lean_kernel|warptile_kernel)<'}
     [ "$k" = cublas ] && pat='regex:gemm|xmma|cutlass|sm90|Kernel'
     timeout 240 ncu --kernel-name-base demangled -k "$pat" --launch-skip 1 --launch-count 1 \
         --metrics "$m" --page raw \
