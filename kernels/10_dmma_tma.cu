@@ -90,9 +90,7 @@ struct Frag {
 };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-/* CL: CTAs in the cluster (18: 2) whose warps all release each stage, and
- * whose barriers every CTA of the cluster must see initialised. */
-template <int STAGES, int CL = 1> __device__ __forceinline__ Ring ring_init(unsigned char *smem_raw)
+template <int STAGES> __device__ __forceinline__ Ring ring_init(unsigned char *smem_raw)
 {
     using namespace dd_tma;
     Ring r;
@@ -103,14 +101,11 @@ template <int STAGES, int CL = 1> __device__ __forceinline__ Ring ring_init(unsi
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             bar_init(&r.full[s], 1);
-            bar_init(&r.empty[s], CL * THREADS / 32);
+            bar_init(&r.empty[s], THREADS / 32);
         }
         bar_init_fence();
     }
-    if (CL > 1)
-        cluster_sync();
-    else
-        __syncthreads();
+    __syncthreads();
     return r;
 }
 
@@ -128,9 +123,8 @@ __device__ __forceinline__ Frag frag_offsets()
 }
 
 /* The copies of k-tile kt into the ring's v-th use (slot v mod STAGES),
- * once the slot's previous use (v - STAGES) is released by all 8 warps
- * (CL 2: of both CTAs, and this CTA's half of the B boxes goes to both). */
-template <int STAGES, int CL = 1>
+ * once the slot's previous use (v - STAGES) is released by all 8 warps. */
+template <int STAGES>
 __device__ __forceinline__ void issue(const Ring &r, const CUtensorMap *ta, const CUtensorMap *tb,
                                       unsigned v, int kt, int m0, int n0)
 {
@@ -141,30 +135,18 @@ __device__ __forceinline__ void issue(const Ring &r, const CUtensorMap *ta, cons
     bar_expect(&r.full[s], STAGE_BYTES);
     unsigned char *st = r.st + s * STAGE_BYTES;
     load_2d(st, ta, &r.full[s], kt * BK, m0);
-    if constexpr (CL > 1) {
-        constexpr int PER = L::BN / 16 / CL;
-        const int nb0 = (int)cluster_rank() * PER;
 #pragma unroll
-        for (int nb = nb0; nb < nb0 + PER; ++nb)
-            load_2d_mc(st + A_BYTES + nb * B_BOX, tb, &r.full[s], n0 + 16 * nb, kt * BK,
-                       (uint16_t)((1u << CL) - 1));
-    } else {
-#pragma unroll
-        for (int nb = 0; nb < L::BN / 16; ++nb)
-            load_2d(st + A_BYTES + nb * B_BOX, tb, &r.full[s], n0 + 16 * nb, kt * BK);
-    }
+    for (int nb = 0; nb < L::BN / 16; ++nb)
+        load_2d(st + A_BYTES + nb * B_BOX, tb, &r.full[s], n0 + 16 * nb, kt * BK);
 }
 
 /* The warp's reads of slot s are done: one arrival a warp, after
- * __syncwarp (CL 2: on the slot's empty barrier in both CTAs). */
-template <int CL = 1>
+ * __syncwarp. */
 __device__ __forceinline__ void release(const Ring &r, const Frag &f, unsigned s)
 {
     __syncwarp();
-    if (f.lane == 0 && CL == 1)
+    if (f.lane == 0)
         dd_tma::bar_arrive(&r.empty[s]);
-    else if (f.lane < CL)
-        dd_tma::bar_arrive_cluster(&r.empty[s], f.lane);
 }
 
 /* The fragments of k8 step kk of a stage. */
@@ -191,24 +173,24 @@ __device__ __forceinline__ void load_frags(const unsigned char *st, const Frag &
  * m16n8k16 per tile pair and stage, a stage's fragments loaded at once;
  * lane 0 of each warp in turn (no one warp lags) refills the slot of the
  * use AHEAD - STAGES back, released long ago by the other warps. */
-template <int STAGES, int AHEAD, int CL = 1>
+template <int STAGES, int AHEAD>
 __device__ __forceinline__ void mainloop_k16(const Ring &r, const Frag &f, const CUtensorMap *ta,
                                              const CUtensorMap *tb, int m0, int n0, int kt0,
                                              int nkt, unsigned v0, double (&acc)[L::MT][L::NT][4])
 {
     if (threadIdx.x == 0)
         for (int i = 0; i < AHEAD && i < nkt; ++i)
-            issue<STAGES, CL>(r, ta, tb, v0 + i, kt0 + i, m0, n0);
+            issue<STAGES>(r, ta, tb, v0 + i, kt0 + i, m0, n0);
     double fa[2][L::NT][4], fb[2][L::MT][2];
     for (int i = 0; i < nkt; ++i) {
         const unsigned v = v0 + i, s = v % STAGES;
         if (f.lane == 0 && f.warp == i % (THREADS / 32) && i + AHEAD < nkt)
-            issue<STAGES, CL>(r, ta, tb, v + AHEAD, kt0 + i + AHEAD, m0, n0);
+            issue<STAGES>(r, ta, tb, v + AHEAD, kt0 + i + AHEAD, m0, n0);
         const unsigned char *st = r.st + s * STAGE_BYTES;
         dd_tma::bar_wait(&r.full[s], (v / STAGES) & 1);
         load_frags(st, f, 0, fa[0], fb[0]);
         load_frags(st, f, 1, fa[1], fb[1]);
-        release<CL>(r, f, s);
+        release(r, f, s);
 #pragma unroll
         for (int j = 0; j < L::MT; ++j)
 #pragma unroll
@@ -410,44 +392,6 @@ __global__ void __launch_bounds__(THREADS, 1)
 #endif
 }
 
-/* 18_dmma_mcast: 12 in clusters of two CTAs on vertically adjacent tiles
- * (same columns of B), each loading half of the B boxes of a stage and
- * multicasting them into both CTAs' rings: B leaves L2 once for two tiles,
- * a quarter less L2-to-SM traffic per flop.  A stage is refilled once the
- * warps of both CTAs released it.  Where the tile rows are odd, the last
- * pair's second CTA loads the row above again (feeding its partner) and
- * stores nothing. */
-template <bool VEC, int STAGES, int AHEAD>
-__global__ void __launch_bounds__(THREADS, 1)
-    k18(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
-        int N, int K, int beta, double *__restrict__ C, int64_t ldc)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    static_assert(STAGES * STAGE_BYTES >= L::BM * L::BN * 8, "the epilogue stages C in the ring");
-    extern __shared__ unsigned char smem_raw[];
-    const Ring r = ring_init<STAGES, 2>(smem_raw);
-    const int gm = (M + L::BM - 1) / L::BM, gn = (N + L::BN - 1) / L::BN, KT = (K + BK - 1) / BK;
-    const Frag f = frag_offsets();
-    double acc[L::MT][L::NT][4];
-    int bp, bn;
-    dd::raster_grouped<dd_dmma::GROUP_M / 2>((gm + 1) / 2, gn, &bp, &bn, blockIdx.x / 2);
-    const int bm = 2 * bp + (int)dd_tma::cluster_rank(), ghost = bm >= gm;
-    dd_dmma::zero_acc<L>(acc);
-    mainloop_k16<STAGES, AHEAD, 2>(r, f, &ta, &tb, (ghost ? gm - 1 : bm) * L::BM, bn * L::BN, 0, KT,
-                                   0, acc);
-    /* No arrival may reach a CTA that has left: each CTA leaves once the
-     * other's warps are past the main loop (its last arrivals issued); the
-     * epilogues run in between (no more copies into either ring). */
-    dd_tma::cluster_arrive();
-    if (!ghost)
-        epilogue<VEC>(acc, r, f, C, ldc, M, N, bm * L::BM, bn * L::BN, beta);
-    dd_tma::cluster_wait();
-#else
-    (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)beta, (void)C, (void)ldc;
-    __trap();
-#endif
-}
-
 /* Whether this device runs the TMA kernels' sm_90 code (see tma.cuh). */
 bool has_sm90_code(int dev)
 {
@@ -558,55 +502,12 @@ template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2> int launch12(DD_LAUNC
     return e ? e : fe;
 }
 
-/* 18: k18 on pairs of tile rows, in clusters of 2; 12 where the device
- * cannot hold a cluster of two such CTAs. */
-template <int STAGES = 6, int AHEAD = STAGES - 2> int launch18(DD_LAUNCHER_ARGS(double))
-{
-    constexpr int SMEM = smem_bytes(STAGES);
-    static unsigned long long smem_set[2];
-    static signed char fits[64][2];
-    cudaStream_t s = (cudaStream_t)stream;
-    CUtensorMap ta, tb;
-    long long tiles = 0;
-    int dev = 0;
-    bool go;
-    int e = prepare(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, nullptr, &ta, &tb, &tiles, &dev,
-                    &go);
-    if (e != cudaSuccess || !go)
-        return e;
-    const bool vec = dd::vec16_ok<double>(C, ldc);
-    auto kern = vec ? k18<true, STAGES, AHEAD> : k18<false, STAGES, AHEAD>;
-    if ((e = dd::allow_smem(kern, SMEM, &smem_set[vec])) != cudaSuccess)
-        return e;
-    const long long gm = (m + L::BM - 1) / L::BM, pairs = (gm + 1) / 2 * (tiles / gm);
-    if (2 * pairs > INT_MAX)
-        return cudaErrorInvalidConfiguration;
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = 2, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3((unsigned)(2 * pairs)), cfg.blockDim = dim3(THREADS);
-    cfg.dynamicSmemBytes = SMEM, cfg.stream = s, cfg.attrs = attr, cfg.numAttrs = 1;
-    if (dev < 64 && !fits[dev][vec]) {
-        int clusters = 0;
-        e = cudaOccupancyMaxActiveClusters(&clusters, kern, &cfg);
-        if (e != cudaSuccess)
-            return e;
-        fits[dev][vec] = clusters > 0 ? 1 : -1;
-    }
-    if (dev >= 64 || fits[dev][vec] < 0)
-        return launch12<false, STAGES, AHEAD>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-    e = cudaLaunchKernelEx(&cfg, kern, ta, tb, (int)m, (int)n, (int)k, beta, C, ldc);
-    return e != cudaSuccess ? e : dd::launch_status();
-}
-
 } // namespace
 
 DD_LAUNCHER(dd_k10_dgemm, double, launch10<false>)
 DD_LAUNCHER(dd_k11_dgemm, double, launch10<true>)
 DD_LAUNCHER(dd_k12_dgemm, double, launch12<false>)
 DD_LAUNCHER(dd_k13_dgemm, double, launch12<true>)
-DD_LAUNCHER(dd_k18_dgemm, double, launch18<>)
 
 extern "C" int dd_k11_dgemm_gated(DD_LAUNCHER_ARGS(double), const unsigned int *gate)
 {

@@ -33,8 +33,7 @@ done
 mkdir -p "$BUILD" "$OUT"
 
 flags=(-O3 -std=c++17 -lineinfo "-gencode=arch=compute_$ARCH,code=[compute_$ARCH,sm_$ARCH]"
-       -Xcompiler=-Wall,-Wextra -Xptxas=-v -Xptxas=-suppress-async-bulk-multicast-advisory-warning
-       -I"$here" -I"$root/src/base" -I"$root/include")
+       -Xcompiler=-Wall,-Wextra -Xptxas=-v -I"$here" -I"$root/src/base" -I"$root/include")
 
 # The kernel list: the first field of each DD_KERNEL(...) line of kernels.def.
 mapfile -t kernels < <(sed -n 's/^DD_KERNEL(\([A-Za-z0-9_]*\),.*/\1/p' "$here/kernels.def" | awk '!seen[$0]++')

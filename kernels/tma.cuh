@@ -71,58 +71,6 @@ __device__ __forceinline__ void load_2d(void *dst, const CUtensorMap *map, uint6
                  : "memory");
 }
 
-/* One box of a 2-D map into the same shared offset of every CTA of the
- * cluster in `mask` (bit r: CTA rank r), each CTA's barrier at bar's offset
- * counting the bytes that land there. */
-__device__ __forceinline__ void load_2d_mc(void *dst, const CUtensorMap *map, uint64_t *bar, int c0,
-                                           int c1, uint16_t mask)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(smem_addr(dst)),
-                 "l"((uint64_t)map), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "h"(mask)
-                 : "memory");
-}
-
-/* Arrive on the barrier at b's offset in CTA `rank` of the cluster
- * (release: this thread's earlier reads of its own shared memory are done
- * before the copy that barrier lets into it). */
-__device__ __forceinline__ void bar_arrive_cluster(uint64_t *b, unsigned rank)
-{
-    asm volatile("{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
-                 "mbarrier.arrive.shared::cluster.b64 _, [ra];\n}" ::"r"(smem_addr(b)),
-                 "r"(rank)
-                 : "memory");
-}
-
-/* Every thread of every CTA of the cluster: a barrier across the cluster
- * (release/acquire: barrier inits and shared-memory use are ordered). */
-__device__ __forceinline__ void cluster_sync()
-{
-    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::
-                     : "memory");
-}
-
-/* cluster_sync in two halves: arrive (release: this thread's arrivals on
- * other CTAs' barriers are done), other work, then wait for every thread
- * of the cluster to have arrived. */
-__device__ __forceinline__ void cluster_arrive()
-{
-    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
-}
-
-__device__ __forceinline__ void cluster_wait()
-{
-    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-
-/* This CTA's rank in its cluster. */
-__device__ __forceinline__ unsigned cluster_rank()
-{
-    unsigned r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-    return r;
-}
-
 /* One box of a 3-D map at (c0 innermost, c1, c2). */
 __device__ __forceinline__ void load_3d(void *dst, const CUtensorMap *map, uint64_t *bar, int c0,
                                         int c1, int c2)

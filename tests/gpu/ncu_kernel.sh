@@ -3,9 +3,9 @@
 # one warm-up) of each named kernel, the sections on throughput, issue,
 # warp stalls and occupancy.
 #   tests/gpu/ncu_kernel.sh GEMM_BENCH OUTDIR TYPE SIZE KERNEL...
-# e.g. ... f64 8192 12_dmma_epi 18_dmma_mcast.  ncu fixes the clocks at base
+# e.g. ... f64 8192 12_dmma_epi 13_dmma_sk.  ncu fixes the clocks at base
 # (its default), so the runs compare at one clock.  PAT: the ncu -k
-# filter for the ladder kernels' functions (default: k10..k18,
+# filter for the ladder kernels' functions (default: k10..k13,
 # warptile_kernel, mbar_kernel).
 set -uo pipefail
 GB=$1
