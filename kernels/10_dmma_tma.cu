@@ -94,7 +94,11 @@ template <int STAGES> __device__ __forceinline__ Ring ring_init(unsigned char *s
 {
     using namespace dd_tma;
     Ring r;
-    r.st = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    /* Aligned by an offset from the shared array itself (not through an
+     * integer), so the compiler keeps the shared state space: fragment
+     * loads are LDS with 32-bit addresses, not generic LD (which it emitted
+     * before: 64-bit address arithmetic and the long scoreboard). */
+    r.st = smem_raw + ((0u - smem_addr(smem_raw)) & 1023u);
     r.full = (uint64_t *)(r.st + STAGES * STAGE_BYTES);
     r.empty = r.full + STAGES;
     r.flag = (unsigned *)(r.empty + STAGES);
