@@ -19,9 +19,15 @@ m=$m',launch__shared_mem_per_block_dynamic,launch__shared_mem_per_block_static'
 m=$m',launch__cluster_dim_x,launch__cluster_dim_y,gpu__time_duration.sum'
 for k in "$@"; do
     pat=${PAT:-'regex:::(k1[0-9]|mbar_kernel|lean_kernel|warptile_kernel)<'}
-    [ "$k" = cublas ] && pat='regex:gemm|xmma|cutlass|sm90|Kernel'
+    run=$k
+    # gemm-bench runs cuBLAS as every kernel's reference (not as a kernel of
+    # its own): CUBLAS_WITH names the kernel whose reference is profiled
+    if [ "$k" = cublas ]; then
+        pat='regex:gemm|xmma|cutlass|sm90|Kernel2'
+        run=${CUBLAS_WITH:-13_dmma_sk}
+    fi
     timeout 240 ncu --kernel-name-base demangled -k "$pat" --launch-skip 1 --launch-count 1 \
         --metrics "$m" --page raw \
-        "$GB" --kernels "$k" --sizes "$N" --types "$T" --reps 2 --warmup 1 \
+        "$GB" --kernels "$run" --sizes "$N" --types "$T" --reps 2 --warmup 1 \
         >"$OUT/stalls-$T-$k-$N.txt" 2>&1 || echo "ncu $k: exit $?"
 done

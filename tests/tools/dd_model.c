@@ -78,7 +78,7 @@ static int parse(int argc, char **argv, args *a)
         }
     }
     if (!a->kernel)
-        a->kernel = strstr(a->device, "CPU") ? "openblas" : a->type == DD_F64 ? "13_dmma_sk" : "17_warptile_mbar";
+        a->kernel = strstr(a->device, "CPU") ? "openblas" : a->type == DD_F64 ? "13_dmma_sk" : "19_sgemm_lean";
     return 0;
 }
 
