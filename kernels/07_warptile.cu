@@ -1,6 +1,7 @@
 /* 07_warptile — warp tiling over a multi-stage cp.async pipeline (exact
  * FP32 on the CUDA cores, no TF32); with mbarriers in place of the block
- * barrier it is 17_warptile_mbar (below), the FP32 production kernel until 19_sgemm_lean.
+ * barrier it is 17_warptile_mbar (below), the FP32 production kernel until
+ * 19_sgemm_lean.
  *
  * What it changes, against 06:
  *  - warp tiling: the 128×128 block tile is cut into 8 warp tiles of 32×64
