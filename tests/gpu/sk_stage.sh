@@ -3,7 +3,8 @@
 # host, in one go, beside 11 and cuBLAS in the same call:
 #   tests/gpu/sk_stage.sh BUILD_DIR OUTDIR [DGEMM_DIST]
 # BUILD_DIR holds kernels/run-gpu.sh --build-only's kernel-test and
-# gemm-bench.  1. kernel-test (every kernel against cuBLAS on edge shapes,
+# gemm-bench.  1. kernel-test (every kernel against cuBLAS on edge shapes, or
+# those whose names start with KT_PREFIX;
 # stream-K's among them), 2. gemm-bench at the square sizes, the model
 # table's panel shapes and the local blocks of a 1x2 grid at n = 16384 and
 # 32768 with 4096-wide panels, 3. some again, the kernels in reverse order
@@ -18,7 +19,7 @@ mkdir -p "$OUT"
 . "$(dirname "$0")/step.sh"
 SIZES=1024,2048,4096,8192,16384,8192x8192x1024,16384x16384x1024,16384x16384x2048,16384x16384x4096
 SIZES=$SIZES,16384x8192x4096,32768x16384x4096
-step kernel-test.txt "$B/kernel-test"
+step kernel-test.txt "$B/kernel-test" ${KT_PREFIX:-}
 step bench.txt "$B/gemm-bench" --types f64 --kernels 11_dmma_k16,12_dmma_epi,13_dmma_sk \
     --reps 5 --sizes "$SIZES" --json "$OUT/bench.jsonl"
 step bench-rev.txt "$B/gemm-bench" --types f64 --kernels 13_dmma_sk,12_dmma_epi,11_dmma_k16 \
