@@ -41,13 +41,8 @@
 namespace
 {
 
-/* DD_TMA_WARPS_N 2 (20_dmma_2cta.cu includes this file so): 2 × 2 warps, a
- * 128×64 tile, two CTAs per SM; 4 (10-13): 2 × 4 warps, 128×128, one. */
-#ifndef DD_TMA_WARPS_N
-#define DD_TMA_WARPS_N 4
-#endif
-using L = dd_dmma::Cfg<16, 6, 2, DD_TMA_WARPS_N, false, 64, 32>; /* tile shapes for store_acc */
-constexpr int BK = 16, THREADS = L::THREADS, CTAS_PER_SM = DD_TMA_WARPS_N == 4 ? 1 : 2;
+using L = dd_dmma::Cfg<16, 6, 2, 4, false, 64, 32>; /* tile shapes for store_acc */
+constexpr int BK = 16, THREADS = 256;
 /* Stages and tiles ahead are template parameters; production 6 and 4:
  * 7/5, 5/3 and 6/3 measured no better (docs/results/h200-2026-12-01-rung10,
  * k11-stages-sweep.txt). */
@@ -59,8 +54,7 @@ constexpr int smem_bytes(int stages)
 {
     return stages * STAGE_BYTES + 2 * stages * 8 + 16 + 1024;
 }
-static_assert(L::BM == 128 && (L::BN == 128 || L::BN == 64) && L::MT == 8 && L::NT == 2,
-              "08's tiles");
+static_assert(L::BM == 128 && L::BN == 128 && L::MT == 8 && L::NT == 2, "08's tiles");
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 /* D = A·B + D for a 16×8×16 FP64 tile (sm_90): the fragments of two k8
@@ -211,7 +205,7 @@ __device__ __forceinline__ void mainloop_k16(const Ring &r, const Frag &f, const
 #endif
 
 template <bool VEC, bool K16, int STAGES, int AHEAD>
-__global__ void __launch_bounds__(THREADS, CTAS_PER_SM)
+__global__ void __launch_bounds__(THREADS, 1)
     k10(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
         int N, int K, int beta, double *__restrict__ C, int64_t ldc, const unsigned int *gate)
 {
@@ -362,7 +356,7 @@ __device__ __forceinline__ bool sk_combine(double (&acc)[L::MT][L::NT][4], const
 /* 12_dmma_epi (sk.ctas = 0) and 13_dmma_sk: 11's main loop, 12's epilogue,
  * and for 13 stream-K over the tiles of the last wave. */
 template <bool VEC, int STAGES, int AHEAD>
-__global__ void __launch_bounds__(THREADS, CTAS_PER_SM)
+__global__ void __launch_bounds__(THREADS, 1)
     k12(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
         int N, int K, int beta, double *__restrict__ C, int64_t ldc, const SkArgs sk)
 {
@@ -497,7 +491,7 @@ template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2> int launch12(DD_LAUNC
         e = cudaDeviceGetAttribute(&sms[dev], cudaDevAttrMultiProcessorCount, dev);
     SkArgs sk = {(int)tiles, 0, 0, nullptr, nullptr};
     if (SK && e == cudaSuccess && dev < 64)
-        e = dd_sk::setup(tiles, (long long)sms[dev] * CTAS_PER_SM, (k + BK - 1) / BK, (size_t)THREADS * ACC * sizeof(double),
+        e = dd_sk::setup(tiles, sms[dev], (k + BK - 1) / BK, (size_t)THREADS * ACC * sizeof(double),
                          dev, s, &sk);
     if (e != cudaSuccess)
         return e;
@@ -514,7 +508,6 @@ template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2> int launch12(DD_LAUNC
 
 } // namespace
 
-#if DD_TMA_WARPS_N == 4
 DD_LAUNCHER(dd_k10_dgemm, double, launch10<false>)
 DD_LAUNCHER(dd_k11_dgemm, double, launch10<true>)
 DD_LAUNCHER(dd_k12_dgemm, double, launch12<false>)
@@ -524,7 +517,3 @@ extern "C" int dd_k11_dgemm_gated(DD_LAUNCHER_ARGS(double), const unsigned int *
 {
     return launch10<true>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, gate);
 }
-#else
-DD_LAUNCHER(dd_k20_dgemm, double, launch12<true, 4, 2>)
-DD_LAUNCHER(dd_k20b_dgemm, double, launch12<true, 3, 2>)
-#endif
