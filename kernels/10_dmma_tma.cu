@@ -202,64 +202,6 @@ __device__ __forceinline__ void mainloop_k16(const Ring &r, const Frag &f, const
                 dmma_16x8x16(acc[j][i2], fa[0][i2], fa[1][i2], fb[0][j], fb[1][j]);
     }
 }
-
-/* 22's main loop: 11's, with the next stage's fragments loaded between this
- * stage's mma instead of all before them (ptxas pads each m16n8k16 with
- * fixed-latency waits; the loads fill them).  A fragment pair j of A is
- * reloaded as soon as its two mma have issued; B's four fragments, used by
- * every mma, after the last one. */
-template <int STAGES, int AHEAD>
-__device__ __forceinline__ void mainloop_roll(const Ring &r, const Frag &f, const CUtensorMap *ta,
-                                              const CUtensorMap *tb, int m0, int n0, int kt0,
-                                              int nkt, unsigned v0, double (&acc)[L::MT][L::NT][4])
-{
-    if (threadIdx.x == 0)
-        for (int i = 0; i < AHEAD && i < nkt; ++i)
-            issue<STAGES>(r, ta, tb, v0 + i, kt0 + i, m0, n0);
-    double fa[2][L::NT][4], fb[2][L::MT][2];
-    if (nkt > 0) {
-        dd_tma::bar_wait(&r.full[v0 % STAGES], (v0 / STAGES) & 1);
-        const unsigned char *st = r.st + (v0 % STAGES) * STAGE_BYTES;
-        load_frags(st, f, 0, fa[0], fb[0]);
-        load_frags(st, f, 1, fa[1], fb[1]);
-    }
-    for (int i = 0; i < nkt; ++i) {
-        const unsigned v = v0 + i, s = v % STAGES;
-        release(r, f, s); /* this stage's fragments are all in registers */
-        if (f.lane == 0 && f.warp == i % (THREADS / 32) && i + AHEAD < nkt)
-            issue<STAGES>(r, ta, tb, v + AHEAD, kt0 + i + AHEAD, m0, n0);
-        const bool more = i + 1 < nkt;
-        const unsigned char *nx = r.st + ((v + 1) % STAGES) * STAGE_BYTES;
-        if (more)
-            dd_tma::bar_wait(&r.full[(v + 1) % STAGES], ((v + 1) / STAGES) & 1);
-#pragma unroll
-        for (int j = 0; j < L::MT; ++j) {
-#pragma unroll
-            for (int i2 = 0; i2 < L::NT; ++i2)
-                dmma_16x8x16(acc[j][i2], fa[0][i2], fa[1][i2], fb[0][j], fb[1][j]);
-            if (more) {
-#pragma unroll
-                for (int kk = 0; kk < 2; ++kk) {
-                    const double2 x = *reinterpret_cast<const double2 *>(nx + f.a_off + j * 1024 +
-                                                                         (kk ? f.a_c1 : f.a_c0));
-                    fb[kk][j][0] = x.x, fb[kk][j][1] = x.y;
-                }
-            }
-        }
-        if (more) {
-#pragma unroll
-            for (int kk = 0; kk < 2; ++kk)
-#pragma unroll
-                for (int i2 = 0; i2 < L::NT; ++i2) {
-                    const unsigned char *p = nx + f.b_off + i2 * B_BOX + kk * 1024;
-                    const double2 lo = *reinterpret_cast<const double2 *>(p + f.b_h0);
-                    const double2 hi = *reinterpret_cast<const double2 *>(p + f.b_h1);
-                    fa[kk][i2][0] = lo.x, fa[kk][i2][1] = lo.y, fa[kk][i2][2] = hi.x,
-                    fa[kk][i2][3] = hi.y;
-                }
-        }
-    }
-}
 #endif
 
 template <bool VEC, bool K16, int STAGES, int AHEAD>
@@ -413,7 +355,7 @@ __device__ __forceinline__ bool sk_combine(double (&acc)[L::MT][L::NT][4], const
 
 /* 12_dmma_epi (sk.ctas = 0) and 13_dmma_sk: 11's main loop, 12's epilogue,
  * and for 13 stream-K over the tiles of the last wave. */
-template <bool VEC, int STAGES, int AHEAD, bool ROLL = false>
+template <bool VEC, int STAGES, int AHEAD>
 __global__ void __launch_bounds__(THREADS, 1)
     k12(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
         int N, int K, int beta, double *__restrict__ C, int64_t ldc, const SkArgs sk)
@@ -429,10 +371,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     if ((int)blockIdx.x < sk.dp) { /* a whole tile */
         dd::raster_grouped<dd_dmma::GROUP_M>(gm, gn, &bm, &bn);
         dd_dmma::zero_acc<L>(acc);
-        if (ROLL)
-            mainloop_roll<STAGES, AHEAD>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, 0, KT, 0, acc);
-        else
-            mainloop_k16<STAGES, AHEAD>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, 0, KT, 0, acc);
+        mainloop_k16<STAGES, AHEAD>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, 0, KT, 0, acc);
         epilogue<VEC>(acc, r, f, C, ldc, M, N, bm * L::BM, bn * L::BN, beta);
         return;
     }
@@ -445,12 +384,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         const int ke = (int)min((int64_t)KT, u1 - (int64_t)j * KT);
         dd::raster_grouped<dd_dmma::GROUP_M>(gm, gn, &bm, &bn, sk.dp + j);
         dd_dmma::zero_acc<L>(acc);
-        if (ROLL)
-            mainloop_roll<STAGES, AHEAD>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, kb, ke - kb, v,
-                                         acc);
-        else
-            mainloop_k16<STAGES, AHEAD>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, kb, ke - kb, v,
-                                        acc);
+        mainloop_k16<STAGES, AHEAD>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, kb, ke - kb, v, acc);
         v += ke - kb;
         if ((kb == 0 && ke == KT) || sk_combine(acc, r, sk, U, KT, c, j))
             epilogue<VEC>(acc, r, f, C, ldc, M, N, bm * L::BM, bn * L::BN, beta);
@@ -539,8 +473,7 @@ int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
 /* 12 (SK false) and 13: k12 over the whole grid, 13 with stream-K for the
  * last wave where sk_plan.h finds it gains.  Where stream-K's workspace
  * cannot be had, 13 runs as 12. */
-template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2, bool ROLL = false>
-int launch12(DD_LAUNCHER_ARGS(double))
+template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2> int launch12(DD_LAUNCHER_ARGS(double))
 {
     constexpr int SMEM = smem_bytes(STAGES);
     static unsigned long long smem_set[2];
@@ -563,7 +496,7 @@ int launch12(DD_LAUNCHER_ARGS(double))
     if (e != cudaSuccess)
         return e;
     const bool vec = dd::vec16_ok<double>(C, ldc);
-    auto kern = vec ? k12<true, STAGES, AHEAD, ROLL> : k12<false, STAGES, AHEAD, ROLL>;
+    auto kern = vec ? k12<true, STAGES, AHEAD> : k12<false, STAGES, AHEAD>;
     if ((e = dd::allow_smem(kern, SMEM, &smem_set[vec])) == cudaSuccess) {
         kern<<<(unsigned)(sk.dp + sk.ctas), THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k,
                                                                 beta, C, ldc, sk);
@@ -579,7 +512,6 @@ DD_LAUNCHER(dd_k10_dgemm, double, launch10<false>)
 DD_LAUNCHER(dd_k11_dgemm, double, launch10<true>)
 DD_LAUNCHER(dd_k12_dgemm, double, launch12<false>)
 DD_LAUNCHER(dd_k13_dgemm, double, launch12<true>)
-DD_LAUNCHER(dd_k22_dgemm, double, launch12<true, 6, 4, true>)
 
 extern "C" int dd_k11_dgemm_gated(DD_LAUNCHER_ARGS(double), const unsigned int *gate)
 {
