@@ -47,26 +47,19 @@
 #include "gemm_common.cuh"
 #include "ladder.h"
 #include "tma.cuh"
+#include "warptile.cuh"
 
 namespace
 {
 
-constexpr int BM = 128, BN = 128, THREADS = 256;
-constexpr int WARPS_M = 4, WARPS_N = 2, WM = BM / WARPS_M, WN = BN / WARPS_N; /* 32 × 64 */
-constexpr int LANES_M = 4, LANES_N = 8;
-constexpr int GROUP_M = 8; /* rasterisation */
+using namespace dd_wt;
 
-template <typename T, int BK_, int STAGES_> struct Cfg {
+template <typename T, int BK_, int STAGES_> struct Cfg : Lane<T> {
     static constexpr int BK = BK_, STAGES = STAGES_;
-    static constexpr int G = 16 / (int)sizeof(T);   /* elements per 16-byte vector */
-    static constexpr int GROUPS = 8 / G;            /* vector groups per thread-tile side */
-    static constexpr int GSM = WM / GROUPS;         /* distance between a lane's row groups */
-    static constexpr int GSN = WN / GROUPS;         /* ... and column groups */
-    static constexpr int SA = BM + G;               /* sA row (one k), padded by a vector */
+    static constexpr int SA = BM + Lane<T>::G;      /* sA row (one k), padded by a vector */
     static constexpr int SB = BN;                   /* sB row (one k) */
     static constexpr int STAGE = BK * SA + BK * SB; /* elements per stage */
     static constexpr int SMEM = STAGES * STAGE * (int)sizeof(T);
-    static_assert(LANES_M * G * GROUPS == WM && LANES_N * G * GROUPS == WN, "thread tile");
     static_assert(BK % 8 == 0, "A copy covers 8 k per pass");
 };
 
@@ -162,78 +155,6 @@ __device__ __forceinline__ void load_frag(const T *sA, const T *sB, int p, int a
             a[g * C::G + e] = reinterpret_cast<const T *>(&va)[e];
             b[g * C::G + e] = reinterpret_cast<const T *>(&vb)[e];
         }
-    }
-}
-
-/* Where a block and a lane work: the block's tile origin (grouped block
- * order) and the first of the lane's rows and columns in it. */
-template <typename L> struct Place {
-    int m0, n0, arow, bcol;
-    __device__ __forceinline__ Place(int M, int N)
-    {
-        int bm, bn;
-        dd::raster_grouped<GROUP_M>((M + BM - 1) / BM, (N + BN - 1) / BN, &bm, &bn);
-        m0 = bm * BM, n0 = bn * BN;
-        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-        const int lm = lane / LANES_N, ln = lane % LANES_N;
-        arow = (warp % WARPS_M) * WM + lm * L::G;
-        bcol = (warp / WARPS_M) * WN + ln * L::G;
-    }
-};
-
-/* The lane's 8×8 accumulators into C (beta 0: C = acc; beta 1: C += acc). */
-template <typename T, typename L, bool VEC>
-__device__ __forceinline__ void store_tile(const T (&acc)[8][8], T *__restrict__ C, int64_t ldc,
-                                           int M, int N, int m0, int n0, int arow, int bcol,
-                                           int beta)
-{
-    if (VEC && m0 + BM <= M && n0 + BN <= N) {
-        /* Whole tile inside C: no guards, and for beta 1 the loads of C for
-         * four rows are all issued before the first add (instead of one
-         * round trip to memory per 16-byte group). */
-        typedef typename dd::vec16<T>::type V;
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            V old[4][L::GROUPS];
-#pragma unroll
-            for (int ii = 0; ii < 4; ++ii) {
-                const int i = 4 * half + ii;
-                const T *crow =
-                    C + (int64_t)(m0 + arow + (i / L::G) * L::GSM + (i % L::G)) * ldc + n0 + bcol;
-#pragma unroll
-                for (int g = 0; g < L::GROUPS; ++g)
-                    if (beta)
-                        old[ii][g] = *reinterpret_cast<const V *>(crow + g * L::GSN);
-            }
-#pragma unroll
-            for (int ii = 0; ii < 4; ++ii) {
-                const int i = 4 * half + ii;
-                T *crow =
-                    C + (int64_t)(m0 + arow + (i / L::G) * L::GSM + (i % L::G)) * ldc + n0 + bcol;
-#pragma unroll
-                for (int g = 0; g < L::GROUPS; ++g) {
-                    V v;
-                    T *vs = reinterpret_cast<T *>(&v);
-                    const T *os = reinterpret_cast<const T *>(&old[ii][g]);
-#pragma unroll
-                    for (int e = 0; e < L::G; ++e)
-                        vs[e] = beta ? acc[i][g * L::G + e] + os[e] : acc[i][g * L::G + e];
-                    *reinterpret_cast<V *>(crow + g * L::GSN) = v;
-                }
-            }
-        }
-        return;
-    }
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-        const int row = m0 + arow + (i / L::G) * L::GSM + (i % L::G);
-        if (row >= M)
-            continue;
-        T *crow = C + (int64_t)row * ldc;
-#pragma unroll
-        for (int g = 0; g < L::GROUPS; ++g)
-            dd::store_row_group<T, L::G, VEC>(crow, n0 + bcol + g * L::GSN, N, &acc[i][g * L::G],
-                                              beta);
     }
 }
 
@@ -345,9 +266,7 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 2 : 1)
     auto fill = [&](int v) {
         const int s = v % STAGES;
         cp.copy(smem + s * L::STAGE, K);
-        asm volatile(
-            "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_addr(&full[s]))
-            : "memory");
+        cp_async_arrive(&full[s]);
     };
     for (int v = 0; v < STAGES - 1 && v < tiles; ++v)
         fill(v);
@@ -418,12 +337,9 @@ template <typename T, int BK, int STAGES, bool MBAR = false> int launch_cfg(DD_L
     bool mbar = false;
     if constexpr (MBAR) {
         static signed char sm90[64];
-        int dev = 0, major = 0;
-        if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
-            (e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) !=
-                cudaSuccess)
+        mbar = dd_tma::on_sm90(mbar_kernel<T, BK, STAGES, true>, sm90, &e);
+        if (e != cudaSuccess)
             return e;
-        mbar = major == 9 && dd_tma::has_sm90_code(mbar_kernel<T, BK, STAGES, true>, dev, sm90);
         if (mbar) {
             kern = vec ? mbar_kernel<T, BK, STAGES, true> : mbar_kernel<T, BK, STAGES, false>;
             smem = L::SMEM + 2 * STAGES * 8; /* and the stages' full and empty barriers */

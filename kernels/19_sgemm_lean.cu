@@ -65,18 +65,14 @@
 #include "gemm_common.cuh"
 #include "ladder.h"
 #include "tma.cuh"
+#include "warptile.cuh"
 
 namespace
 {
 
-constexpr int BM = 128, BN = 128, THREADS = 256;
-constexpr int WARPS_M = 4, WARPS_N = 2, WM = BM / WARPS_M, WN = BN / WARPS_N; /* 32 × 64 */
-constexpr int LANES_M = 4, LANES_N = 8;
-constexpr int GROUP_M = 8; /* rasterisation */
-constexpr int G = 4;       /* floats per 16-byte vector */
-constexpr int GROUPS = 2;  /* vector groups per thread-tile side */
-constexpr int GSM = WM / GROUPS, GSN = WN / GROUPS;
-static_assert(LANES_M * G * GROUPS == WM && LANES_N * G * GROUPS == WN, "thread tile");
+using namespace dd_wt; /* 17's tiles, warps and lanes */
+using LF = Lane<float>;
+constexpr int G = LF::G, GROUPS = LF::GROUPS, GSM = LF::GSM, GSN = LF::GSN;
 
 /* AKL: lanes along k in A's transposing copy (8: 32 rows a pass, 4 passes;
  * 4: 64 rows a pass, 2 passes).  The padding of sA's rows keeps the 32
@@ -177,56 +173,6 @@ template <typename L> struct Copier {
     }
 };
 
-/* The lane's 8×8 accumulators into C (beta 0: C = acc; beta 1: C += acc);
- * B and C allow 16-byte access (07's store_tile for VEC). */
-__device__ __forceinline__ void store_tile(const float (&acc)[8][8], float *__restrict__ C,
-                                           int64_t ldc, int M, int N, int m0, int n0, int arow,
-                                           int bcol, int beta)
-{
-    if (m0 + BM <= M && n0 + BN <= N) {
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            float4 old[4][GROUPS];
-#pragma unroll
-            for (int ii = 0; ii < 4; ++ii) {
-                const int i = 4 * half + ii;
-                const float *crow =
-                    C + (int64_t)(m0 + arow + (i / G) * GSM + (i % G)) * ldc + n0 + bcol;
-#pragma unroll
-                for (int g = 0; g < GROUPS; ++g)
-                    if (beta)
-                        old[ii][g] = *reinterpret_cast<const float4 *>(crow + g * GSN);
-            }
-#pragma unroll
-            for (int ii = 0; ii < 4; ++ii) {
-                const int i = 4 * half + ii;
-                float *crow = C + (int64_t)(m0 + arow + (i / G) * GSM + (i % G)) * ldc + n0 + bcol;
-#pragma unroll
-                for (int g = 0; g < GROUPS; ++g) {
-                    float4 v;
-                    float *vs = reinterpret_cast<float *>(&v);
-                    const float *os = reinterpret_cast<const float *>(&old[ii][g]);
-#pragma unroll
-                    for (int e = 0; e < G; ++e)
-                        vs[e] = beta ? acc[i][g * G + e] + os[e] : acc[i][g * G + e];
-                    *reinterpret_cast<float4 *>(crow + g * GSN) = v;
-                }
-            }
-        }
-        return;
-    }
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-        const int row = m0 + arow + (i / G) * GSM + (i % G);
-        if (row >= M)
-            continue;
-        float *crow = C + (int64_t)row * ldc;
-#pragma unroll
-        for (int g = 0; g < GROUPS; ++g)
-            dd::store_row_group<float, G, true>(crow, n0 + bcol + g * GSN, N, &acc[i][g * G], beta);
-    }
-}
-
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 /* One tile t of 17's main loop: fragments of k+1 loaded during the FFMAs
  * of k, across the stage boundary (the next stage's full barrier waited for
@@ -291,15 +237,8 @@ __global__ void __launch_bounds__(THREADS, 2)
     float *smem = reinterpret_cast<float *>(smem_raw);
     uint64_t *full = (uint64_t *)(smem_raw + L::SMEM), *empty = full + STAGES;
 
-    int m0, n0;
-    {
-        int bm, bn;
-        dd::raster_grouped<GROUP_M>((M + BM - 1) / BM, (N + BN - 1) / BN, &bm, &bn);
-        m0 = bm * BM, n0 = bn * BN;
-    }
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int arow = (warp % WARPS_M) * WM + (lane / LANES_N) * G;
-    const int bcol = (warp / WARPS_M) * WN + (lane % LANES_N) * G;
+    const Place<LF> at(M, N);
+    const int m0 = at.m0, n0 = at.n0, arow = at.arow, bcol = at.bcol;
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             bar_init(&full[s], THREADS);
@@ -318,18 +257,13 @@ __global__ void __launch_bounds__(THREADS, 2)
     Copier<L> cp(A, lda, B, ldb, M, N, m0, n0);
     const int tiles = (K + BK - 1) / BK, whole = K / BK;
     const bool inside_n = n0 + BN <= N;
-    auto arrive_full = [&](int s) {
-        asm volatile(
-            "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_addr(&full[s]))
-            : "memory");
-    };
     /* this thread's copies of a whole tile into stage s; they arrive on full[s] */
     auto fill_whole = [&](int s) {
         if (inside_n)
             cp.template copy<0>(smem + s * L::STAGE, 0);
         else
             cp.template copy<1>(smem + s * L::STAGE, 0);
-        arrive_full(s);
+        cp_async_arrive(&full[s]);
     };
     /* ... of tile v, whole or not */
     auto fill_any = [&](int s, int v) {
@@ -337,7 +271,7 @@ __global__ void __launch_bounds__(THREADS, 2)
             fill_whole(s);
         else {
             cp.template copy<2>(smem + s * L::STAGE, K - v * BK);
-            arrive_full(s);
+            cp_async_arrive(&full[s]);
         }
     };
 #pragma unroll
@@ -385,24 +319,12 @@ __global__ void __launch_bounds__(THREADS, 2)
         auto fill = [&](int s) { fill_any(s, v); };
         step(t + 1 < tiles, v < tiles, fill);
     }
-    store_tile(acc, C, ldc, M, N, m0, n0, arow, bcol, beta);
+    store_tile<float, LF, true>(acc, C, ldc, M, N, m0, n0, arow, bcol, beta);
 #else
     (void)M, (void)N, (void)K, (void)A, (void)lda, (void)B, (void)ldb, (void)beta, (void)C,
         (void)ldc;
     __trap();
 #endif
-}
-
-/* Whether a compute 9.x GPU runs `kern` as sm_90 code; e: the first error
- * of the queries. */
-template <typename Kernel> bool on_sm90(Kernel kern, signed char (&known)[64], int *e)
-{
-    int dev = 0, major = 0;
-    if ((*e = cudaGetDevice(&dev)) != cudaSuccess ||
-        (*e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) !=
-            cudaSuccess)
-        return false;
-    return major == 9 && dd_tma::has_sm90_code(kern, dev, known);
 }
 
 /* B and C allowing 16-byte access and a compute 9.x GPU with this build's
@@ -423,7 +345,7 @@ template <int BK, int STAGES, int AKL> int launch_lean(DD_LAUNCHER_ARGS(float))
     if (blocks > INT_MAX)
         return cudaErrorInvalidConfiguration;
     auto kern = lean_kernel<BK, STAGES, AKL>;
-    const bool sm90_ok = on_sm90(kern, sm90, &e);
+    const bool sm90_ok = dd_tma::on_sm90(kern, sm90, &e);
     if (e != cudaSuccess)
         return e;
     if (!sm90_ok || !dd::vec16_ok<float>(B, ldb) || !dd::vec16_ok<float>(C, ldc))

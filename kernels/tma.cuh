@@ -1,7 +1,9 @@
 /* tma.cuh — what the Hopper kernels fed by the Tensor Memory Accelerator
- * share (i8gemm.cu, 10_dmma_tma.cu): mbarrier waits and arrivals, TMA box
- * loads into shared memory, and on the host the tensor maps (the driver's
- * cuTensorMapEncodeTiled, found at run time: no link to libcuda). */
+ * share (i8gemm.cu, 10_dmma_tma.cu), and the mbarrier-paced cp.async
+ * kernels too (17 in 07_warptile.cu, 19_sgemm_lean.cu): mbarrier waits and
+ * arrivals, TMA box loads into shared memory, and on the host the tensor
+ * maps (the driver's cuTensorMapEncodeTiled, found at run time: no link to
+ * libcuda) and whether a device runs the sm_90 code. */
 #pragma once
 
 #include <cuda.h>
@@ -49,6 +51,15 @@ __device__ __forceinline__ void bar_arrive(uint64_t *b)
     asm volatile(
         "{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}" ::"r"(smem_addr(b))
         : "memory");
+}
+
+/* Arrive on the barrier once this thread's earlier cp.async copies have
+ * landed (the arrival does not count towards the phase's expected count:
+ * the barrier is initialised with one arrival per copying thread). */
+__device__ __forceinline__ void cp_async_arrive(uint64_t *b)
+{
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_addr(b))
+                 : "memory");
 }
 
 /* Arrive and announce the bytes the TMA will deliver to this phase. */
@@ -152,6 +163,19 @@ template <typename Kernel> bool has_sm90_code(Kernel kern, int dev, signed char 
         known[dev] = ok ? 1 : -1;
     }
     return known[dev] > 0;
+}
+
+/* Whether the current device is compute 9.x and runs `kern` as sm_90 code
+ * (known[]: has_sm90_code's cache); *e: the first error of the queries
+ * (then false). */
+template <typename Kernel> bool on_sm90(Kernel kern, signed char (&known)[64], int *e)
+{
+    int dev = 0, major = 0;
+    if ((*e = cudaGetDevice(&dev)) != cudaSuccess ||
+        (*e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) !=
+            cudaSuccess)
+        return false;
+    return major == 9 && has_sm90_code(kern, dev, known);
 }
 
 } // namespace dd_tma
