@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Where a ladder kernel's issue slots go: Nsight Compute on one launch (after
-# one warm-up) of each named kernel, the sections on throughput, issue,
-# warp stalls and occupancy.
+# Nsight Compute on one launch (after one warm-up) of each named kernel:
 #   tests/gpu/ncu_kernel.sh GEMM_BENCH OUTDIR TYPE SIZE KERNEL...
-# e.g. ... f64 8192 12_dmma_epi 13_dmma_sk.  ncu fixes the clocks at base
-# (its default), so the runs compare at one clock.  PAT: the ncu -k
-# filter for the ladder kernels' functions (default: k10..k13,
-# warptile_kernel, mbar_kernel).
+# e.g. ... f64 8192 13_dmma_sk cublas.  WHAT=sections (the default,
+# ncu-*.txt): throughput, issue, warp stalls, occupancy, memory, launch;
+# WHAT=stalls (stalls-*.txt, what tests/gpu/ncu_stalls.sh runs): the stall
+# reasons in cycles per issued instruction and the launch configuration.
+# Kernels are matched by their demangled names (PAT: the filter for ours;
+# default k10..k19, warptile_kernel, mbar_kernel, lean_kernel).  gemm-bench
+# runs cuBLAS as every kernel's reference, not as a kernel of its own: for
+# "cublas", the reference of CUBLAS_WITH (default 13_dmma_sk) is profiled.
+# ncu fixes the clocks at base (its default), so the runs compare at one
+# clock.
 set -uo pipefail
 GB=$1
 OUT=$2
@@ -14,13 +18,32 @@ T=$3
 N=$4
 shift 4
 mkdir -p "$OUT"
-secs=(--section SpeedOfLight --section ComputeWorkloadAnalysis --section InstructionStats
-      --section WarpStateStats --section SchedulerStats --section Occupancy
-      --section MemoryWorkloadAnalysis --section LaunchStats)
+case ${WHAT:-sections} in
+sections)
+    tag=ncu
+    what=(--section SpeedOfLight --section ComputeWorkloadAnalysis --section InstructionStats
+          --section WarpStateStats --section SchedulerStats --section Occupancy
+          --section MemoryWorkloadAnalysis --section LaunchStats) ;;
+stalls)
+    tag=stalls
+    m='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
+    m=$m',smsp__issue_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg'
+    m=$m',launch__block_size,launch__grid_size,launch__registers_per_thread'
+    m=$m',launch__shared_mem_per_block_dynamic,launch__shared_mem_per_block_static'
+    m=$m',launch__cluster_dim_x,launch__cluster_dim_y,gpu__time_duration.sum'
+    what=(--metrics "$m" --page raw) ;;
+*)
+    echo "ncu_kernel.sh: WHAT is sections or stalls" >&2
+    exit 2 ;;
+esac
 for k in "$@"; do
-    pat=${PAT:-'regex:^k[0-9]+$|^warptile_kernel$|^mbar_kernel$'}
-    [ "$k" = cublas ] && pat='regex:gemm|xmma|cutlass|sm90'
-    timeout 240 ncu -k "$pat" --launch-skip 1 --launch-count 1 "${secs[@]}" \
-        "$GB" --kernels "$k" --sizes "$N" --types "$T" --reps 2 --warmup 1 \
-        >"$OUT/ncu-$T-$k-$N.txt" 2>&1 || echo "ncu $k: exit $?"
+    pat=${PAT:-'regex:::(k1[0-9]|mbar_kernel|lean_kernel|warptile_kernel)<'}
+    run=$k
+    if [ "$k" = cublas ]; then
+        pat='regex:gemm|xmma|cutlass|sm90|Kernel2'
+        run=${CUBLAS_WITH:-13_dmma_sk}
+    fi
+    timeout 240 ncu --kernel-name-base demangled -k "$pat" --launch-skip 1 --launch-count 1 \
+        "${what[@]}" "$GB" --kernels "$run" --sizes "$N" --types "$T" --reps 2 --warmup 1 \
+        >"$OUT/$tag-$T-$k-$N.txt" 2>&1 || echo "ncu $k: exit $?"
 done
