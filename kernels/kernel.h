@@ -42,7 +42,11 @@ const kernel_desc *kernel_find(const char *name);
  * default.  ozaki2: 8192 (it slices both panels on every multiply, and
  * deeper INT8 products amortise that). */
 int64_t kernel_panel(const kernel_desc *kd);
-/* The production kernel for a type ("production" entries at the top of the ladder). */
+/* The production kernel for a type ("production" entries at the top of the
+ * ladder): kernel_default() returns these; tools without the kernels (the
+ * performance model's dd-model) name them from here. */
+#define DD_KERNEL_DEFAULT_F64 "13_dmma_sk"
+#define DD_KERNEL_DEFAULT_F32 "19_sgemm_lean"
 const char *kernel_default(int is_f64);
 /* cuBLAS needs a handle per device/stream; created lazily, destroyed here. */
 void kernel_cublas_shutdown(void);

@@ -47,7 +47,7 @@ extern "C" const kernel_desc *kernel_find(const char *name)
 
 extern "C" const char *kernel_default(int is_f64)
 {
-    return is_f64 ? "13_dmma_sk" : "19_sgemm_lean";
+    return is_f64 ? DD_KERNEL_DEFAULT_F64 : DD_KERNEL_DEFAULT_F32;
 }
 
 /* ozaki2 at n = 32768 on one H200: panel 8192 took 1.09 s, 2048 1.82 s

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "grid.h"
+#include "kernel.h"
 #include "model.h"
 
 typedef struct {
@@ -78,7 +79,9 @@ static int parse(int argc, char **argv, args *a)
         }
     }
     if (!a->kernel)
-        a->kernel = strstr(a->device, "CPU") ? "openblas" : a->type == DD_F64 ? "13_dmma_sk" : "19_sgemm_lean";
+        a->kernel = strstr(a->device, "CPU") ? "openblas"
+                    : a->type == DD_F64      ? DD_KERNEL_DEFAULT_F64
+                                             : DD_KERNEL_DEFAULT_F32;
     return 0;
 }
 
