@@ -3,11 +3,10 @@
 # beside cuBLAS SGEMM (no TF32) in the same call:
 #   tests/gpu/f32_stage.sh BUILD_DIR OUTDIR
 # BUILD_DIR holds kernels/run-gpu.sh --build-only's kernel-test and
-# gemm-bench.  1. kernel-test (every kernel against cuBLAS on edge shapes; with
-# KT_PREFIX only those whose names start with it),
-# 2. gemm-bench FP32 at the square sizes and SUMMA panel shapes, 3. again
-# with the kernels in reverse order, 4. 8 s sustained at 8192.  Each step
-# under a time limit.
+# gemm-bench.  1. kernel-test (every kernel against cuBLAS on edge shapes;
+# with KT_PREFIX only those whose names start with it), 2. gemm-bench FP32
+# at the square sizes and SUMMA panel shapes, 3. again with the kernels in
+# reverse order, 4. 8 s sustained at 8192.  Each step under a time limit.
 set -uo pipefail
 B=$1
 OUT=$2

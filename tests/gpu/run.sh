@@ -110,17 +110,10 @@ fi
 if has ncu; then
     # what limits the FP64 kernel: Nsight Compute on 13_dmma_sk, 11_dmma_k16 and cuBLAS
     # DGEMM, whole square and a SUMMA panel shape (beta 1), one launch each
-    secs=(--section SpeedOfLight --section Occupancy --section WarpStateStats
-          --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis)
     for shape in 16384 16384x8192x4096; do
-        for k in 13_dmma_sk 11_dmma_k16 cublas; do
-            pat='regex:dmma_kernel|k10|k12'
-            [ "$k" = cublas ] && pat='regex:xmma|cutlass|gemm'
-            log "ncu $k $shape"
-            timeout 240 ncu -k "$pat" --launch-skip 1 --launch-count 1 "${secs[@]}" \
-                "$B/kernels/gemm-bench" --kernels "$k" --sizes "$shape" --types f64 --beta auto \
-                --reps 2 --warmup 1 >"$OUT/ncu-$k-$shape.txt" 2>&1 || log "ncu $k $shape: exit $?"
-        done
+        log "ncu $shape"
+        bash tests/gpu/ncu_kernel.sh "$B/kernels/gemm-bench" "$OUT" f64 "$shape" \
+            13_dmma_sk 11_dmma_k16 cublas 2>&1 | tee -a "$OUT/bench.log"
     done
 fi
 if has whole; then

@@ -3,9 +3,9 @@
 # host, in one go, beside 11 and cuBLAS in the same call:
 #   tests/gpu/sk_stage.sh BUILD_DIR OUTDIR [DGEMM_DIST]
 # BUILD_DIR holds kernels/run-gpu.sh --build-only's kernel-test and
-# gemm-bench.  1. kernel-test (every kernel against cuBLAS on edge shapes, or
-# those whose names start with KT_PREFIX;
-# stream-K's among them), 2. gemm-bench at the square sizes, the model
+# gemm-bench.  1. kernel-test (every kernel, or with KT_PREFIX those whose
+# names start with it, against cuBLAS on edge shapes, stream-K's among
+# them), 2. gemm-bench at the square sizes, the model
 # table's panel shapes and the local blocks of a 1x2 grid at n = 16384 and
 # 32768 with 4096-wide panels, 3. some again, the kernels in reverse order
 # (the GPU's thermal state is part of each figure), 4. sustained at 8192,
