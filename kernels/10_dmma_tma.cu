@@ -202,6 +202,79 @@ __device__ __forceinline__ void mainloop_k16(const Ring &r, const Frag &f, const
                 dmma_16x8x16(acc[j][i2], fa[0][i2], fa[1][i2], fb[0][j], fb[1][j]);
     }
 }
+
+/* 23's main loop: 11's single set of fragment registers, software-pipelined
+ * across the stage boundary.  A stage's 16 m16n8k16 run B-piece-major
+ * (position p = 8 i2 + j: acc[j][i2] from B piece i2 and A pair j), so B
+ * piece 0 is last read at p = 7, A pair j at 8 + j, B piece 1 at 15.  Each
+ * fragment of the next stage is reloaded D positions after its last read
+ * (the mma has read its registers by then: no wait on the register), and
+ * is first read at least 8 - D positions later (the load has landed): B
+ * piece 0 at p = 7 + D, A pair j at 8 + j + D, both of this stage when
+ * <= 15; the rest (A pairs 8 - D .. 7 and B piece 1) at positions 0 .. D - 1
+ * of the next stage, which releases its slot after them. */
+template <int STAGES, int AHEAD, int D>
+__device__ __forceinline__ void mainloop_pipe(const Ring &r, const Frag &f, const CUtensorMap *ta,
+                                              const CUtensorMap *tb, int m0, int n0, int kt0,
+                                              int nkt, unsigned v0, double (&acc)[L::MT][L::NT][4])
+{
+    static_assert(D >= 1 && D <= 7, "reload distance");
+    if (threadIdx.x == 0)
+        for (int i = 0; i < AHEAD && i < nkt; ++i)
+            issue<STAGES>(r, ta, tb, v0 + i, kt0 + i, m0, n0);
+    double fa[2][L::NT][4], fb[2][L::MT][2];
+    auto load_b = [&](const unsigned char *st, int i2) {
+#pragma unroll
+        for (int kk = 0; kk < 2; ++kk) {
+            const unsigned char *p = st + f.b_off + i2 * B_BOX + kk * 1024;
+            const double2 lo = *reinterpret_cast<const double2 *>(p + f.b_h0);
+            const double2 hi = *reinterpret_cast<const double2 *>(p + f.b_h1);
+            fa[kk][i2][0] = lo.x, fa[kk][i2][1] = lo.y, fa[kk][i2][2] = hi.x, fa[kk][i2][3] = hi.y;
+        }
+    };
+    auto load_a = [&](const unsigned char *st, int j) {
+#pragma unroll
+        for (int kk = 0; kk < 2; ++kk) {
+            const double2 x =
+                *reinterpret_cast<const double2 *>(st + f.a_off + j * 1024 + (kk ? f.a_c1 : f.a_c0));
+            fb[kk][j][0] = x.x, fb[kk][j][1] = x.y;
+        }
+    };
+    if (nkt > 0) { /* the early fragments of the first stage */
+        dd_tma::bar_wait(&r.full[v0 % STAGES], (v0 / STAGES) & 1);
+        const unsigned char *st = r.st + (v0 % STAGES) * STAGE_BYTES;
+        load_b(st, 0);
+#pragma unroll
+        for (int j = 0; j + D < 8; ++j)
+            load_a(st, j);
+    }
+    for (int i = 0; i < nkt; ++i) {
+        const unsigned v = v0 + i, s = v % STAGES;
+        const unsigned char *st = r.st + s * STAGE_BYTES;
+        const bool more = i + 1 < nkt;
+        const unsigned char *nx = r.st + ((v + 1) % STAGES) * STAGE_BYTES;
+#pragma unroll
+        for (int p = 0; p < 16; ++p) {
+            const int i2 = p / 8, j = p % 8;
+            dmma_16x8x16(acc[j][i2], fa[0][i2], fa[1][i2], fb[0][j], fb[1][j]);
+            if (p < D) { /* this stage's late fragments */
+                load_a(st, 8 + p - D);
+                if (p == D - 1) {
+                    load_b(st, 1);
+                    release(r, f, s);
+                    if (f.lane == 0 && f.warp == i % (THREADS / 32) && i + AHEAD < nkt)
+                        issue<STAGES>(r, ta, tb, v + AHEAD, kt0 + i + AHEAD, m0, n0);
+                }
+            }
+            if (more && p == 7 + D) {
+                dd_tma::bar_wait(&r.full[(v + 1) % STAGES], ((v + 1) / STAGES) & 1);
+                load_b(nx, 0);
+            }
+            if (more && p >= 8 + D)
+                load_a(nx, p - 8 - D);
+        }
+    }
+}
 #endif
 
 template <bool VEC, bool K16, int STAGES, int AHEAD>
@@ -355,7 +428,7 @@ __device__ __forceinline__ bool sk_combine(double (&acc)[L::MT][L::NT][4], const
 
 /* 12_dmma_epi (sk.ctas = 0) and 13_dmma_sk: 11's main loop, 12's epilogue,
  * and for 13 stream-K over the tiles of the last wave. */
-template <bool VEC, int STAGES, int AHEAD>
+template <bool VEC, int STAGES, int AHEAD, int PIPE = 0>
 __global__ void __launch_bounds__(THREADS, 1)
     k12(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
         int N, int K, int beta, double *__restrict__ C, int64_t ldc, const SkArgs sk)
@@ -371,7 +444,11 @@ __global__ void __launch_bounds__(THREADS, 1)
     if ((int)blockIdx.x < sk.dp) { /* a whole tile */
         dd::raster_grouped<dd_dmma::GROUP_M>(gm, gn, &bm, &bn);
         dd_dmma::zero_acc<L>(acc);
-        mainloop_k16<STAGES, AHEAD>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, 0, KT, 0, acc);
+        if constexpr (PIPE > 0)
+            mainloop_pipe<STAGES, AHEAD, PIPE>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, 0, KT, 0,
+                                               acc);
+        else
+            mainloop_k16<STAGES, AHEAD>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, 0, KT, 0, acc);
         epilogue<VEC>(acc, r, f, C, ldc, M, N, bm * L::BM, bn * L::BN, beta);
         return;
     }
@@ -384,7 +461,12 @@ __global__ void __launch_bounds__(THREADS, 1)
         const int ke = (int)min((int64_t)KT, u1 - (int64_t)j * KT);
         dd::raster_grouped<dd_dmma::GROUP_M>(gm, gn, &bm, &bn, sk.dp + j);
         dd_dmma::zero_acc<L>(acc);
-        mainloop_k16<STAGES, AHEAD>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, kb, ke - kb, v, acc);
+        if constexpr (PIPE > 0)
+            mainloop_pipe<STAGES, AHEAD, PIPE>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, kb, ke - kb,
+                                               v, acc);
+        else
+            mainloop_k16<STAGES, AHEAD>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, kb, ke - kb, v,
+                                        acc);
         v += ke - kb;
         if ((kb == 0 && ke == KT) || sk_combine(acc, r, sk, U, KT, c, j))
             epilogue<VEC>(acc, r, f, C, ldc, M, N, bm * L::BM, bn * L::BN, beta);
@@ -473,7 +555,8 @@ int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
 /* 12 (SK false) and 13: k12 over the whole grid, 13 with stream-K for the
  * last wave where sk_plan.h finds it gains.  Where stream-K's workspace
  * cannot be had, 13 runs as 12. */
-template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2> int launch12(DD_LAUNCHER_ARGS(double))
+template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2, int PIPE = 0>
+int launch12(DD_LAUNCHER_ARGS(double))
 {
     constexpr int SMEM = smem_bytes(STAGES);
     static unsigned long long smem_set[2];
@@ -496,7 +579,7 @@ template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2> int launch12(DD_LAUNC
     if (e != cudaSuccess)
         return e;
     const bool vec = dd::vec16_ok<double>(C, ldc);
-    auto kern = vec ? k12<true, STAGES, AHEAD> : k12<false, STAGES, AHEAD>;
+    auto kern = vec ? k12<true, STAGES, AHEAD, PIPE> : k12<false, STAGES, AHEAD, PIPE>;
     if ((e = dd::allow_smem(kern, SMEM, &smem_set[vec])) == cudaSuccess) {
         kern<<<(unsigned)(sk.dp + sk.ctas), THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k,
                                                                 beta, C, ldc, sk);
@@ -512,6 +595,10 @@ DD_LAUNCHER(dd_k10_dgemm, double, launch10<false>)
 DD_LAUNCHER(dd_k11_dgemm, double, launch10<true>)
 DD_LAUNCHER(dd_k12_dgemm, double, launch12<false>)
 DD_LAUNCHER(dd_k13_dgemm, double, launch12<true>)
+DD_LAUNCHER(dd_k23_dgemm, double, launch12<true, 6, 4, 4>)
+DD_LAUNCHER(dd_k23b_dgemm, double, launch12<true, 6, 4, 3>)
+DD_LAUNCHER(dd_k23c_dgemm, double, launch12<true, 6, 4, 5>)
+DD_LAUNCHER(dd_k23d_dgemm, double, launch12<true, 6, 4, 2>)
 
 extern "C" int dd_k11_dgemm_gated(DD_LAUNCHER_ARGS(double), const unsigned int *gate)
 {
