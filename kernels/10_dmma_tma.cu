@@ -599,6 +599,8 @@ DD_LAUNCHER(dd_k23_dgemm, double, launch12<true, 6, 4, 4>)
 DD_LAUNCHER(dd_k23b_dgemm, double, launch12<true, 6, 4, 3>)
 DD_LAUNCHER(dd_k23c_dgemm, double, launch12<true, 6, 4, 5>)
 DD_LAUNCHER(dd_k23d_dgemm, double, launch12<true, 6, 4, 2>)
+DD_LAUNCHER(dd_k23e_dgemm, double, launch12<true, 6, 4, 6>)
+DD_LAUNCHER(dd_k23f_dgemm, double, launch12<true, 6, 4, 7>)
 
 extern "C" int dd_k11_dgemm_gated(DD_LAUNCHER_ARGS(double), const unsigned int *gate)
 {
