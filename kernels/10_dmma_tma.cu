@@ -33,6 +33,18 @@
  * leading dimensions (TMA strides are multiples of 16 bytes); otherwise it
  * runs 08.
  *
+ * 12 adds the beta-1 epilogue through shared memory (bulk FP64 adds at
+ * L2), 13 stream-K for the last wave.  23_dmma_pipe (the FP64 production
+ * kernel) is 13 with its main loop software-pipelined across stages
+ * (mainloop_pipe): 13 loads a whole stage's fragments, then issues its 16
+ * mma, so each warp's mma stop while it reloads, and the two warps of an SM
+ * sub-partition tend to reload together (Nsight Compute, base clock: 7.0
+ * cycles of fixed-latency waits per issued instruction against cuBLAS's
+ * 4.0, 23.3 ms against 22.4 at n = 8192).  23 reloads each fragment six
+ * mma after its last read instead: 22.4 ms (cuBLAS's time), waits 5.2,
+ * and 12.6 J per TFLOP against 13's 13.3 under the 700 W cap
+ * (docs/results/h200-2026-12-01-pipe).
+ *
  * Measured: see kernels/README.md (the ladder) and docs/results. */
 #include "dmma_core.cuh"
 #include "sk.cuh"
@@ -208,11 +220,13 @@ __device__ __forceinline__ void mainloop_k16(const Ring &r, const Frag &f, const
  * (position p = 8 i2 + j: acc[j][i2] from B piece i2 and A pair j), so B
  * piece 0 is last read at p = 7, A pair j at 8 + j, B piece 1 at 15.  Each
  * fragment of the next stage is reloaded D positions after its last read
- * (the mma has read its registers by then: no wait on the register), and
- * is first read at least 8 - D positions later (the load has landed): B
- * piece 0 at p = 7 + D, A pair j at 8 + j + D, both of this stage when
- * <= 15; the rest (A pairs 8 - D .. 7 and B piece 1) at positions 0 .. D - 1
- * of the next stage, which releases its slot after them. */
+ * (by then the mma has read the register: a load sooner waits for it, as
+ * 22_dmma_roll did) and first read 8 - D or more positions later: B piece
+ * 0 at p = 7 + D, A pair j at 8 + j + D, in this stage while <= 15; the
+ * rest (A pairs 8 - D .. 7, B piece 1) at positions 0 .. D - 1 of the next
+ * stage, which releases its slot after them.  D = 6 in production: at the
+ * base clock 2, 3, 4, 5, 6 and 7 took 23.69, 23.45, 23.30, 22.77-22.85,
+ * 22.38 and 22.57 ms at n = 8192 (13: 23.25-23.33). */
 template <int STAGES, int AHEAD, int D>
 __device__ __forceinline__ void mainloop_pipe(const Ring &r, const Frag &f, const CUtensorMap *ta,
                                               const CUtensorMap *tb, int m0, int n0, int kt0,
@@ -595,12 +609,7 @@ DD_LAUNCHER(dd_k10_dgemm, double, launch10<false>)
 DD_LAUNCHER(dd_k11_dgemm, double, launch10<true>)
 DD_LAUNCHER(dd_k12_dgemm, double, launch12<false>)
 DD_LAUNCHER(dd_k13_dgemm, double, launch12<true>)
-DD_LAUNCHER(dd_k23_dgemm, double, launch12<true, 6, 4, 4>)
-DD_LAUNCHER(dd_k23b_dgemm, double, launch12<true, 6, 4, 3>)
-DD_LAUNCHER(dd_k23c_dgemm, double, launch12<true, 6, 4, 5>)
-DD_LAUNCHER(dd_k23d_dgemm, double, launch12<true, 6, 4, 2>)
-DD_LAUNCHER(dd_k23e_dgemm, double, launch12<true, 6, 4, 6>)
-DD_LAUNCHER(dd_k23f_dgemm, double, launch12<true, 6, 4, 7>)
+DD_LAUNCHER(dd_k23_dgemm, double, launch12<true, 6, 4, 6>)
 
 extern "C" int dd_k11_dgemm_gated(DD_LAUNCHER_ARGS(double), const unsigned int *gate)
 {

@@ -45,7 +45,7 @@ int64_t kernel_panel(const kernel_desc *kd);
 /* The production kernel for a type ("production" entries at the top of the
  * ladder): kernel_default() returns these; tools without the kernels (the
  * performance model's dd-model) name them from here. */
-#define DD_KERNEL_DEFAULT_F64 "13_dmma_sk"
+#define DD_KERNEL_DEFAULT_F64 "23_dmma_pipe"
 #define DD_KERNEL_DEFAULT_F32 "19_sgemm_lean"
 const char *kernel_default(int is_f64);
 /* cuBLAS needs a handle per device/stream; created lazily, destroyed here. */

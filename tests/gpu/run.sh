@@ -56,7 +56,7 @@ if has kbench; then
     # production kernels at the sizes of the design target (docs/design.md:
     # n = 4096, 8192, 16384) and at the SUMMA panel shapes
     # (the whole ladder: kernels/README.md, docs/results/h200-gemm-bench-*)
-    "$B/kernels/gemm-bench" --kernels 13_dmma,12_dmma,11_dmma,08_dmma,19_sgemm,17_warptile,07_warptile \
+    "$B/kernels/gemm-bench" --kernels 23_dmma,13_dmma,12_dmma,11_dmma,08_dmma,19_sgemm,17_warptile,07_warptile \
         --sizes 4096,8192,16384,8192x8192x1024,16384x16384x1024,16384x16384x2048,16384x16384x4096 \
         --json "$OUT/gemm-bench.jsonl" ${DD_KBENCH_ARGS:-} 2>&1 | tee "$OUT/gemm-bench.txt"
 fi
@@ -108,12 +108,12 @@ if has panels; then
     python3 tests/gpu/panels.py "$OUT/panels.jsonl" | tee "$OUT/panels.md"
 fi
 if has ncu; then
-    # what limits the FP64 kernel: Nsight Compute on 13_dmma_sk, 11_dmma_k16 and cuBLAS
+    # what limits the FP64 kernel: Nsight Compute on 23_dmma_pipe, 13_dmma_sk and cuBLAS
     # DGEMM, whole square and a SUMMA panel shape (beta 1), one launch each
     for shape in 16384 16384x8192x4096; do
         log "ncu $shape"
         bash tests/gpu/ncu_kernel.sh "$B/kernels/gemm-bench" "$OUT" f64 "$shape" \
-            13_dmma_sk 11_dmma_k16 cublas 2>&1 | tee -a "$OUT/bench.log"
+            23_dmma_pipe 13_dmma_sk cublas 2>&1 | tee -a "$OUT/bench.log"
     done
 fi
 if has whole; then
