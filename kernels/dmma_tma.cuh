@@ -360,6 +360,66 @@ __device__ __forceinline__ void epilogue(const double (&acc)[L::MT][L::NT][4], c
     __syncthreads(); /* the ring may be refilled */
 }
 
+/* 24's epilogue (FP32 C): each value rounded once, from the FP64
+ * accumulator plus, for beta 1, C's old value widened to FP64.  A whole
+ * tile with 8-byte aligned rows loads the old values of half its rows at
+ * once (one wait per half, as store_acc), then stores float2 pairs; edge
+ * tiles go element by element with guards.  Rows and columns as
+ * store_acc's with HSTEP 4. */
+template <bool VEC>
+__device__ __forceinline__ void epilogue(const double (&acc)[L::MT][L::NT][4], const Ring &,
+                                         const Frag &f, float *C, int64_t ldc, int M, int N,
+                                         int m0, int n0, int beta)
+{
+    const int crow0 = m0 + f.wm * L::WM + f.t, ccol0 = n0 + f.wn * L::WN + 2 * f.g;
+    if (VEC && m0 + L::BM <= M && n0 + L::BN <= N) {
+        float *cb = C + (int64_t)crow0 * ldc + ccol0;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            float2 old[L::MT / 2][2][L::NT];
+#pragma unroll
+            for (int jj = 0; jj < L::MT / 2; ++jj)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+#pragma unroll
+                    for (int i = 0; i < L::NT; ++i)
+                        old[jj][h][i] = beta ? *reinterpret_cast<const float2 *>(
+                                                   cb + (int64_t)(8 * (half * L::MT / 2 + jj) +
+                                                                  4 * h) * ldc + 16 * i)
+                                             : make_float2(0.f, 0.f);
+#pragma unroll
+            for (int jj = 0; jj < L::MT / 2; ++jj)
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+#pragma unroll
+                    for (int i = 0; i < L::NT; ++i) {
+                        const int j = half * L::MT / 2 + jj;
+                        *reinterpret_cast<float2 *>(cb + (int64_t)(8 * j + 4 * h) * ldc + 16 * i) =
+                            make_float2((float)(acc[j][i][h] + (double)old[jj][h][i].x),
+                                        (float)(acc[j][i][2 + h] + (double)old[jj][h][i].y));
+                    }
+        }
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < L::MT; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int row = crow0 + 8 * j + 4 * h;
+            if (row >= M)
+                continue;
+            float *crow = C + (int64_t)row * ldc;
+#pragma unroll
+            for (int i = 0; i < L::NT; ++i)
+#pragma unroll
+                for (int q = 0; q < 2; ++q) {
+                    const int col = ccol0 + 16 * i + q;
+                    if (col < N)
+                        crow[col] = (float)(acc[j][i][2 * q + h] + (beta ? (double)crow[col] : 0.0));
+                }
+        }
+}
+
 /* A partial tile of stream-K CTA c (part of tail tile j's k-tiles): into
  * its slot (dd_sk_slot), then an arrival.  The last
  * contributor returns true with acc = the sum of every contributor's
@@ -402,10 +462,10 @@ __device__ __forceinline__ bool sk_combine(double (&acc)[L::MT][L::NT][4], const
 
 /* 12_dmma_epi (sk.ctas = 0) and 13_dmma_sk: 11's main loop, 12's epilogue,
  * and for 13 stream-K over the tiles of the last wave. */
-template <bool VEC, int STAGES, int AHEAD, int PIPE = 0>
+template <bool VEC, int STAGES, int AHEAD, int PIPE = 0, typename TC = double>
 __global__ void __launch_bounds__(THREADS, 1)
     k12(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
-        int N, int K, int beta, double *__restrict__ C, int64_t ldc, const SkArgs sk)
+        int N, int K, int beta, TC *__restrict__ C, int64_t ldc, const SkArgs sk)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     static_assert(STAGES * STAGE_BYTES >= L::BM * L::BN * 8, "the epilogue stages C in the ring");
@@ -459,6 +519,18 @@ bool has_sm90_code(int dev)
     return dd_tma::has_sm90_code(k10<true, true, 6, 4>, dev, known);
 }
 
+/* The tensor maps of A (m × k, boxes of BM rows × BK) and B (k × n, boxes
+ * of BK rows × 16), both FP64 with the 128-byte swizzle. */
+int make_maps(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda, const double *B,
+              int64_t ldb, CUtensorMap *ta, CUtensorMap *tb)
+{
+    const cuuint64_t adim[2] = {(cuuint64_t)k, (cuuint64_t)m}, astr[1] = {(cuuint64_t)lda * 8};
+    const cuuint64_t bdim[2] = {(cuuint64_t)n, (cuuint64_t)k}, bstr[1] = {(cuuint64_t)ldb * 8};
+    const cuuint32_t abox[2] = {BK, (cuuint32_t)L::BM}, bbox[2] = {16, BK};
+    int e = dd_tma::map_sw128(ta, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2, A, adim, astr, abox);
+    return e ? e : dd_tma::map_sw128(tb, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2, B, bdim, bstr, bbox);
+}
+
 /* The checks and tensor maps of a TMA launch.  Returns a cudaError_t; *go
  * says whether the caller launches (false: the prologue did the trivial
  * case, or 08 ran instead), and then *tiles and *dev (the current device)
@@ -489,11 +561,7 @@ int prepare(DD_LAUNCHER_ARGS(double), const unsigned int *gate, CUtensorMap *ta,
     *tiles = ((m + L::BM - 1) / L::BM) * ((n + L::BN - 1) / L::BN);
     if (*tiles > INT_MAX)
         return cudaErrorInvalidConfiguration;
-    const cuuint64_t adim[2] = {(cuuint64_t)k, (cuuint64_t)m}, astr[1] = {(cuuint64_t)lda * 8};
-    const cuuint64_t bdim[2] = {(cuuint64_t)n, (cuuint64_t)k}, bstr[1] = {(cuuint64_t)ldb * 8};
-    const cuuint32_t abox[2] = {BK, (cuuint32_t)L::BM}, bbox[2] = {16, BK};
-    if ((e = dd_tma::map_sw128(ta, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2, A, adim, astr, abox)) ||
-        (e = dd_tma::map_sw128(tb, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2, B, bdim, bstr, bbox)))
+    if ((e = make_maps(m, n, k, A, lda, B, ldb, ta, tb)) != cudaSuccess)
         return e;
     *go = true;
     return cudaSuccess;
@@ -526,24 +594,18 @@ int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
     return dd::launch_status();
 }
 
-/* 12 (SK false) and 13: k12 over the whole grid, 13 with stream-K for the
- * last wave where sk_plan.h finds it gains.  Where stream-K's workspace
- * cannot be had, 13 runs as 12. */
-template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2, int PIPE = 0>
-int launch12(DD_LAUNCHER_ARGS(double))
+/* k12 on prepared tensor maps (tiles output tiles on device dev), with
+ * stream-K for the last wave where SK and sk_plan.h find it gains (where
+ * its workspace cannot be had, whole tiles).  vec: C allows vector
+ * access (16-byte for FP64, 8-byte for FP32). */
+template <bool SK, int STAGES, int AHEAD, int PIPE, typename TC>
+int run12(const CUtensorMap &ta, const CUtensorMap &tb, int64_t m, int64_t n, int64_t k, int beta,
+          TC *C, int64_t ldc, long long tiles, int dev, bool vec, cudaStream_t s)
 {
     constexpr int SMEM = smem_bytes(STAGES);
     static unsigned long long smem_set[2];
     static int sms[64];
-    cudaStream_t s = (cudaStream_t)stream;
-    CUtensorMap ta, tb;
-    long long tiles = 0;
-    int dev = 0;
-    bool go;
-    int e = prepare(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, nullptr, &ta, &tb, &tiles, &dev,
-                    &go);
-    if (e != cudaSuccess || !go)
-        return e;
+    int e = cudaSuccess;
     if (SK && dev < 64 && !sms[dev])
         e = cudaDeviceGetAttribute(&sms[dev], cudaDevAttrMultiProcessorCount, dev);
     SkArgs sk = {(int)tiles, 0, 0, nullptr, nullptr};
@@ -552,8 +614,7 @@ int launch12(DD_LAUNCHER_ARGS(double))
                          dev, s, &sk);
     if (e != cudaSuccess)
         return e;
-    const bool vec = dd::vec16_ok<double>(C, ldc);
-    auto kern = vec ? k12<true, STAGES, AHEAD, PIPE> : k12<false, STAGES, AHEAD, PIPE>;
+    auto kern = vec ? k12<true, STAGES, AHEAD, PIPE, TC> : k12<false, STAGES, AHEAD, PIPE, TC>;
     if ((e = dd::allow_smem(kern, SMEM, &smem_set[vec])) == cudaSuccess) {
         kern<<<(unsigned)(sk.dp + sk.ctas), THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k,
                                                                 beta, C, ldc, sk);
@@ -561,6 +622,23 @@ int launch12(DD_LAUNCHER_ARGS(double))
     }
     const int fe = dd_sk::release(sk, s);
     return e ? e : fe;
+}
+
+/* 12 (SK false), 13 and 23 (PIPE 6): k12 over the whole grid. */
+template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2, int PIPE = 0>
+int launch12(DD_LAUNCHER_ARGS(double))
+{
+    CUtensorMap ta, tb;
+    long long tiles = 0;
+    int dev = 0;
+    bool go;
+    int e = prepare(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, nullptr, &ta, &tb, &tiles, &dev,
+                    &go);
+    if (e != cudaSuccess || !go)
+        return e;
+    return run12<SK, STAGES, AHEAD, PIPE, double>(ta, tb, m, n, k, beta, C, ldc, tiles, dev,
+                                                  dd::vec16_ok<double>(C, ldc),
+                                                  (cudaStream_t)stream);
 }
 
 } // namespace

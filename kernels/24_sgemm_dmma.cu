@@ -1,0 +1,91 @@
+/* 24_sgemm_dmma — FP32 C = A·B on the FP64 tensor cores: the FP32 operands
+ * widened to FP64 (exactly), 23_dmma_pipe's main loop on them, products and
+ * sums in FP64, and each C value rounded to FP32 once at the end.
+ *
+ * Why: an H200's FP64 tensor cores and its FP32 CUDA cores have the same
+ * peak (67 TFLOP/s), but FP32 FFMA code is issue-bound: cuBLAS SGEMM reaches
+ * 51-52 TFLOP/s and 19_sgemm_lean 93-94% of that, while 23 sustains 57-60
+ * on FP64 at the same sizes.  The result is at least as accurate as SGEMM's
+ * (a product of two FP32 values is exact in FP64, and k terms summed in FP64
+ * lose about k·2^-53 against SGEMM's k·2^-24), not bit-identical to it.
+ *
+ * How: two passes before the multiply widen A (m × k) and B (k × n) into
+ * FP64 copies with even leading dimensions (the TMA's 16-byte strides), in
+ * a workspace from stream-K's stream-ordered pool; k12 then runs as 23 with
+ * a float C (epilogue<float>: beta 1 adds C's old value in FP64 before the
+ * one rounding).  The widening reads 4 and writes 8 bytes per element of A
+ * and B, which the multiply reads again: about 2-3% of the time at n =
+ * 8192, about 1% on a 16384² × 1024 panel.
+ * Falls back to 19_sgemm_lean where the GPU is not compute 9.x (or the
+ * build has no sm_90 code) or the workspace cannot be had.
+ *
+ * Measured: see kernels/README.md (the ladder) and docs/results. */
+#include "dmma_tma.cuh"
+
+namespace
+{
+
+/* dst (rows × cols, leading dimension ldd) = src widened, a block per row
+ * in turn; columns cols .. ldd - 1 are not written (no box reads them). */
+__global__ void widen(const float *__restrict__ src, int64_t lds, double *__restrict__ dst,
+                      int64_t ldd, int rows, int cols)
+{
+    for (int r = blockIdx.x; r < rows; r += gridDim.x) {
+        const float *s = src + (int64_t)r * lds;
+        double *d = dst + (int64_t)r * ldd;
+        for (int c = threadIdx.x; c < cols; c += blockDim.x)
+            d[c] = (double)s[c];
+    }
+}
+
+int widen_async(const float *src, int64_t lds, double *dst, int64_t ldd, int64_t rows,
+                int64_t cols, int sms, cudaStream_t s)
+{
+    const int64_t cap = 16LL * sms;
+    widen<<<(unsigned)(rows < cap ? rows : cap), 256, 0, s>>>(src, lds, dst, ldd, (int)rows,
+                                                               (int)cols);
+    return dd::launch_status();
+}
+
+int launch24(DD_LAUNCHER_ARGS(float))
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    bool go;
+    int e = dd::gemm_prologue<float>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
+    if (e != cudaSuccess || !go)
+        return e;
+    if (m > INT_MAX - L::BM || n > INT_MAX - L::BN || k > INT_MAX - BK)
+        return cudaErrorInvalidValue;
+    int dev = 0, major = 0, sms = 0;
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) ||
+        (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)))
+        return e;
+    const long long tiles = ((m + L::BM - 1) / L::BM) * ((n + L::BN - 1) / L::BN);
+    if (major != 9 || !has_sm90_code(dev) || dev >= 64 || tiles > INT_MAX)
+        return dd_k19_sgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
+    /* the FP64 copies: A as m × ka, B as k × nb (even leading dimensions) */
+    const int64_t ka = (k + 1) & ~(int64_t)1, nb = (n + 1) & ~(int64_t)1;
+    const size_t elems = (size_t)m * (size_t)ka + (size_t)k * (size_t)nb;
+    void *ws = nullptr;
+    const bool pending = cudaPeekAtLastError() != cudaSuccess; /* the caller's: kept */
+    if (dd_sk::pool_alloc(dev, elems * sizeof(double), s, &ws) != cudaSuccess) {
+        if (!pending)
+            (void)cudaGetLastError(); /* ours: it only means the FFMA kernel */
+        return dd_k19_sgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
+    }
+    double *A64 = (double *)ws, *B64 = A64 + (size_t)m * (size_t)ka;
+    CUtensorMap ta, tb;
+    if (!(e = widen_async(A, lda, A64, ka, m, k, sms, s)) &&
+        !(e = widen_async(B, ldb, B64, nb, k, n, sms, s)) &&
+        !(e = make_maps(m, n, k, A64, ka, B64, nb, &ta, &tb))) {
+        const bool vec = (uintptr_t)C % 8 == 0 && ldc % 2 == 0;
+        e = run12<true, 6, 4, 6, float>(ta, tb, m, n, k, beta, C, ldc, tiles, dev, vec, s);
+    }
+    const int fe = cudaFreeAsync(ws, s);
+    return e ? e : fe;
+}
+
+} // namespace
+
+DD_LAUNCHER(dd_k24_sgemm, float, launch24)
