@@ -20,6 +20,9 @@
  * build has no sm_90 code) or the workspace cannot be had.
  *
  * Measured: see kernels/README.md (the ladder) and docs/results. */
+#include <atomic>
+#include <stdio.h>
+
 #include "dmma_tma.cuh"
 
 namespace
@@ -47,6 +50,10 @@ int widen_async(const float *src, int64_t lds, double *dst, int64_t ldd, int64_t
     return dd::launch_status();
 }
 
+/* Calls since the last note that ran 19 instead (no workspace for the FP64
+ * copies; a GPU or build without sm_90 code is said once per note). */
+std::atomic<unsigned long long> g_calls{0}, g_no_space{0}, g_no_sm90{0};
+
 int launch24(DD_LAUNCHER_ARGS(float))
 {
     cudaStream_t s = (cudaStream_t)stream;
@@ -62,8 +69,11 @@ int launch24(DD_LAUNCHER_ARGS(float))
         (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)))
         return e;
     const long long tiles = ((m + L::BM - 1) / L::BM) * ((n + L::BN - 1) / L::BN);
-    if (major != 9 || !has_sm90_code(dev) || dev >= 64 || tiles > INT_MAX)
+    ++g_calls;
+    if (major != 9 || !has_sm90_code(dev) || dev >= 64 || tiles > INT_MAX) {
+        ++g_no_sm90;
         return dd_k19_sgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
+    }
     /* the FP64 copies: A as m × ka, B as k × nb (even leading dimensions) */
     const int64_t ka = (k + 1) & ~(int64_t)1, nb = (n + 1) & ~(int64_t)1;
     const size_t elems = (size_t)m * (size_t)ka + (size_t)k * (size_t)nb;
@@ -72,6 +82,7 @@ int launch24(DD_LAUNCHER_ARGS(float))
     if (dd_sk::pool_alloc(dev, elems * sizeof(double), s, &ws) != cudaSuccess) {
         if (!pending)
             (void)cudaGetLastError(); /* ours: it only means the FFMA kernel */
+        ++g_no_space;
         return dd_k19_sgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
     }
     double *A64 = (double *)ws, *B64 = A64 + (size_t)m * (size_t)ka;
@@ -89,3 +100,19 @@ int launch24(DD_LAUNCHER_ARGS(float))
 } // namespace
 
 DD_LAUNCHER(dd_k24_sgemm, float, launch24)
+
+/* kernel.h's note: the calls since the last note that ran 19_sgemm_lean. */
+extern "C" const char *dd_k24_note(void)
+{
+    static char buf[256];
+    const unsigned long long calls = g_calls.exchange(0), space = g_no_space.exchange(0),
+                             sm90 = g_no_sm90.exchange(0);
+    buf[0] = '\0';
+    if (space + sm90)
+        snprintf(buf, sizeof buf,
+                 "24_sgemm_dmma: %llu of %llu multiplies ran on 19_sgemm_lean (%s)", space + sm90,
+                 calls,
+                 sm90 ? "the GPU is not compute 9.x or the build has no sm_90 code"
+                      : "no GPU memory for the FP64 copies of A and B");
+    return buf;
+}

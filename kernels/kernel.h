@@ -46,7 +46,7 @@ int64_t kernel_panel(const kernel_desc *kd);
  * ladder): kernel_default() returns these; tools without the kernels (the
  * performance model's dd-model) name them from here. */
 #define DD_KERNEL_DEFAULT_F64 "23_dmma_pipe"
-#define DD_KERNEL_DEFAULT_F32 "19_sgemm_lean"
+#define DD_KERNEL_DEFAULT_F32 "24_sgemm_dmma"
 const char *kernel_default(int is_f64);
 /* cuBLAS needs a handle per device/stream; created lazily, destroyed here. */
 void kernel_cublas_shutdown(void);
@@ -54,7 +54,8 @@ void kernel_cublas_shutdown(void);
  * workspace, the emulation's handles): kernel_cublas_shutdown and more. */
 void kernel_shutdown(void);
 /* What the kernels have to report about the multiplies since the last call
- * ("" when nothing): ozaki2's fallbacks to native FP64 and why.  Waits for
+ * ("" when nothing): ozaki2's fallbacks to native FP64 and why, and the
+ * calls 24_sgemm_dmma ran on 19_sgemm_lean and why.  Waits for
  * the work queued on the devices used (a synchronising call: once per
  * run or per bench row, never per multiply). */
 const char *kernel_note(void);

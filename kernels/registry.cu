@@ -3,6 +3,7 @@
  * one file kernels/NN_name.cu defining its launchers (DD_LAUNCHER, ladder.h)
  * and one DD_KERNEL line in kernels.def; the registry, the launcher
  * declarations, the build and kernels/run-gpu.sh all follow from that line. */
+#include <stdio.h>
 #include <string.h>
 
 #include "kernel.h"
@@ -59,6 +60,7 @@ extern "C" int64_t kernel_panel(const kernel_desc *kd)
 
 /* ozaki2.cu and kernel_cublas_emu.cu */
 extern "C" const char *dd_ozaki2_note(void);
+extern "C" const char *dd_k24_note(void); /* 24_sgemm_dmma.cu */
 extern "C" void dd_ozaki2_shutdown(void);
 extern "C" void dd_emu_cublas_shutdown(void);
 
@@ -71,5 +73,8 @@ extern "C" void kernel_shutdown(void)
 
 extern "C" const char *kernel_note(void)
 {
-    return dd_ozaki2_note();
+    static char buf[800];
+    const char *oz = dd_ozaki2_note(), *k24 = dd_k24_note();
+    snprintf(buf, sizeof buf, "%s%s%s", oz, oz[0] && k24[0] ? "; " : "", k24);
+    return buf;
 }

@@ -56,7 +56,7 @@ if has kbench; then
     # production kernels at the sizes of the design target (docs/design.md:
     # n = 4096, 8192, 16384) and at the SUMMA panel shapes
     # (the whole ladder: kernels/README.md, docs/results/h200-gemm-bench-*)
-    "$B/kernels/gemm-bench" --kernels 23_dmma,13_dmma,12_dmma,11_dmma,08_dmma,19_sgemm,17_warptile,07_warptile \
+    "$B/kernels/gemm-bench" --kernels 23_dmma,13_dmma,12_dmma,11_dmma,08_dmma,24_sgemm,19_sgemm,17_warptile,07_warptile \
         --sizes 4096,8192,16384,8192x8192x1024,16384x16384x1024,16384x16384x2048,16384x16384x4096 \
         --json "$OUT/gemm-bench.jsonl" ${DD_KBENCH_ARGS:-} 2>&1 | tee "$OUT/gemm-bench.txt"
 fi
