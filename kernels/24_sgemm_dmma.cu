@@ -29,27 +29,15 @@ namespace
 {
 
 /* dst (rows × cols, leading dimension ldd) = src widened, a block per row
- * in turn; columns cols .. ldd - 1 are not written (no box reads them).
- * VEC4: every row of src starts on 16 bytes and cols is a multiple of 4,
- * so a thread reads 4 floats at once and writes two double2 (dst's rows
- * start on 16 bytes: ldd is even and the workspace aligned). */
-template <bool VEC4>
+ * in turn; columns cols .. ldd - 1 are not written (no box reads them). */
 __global__ void widen(const float *__restrict__ src, int64_t lds, double *__restrict__ dst,
                       int64_t ldd, int rows, int cols)
 {
     for (int r = blockIdx.x; r < rows; r += gridDim.x) {
         const float *s = src + (int64_t)r * lds;
         double *d = dst + (int64_t)r * ldd;
-        if (VEC4) {
-            for (int c = threadIdx.x; c < cols / 4; c += blockDim.x) {
-                const float4 v = reinterpret_cast<const float4 *>(s)[c];
-                reinterpret_cast<double2 *>(d)[2 * c] = make_double2(v.x, v.y);
-                reinterpret_cast<double2 *>(d)[2 * c + 1] = make_double2(v.z, v.w);
-            }
-        } else {
-            for (int c = threadIdx.x; c < cols; c += blockDim.x)
-                d[c] = (double)s[c];
-        }
+        for (int c = threadIdx.x; c < cols; c += blockDim.x)
+            d[c] = (double)s[c];
     }
 }
 
@@ -57,11 +45,8 @@ int widen_async(const float *src, int64_t lds, double *dst, int64_t ldd, int64_t
                 int64_t cols, int sms, cudaStream_t s)
 {
     const int64_t cap = 16LL * sms;
-    const unsigned blocks = (unsigned)(rows < cap ? rows : cap);
-    if (dd::vec16_ok<float>(src, lds) && cols % 4 == 0)
-        widen<true><<<blocks, 256, 0, s>>>(src, lds, dst, ldd, (int)rows, (int)cols);
-    else
-        widen<false><<<blocks, 256, 0, s>>>(src, lds, dst, ldd, (int)rows, (int)cols);
+    widen<<<(unsigned)(rows < cap ? rows : cap), 256, 0, s>>>(src, lds, dst, ldd, (int)rows,
+                                                               (int)cols);
     return dd::launch_status();
 }
 
