@@ -14,12 +14,16 @@
  * a workspace from stream-K's stream-ordered pool; k12 then runs as 23 with
  * a float C (epilogue<float>: beta 1 adds C's old value in FP64 before the
  * one rounding).  The widening reads 4 and writes 8 bytes per element of A
- * and B, which the multiply reads again: about 2-3% of the time at n =
- * 8192, about 1% on a 16384² × 1024 panel.
- * Falls back to 19_sgemm_lean where the GPU is not compute 9.x (or the
- * build has no sm_90 code) or the workspace cannot be had.
+ * and B, which the multiply reads again: by that count about 3% of the time
+ * at n = 8192 and 1% on a 16384² × 1024 panel (not timed apart; a version
+ * with 16-byte loads and two double2 stores a thread measured 1.2-1.5%
+ * slower overall and was reverted).  Falls back to 19_sgemm_lean where the
+ * GPU is not compute 9.x (or the build has no sm_90 code) or the workspace
+ * cannot be had; kernel_note() counts those calls.
  *
- * Measured: see kernels/README.md (the ladder) and docs/results. */
+ * Measured (H200, % of cuBLAS SGEMM, docs/results/h200-2026-12-01-f32-dmma):
+ * 4096 117%, 8192 123%, 16384 118%, panels k = 1024-4096 121-124%, 123%
+ * sustained; dgemm-dist FP32 62 TFLOP/s at n = 16384 and 32768 (19: 49). */
 #include <atomic>
 #include <stdio.h>
 
