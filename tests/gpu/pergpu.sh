@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Per-GPU rate on 1 and 2 GPUs of one host, in one call: the FP64
-# production kernel at n = 16384 (strong scaling) and 32768, and ozaki2-14
-# at 32768; copy-engine broadcasts, the check on, the process wall time.
+# production kernel at n = 16384 (strong scaling) and 32768, the FP32 one
+# at 16384, and ozaki2-14 at 32768; copy-engine broadcasts, the check on,
+# the process wall time.
 #   tests/gpu/pergpu.sh BUILD OUTDIR
 set -uo pipefail
 B=$1
@@ -23,6 +24,8 @@ run 1 native_1gpu_16384 --size 16384
 run 2 native_2gpu_16384 --size 16384 --grid 1x2 --comm ce
 run 1 native_1gpu_32768 --size 32768
 run 2 native_2gpu_32768 --size 32768 --grid 1x2 --comm ce
+run 1 f32_1gpu_16384 --size 16384 --dtype f32
+run 2 f32_2gpu_16384 --size 16384 --dtype f32 --grid 1x2 --comm ce
 run 1 ozaki_1gpu_32768 --size 32768 --kernel ozaki2-14
 run 2 ozaki_2gpu_32768 --size 32768 --grid 1x2 --comm ce --kernel ozaki2-14
 python3 - "$OUT/pergpu.jsonl" <<'PY'
