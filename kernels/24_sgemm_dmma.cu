@@ -25,7 +25,9 @@
  * 4096 117%, 8192 123%, 16384 118%, panels k = 1024-4096 121-124%, 123%
  * sustained; dgemm-dist FP32 62 TFLOP/s at n = 16384 and 32768 (19: 49). */
 #include <atomic>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "dmma_tma.cuh"
 
@@ -58,6 +60,23 @@ int widen_async(const float *src, int64_t lds, double *dst, int64_t ldd, int64_t
  * copies; a GPU or build without sm_90 code is said once per note). */
 std::atomic<unsigned long long> g_calls{0}, g_no_space{0}, g_no_sm90{0};
 
+/* DD_SGEMM_WORKSPACE_MIB: the most device memory (MiB) a call may take for
+ * the FP64 copies; a call that needs more runs 19 (0: every call).  Unset:
+ * no bound but the device's free memory. */
+size_t workspace_cap(void)
+{
+    static std::atomic<long long> cap{-2};
+    long long c = cap.load();
+    if (c == -2) {
+        const char *e = getenv("DD_SGEMM_WORKSPACE_MIB");
+        char *end = nullptr;
+        const long long v = e && *e ? strtoll(e, &end, 10) : -1;
+        c = (v >= 0 && end && !*end && v < (1LL << 43)) ? v << 20 : -1;
+        cap.store(c);
+    }
+    return c < 0 ? SIZE_MAX : (size_t)c;
+}
+
 int launch24(DD_LAUNCHER_ARGS(float))
 {
     cudaStream_t s = (cudaStream_t)stream;
@@ -83,7 +102,8 @@ int launch24(DD_LAUNCHER_ARGS(float))
     const size_t elems = (size_t)m * (size_t)ka + (size_t)k * (size_t)nb;
     void *ws = nullptr;
     const bool pending = cudaPeekAtLastError() != cudaSuccess; /* the caller's: kept */
-    if (dd_sk::pool_alloc(dev, elems * sizeof(double), s, &ws) != cudaSuccess) {
+    if (elems > workspace_cap() / sizeof(double) ||
+        dd_sk::pool_alloc(dev, elems * sizeof(double), s, &ws) != cudaSuccess) {
         if (!pending)
             (void)cudaGetLastError(); /* ours: it only means the FFMA kernel */
         ++g_no_space;
@@ -117,6 +137,7 @@ extern "C" const char *dd_k24_note(void)
                  "24_sgemm_dmma: %llu of %llu multiplies ran on 19_sgemm_lean (%s)", space + sm90,
                  calls,
                  sm90 ? "the GPU is not compute 9.x or the build has no sm_90 code"
-                      : "no GPU memory for the FP64 copies of A and B");
+                      : "no GPU memory for the FP64 copies of A and B within DD_SGEMM_WORKSPACE_MIB "
+                        "or the device's free memory");
     return buf;
 }

@@ -2,7 +2,8 @@
 # dist_case.sh GPUS RANKS M N K DTYPE [dgemm-dist options...]
 # dgemm-dist on the CUDA backend, checked against the serial product
 # (dd-compare) and against the CPU backend's C on the same input.  Exits 77
-# (ctest: skipped) where fewer than GPUS GPUs exist.
+# (ctest: skipped) where fewer than GPUS GPUs exist.  DD_EXPECT_LOG: a
+# pattern the run's output (stdout and stderr) must hold.
 set -euo pipefail
 gpus=$1 ranks=$2 m=$3 n=$4 k=$5 dtype=$6
 shift 6
@@ -19,9 +20,13 @@ CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((gpus - 1)))
 "${mpirun[@]}" -n 1 "$DD_BIN" gen --out "$work/in.h5" -m "$m" -n "$n" -k "$k" --dtype "$dtype" \
     --seed 5 --quiet
 "${mpirun[@]}" -n "$ranks" "$DD_BIN" --in "$work/in.h5" --out "$work/gpu.h5" --backend cuda \
-    --check --json "$work/r.jsonl" "$@" | tee "$work/log"
+    --check --json "$work/r.jsonl" "$@" 2>&1 | tee "$work/log"
 grep -q 'PASSED$' "$work/log"
 grep -Eq '^backend +cuda' "$work/log"
+if [ -n "${DD_EXPECT_LOG:-}" ] && ! grep -Eq "$DD_EXPECT_LOG" "$work/log"; then
+    echo "dist_case.sh: the output does not hold /$DD_EXPECT_LOG/" >&2
+    exit 1
+fi
 "$DD_COMPARE" product "$work/in.h5" "$work/gpu.h5"
 "${mpirun[@]}" -n "$ranks" "$DD_BIN" --in "$work/in.h5" --out "$work/cpu.h5" --backend cpu --quiet
 python3 - "$work/gpu.h5" "$work/cpu.h5" "$dtype" "$k" "$work/r.jsonl" "$ranks" <<'PY'
