@@ -134,7 +134,7 @@ extern "C" const char *dd_k24_note(void)
     buf[0] = '\0';
     if (space + sm90)
         snprintf(buf, sizeof buf,
-                 "24_sgemm_dmma: %llu of %llu multiplies ran on 19_sgemm_lean (%s)", space + sm90,
+                 "%llu of %llu multiplies ran on 19_sgemm_lean (%s)", space + sm90,
                  calls,
                  sm90 ? "the GPU is not compute 9.x or the build has no sm_90 code"
                       : "no GPU memory for the FP64 copies of A and B within DD_SGEMM_WORKSPACE_MIB "

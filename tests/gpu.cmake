@@ -35,7 +35,7 @@ if(DD_HAVE_CUDA)
   dd_gpu_case(gpu_1gpu_f32_fallback_to_fp32_arithmetic 1 1 1000 1001 999 f32 --panel 200)
   set_property(TEST gpu_1gpu_f32_fallback_to_fp32_arithmetic APPEND PROPERTY ENVIRONMENT
     "DD_SGEMM_WORKSPACE_MIB=0"
-    "DD_EXPECT_LOG=24_sgemm_dmma: [0-9]+ of [0-9]+ multiplies ran on 19_sgemm_lean")
+    "DD_EXPECT_LOG=kernel 24_sgemm_dmma: [0-9]+ of [0-9]+ multiplies ran on 19_sgemm_lean")
 
   add_test(NAME gpu_refusals_clear_messages COMMAND bash ${PROJECT_SOURCE_DIR}/tests/gpu/refusals.sh)
   set_tests_properties(gpu_refusals_clear_messages PROPERTIES LABELS "gpu" TIMEOUT 300
