@@ -54,7 +54,7 @@ DD_LAUNCHER(dd_k12_dgemm, double, launch12<false>)
 DD_LAUNCHER(dd_k13_dgemm, double, launch12<true>)
 DD_LAUNCHER(dd_k23_dgemm, double, launch12<true, 6, 4, 6>)
 
-extern "C" int dd_k11_dgemm_gated(DD_LAUNCHER_ARGS(double), const unsigned int *gate)
+extern "C" int dd_k23_dgemm_gated(DD_LAUNCHER_ARGS(double), const unsigned int *gate)
 {
-    return launch10<true>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, gate);
+    return launch12<true, 6, 4, 6>(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, gate);
 }

@@ -465,9 +465,12 @@ __device__ __forceinline__ bool sk_combine(double (&acc)[L::MT][L::NT][4], const
 template <bool VEC, int STAGES, int AHEAD, int PIPE = 0, typename TC = double>
 __global__ void __launch_bounds__(THREADS, 1)
     k12(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
-        int N, int K, int beta, TC *__restrict__ C, int64_t ldc, const SkArgs sk)
+        int N, int K, int beta, TC *__restrict__ C, int64_t ldc, const SkArgs sk,
+        const unsigned int *gate)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (gate && !*(volatile const unsigned int *)gate) /* gated (ozaki2's fallback): off */
+        return;
     static_assert(STAGES * STAGE_BYTES >= L::BM * L::BN * 8, "the epilogue stages C in the ring");
     extern __shared__ unsigned char smem_raw[];
     const Ring r = ring_init<STAGES>(smem_raw);
@@ -507,7 +510,8 @@ __global__ void __launch_bounds__(THREADS, 1)
         u = (int64_t)(j + 1) * KT;
     }
 #else
-    (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)beta, (void)C, (void)ldc, (void)sk;
+    (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)beta, (void)C, (void)ldc, (void)sk,
+        (void)gate;
     __trap();
 #endif
 }
@@ -597,10 +601,11 @@ int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
 /* k12 on prepared tensor maps (tiles output tiles on device dev), with
  * stream-K for the last wave where SK and sk_plan.h find it gains (where
  * its workspace cannot be had, whole tiles).  vec: C allows vector
- * access (16-byte for FP64, 8-byte for FP32). */
+ * access (16-byte for FP64, 8-byte for FP32).  gate: see launch10. */
 template <bool SK, int STAGES, int AHEAD, int PIPE, typename TC>
 int run12(const CUtensorMap &ta, const CUtensorMap &tb, int64_t m, int64_t n, int64_t k, int beta,
-          TC *C, int64_t ldc, long long tiles, int dev, bool vec, cudaStream_t s)
+          TC *C, int64_t ldc, long long tiles, int dev, bool vec, cudaStream_t s,
+          const unsigned int *gate = nullptr)
 {
     constexpr int SMEM = smem_bytes(STAGES);
     static unsigned long long smem_set[2];
@@ -617,28 +622,29 @@ int run12(const CUtensorMap &ta, const CUtensorMap &tb, int64_t m, int64_t n, in
     auto kern = vec ? k12<true, STAGES, AHEAD, PIPE, TC> : k12<false, STAGES, AHEAD, PIPE, TC>;
     if ((e = dd::allow_smem(kern, SMEM, &smem_set[vec])) == cudaSuccess) {
         kern<<<(unsigned)(sk.dp + sk.ctas), THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k,
-                                                                beta, C, ldc, sk);
+                                                                beta, C, ldc, sk, gate);
         e = dd::launch_status();
     }
     const int fe = dd_sk::release(sk, s);
     return e ? e : fe;
 }
 
-/* 12 (SK false), 13 and 23 (PIPE 6): k12 over the whole grid. */
+/* 12 (SK false), 13 and 23 (PIPE 6): k12 over the whole grid.  gate: see
+ * launch10 (23 gated is ozaki2's native fallback). */
 template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2, int PIPE = 0>
-int launch12(DD_LAUNCHER_ARGS(double))
+int launch12(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
 {
     CUtensorMap ta, tb;
     long long tiles = 0;
     int dev = 0;
     bool go;
-    int e = prepare(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, nullptr, &ta, &tb, &tiles, &dev,
-                    &go);
+    int e =
+        prepare(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, gate, &ta, &tb, &tiles, &dev, &go);
     if (e != cudaSuccess || !go)
         return e;
     return run12<SK, STAGES, AHEAD, PIPE, double>(ta, tb, m, n, k, beta, C, ldc, tiles, dev,
                                                   dd::vec16_ok<double>(C, ldc),
-                                                  (cudaStream_t)stream);
+                                                  (cudaStream_t)stream, gate);
 }
 
 } // namespace

@@ -39,8 +39,8 @@ extern "C" {
 #undef DD_DECL_F32
 #undef DD_DECL_NO_F32
 
-/* 11_dmma_k16 gated on a device word (10_dmma_tma.cu): ozaki2's fallback. */
-int dd_k11_dgemm_gated(DD_LAUNCHER_ARGS(double), const unsigned int *gate);
+/* 23_dmma_pipe gated on a device word (10_dmma_tma.cu): ozaki2's fallback. */
+int dd_k23_dgemm_gated(DD_LAUNCHER_ARGS(double), const unsigned int *gate);
 
 #ifdef __cplusplus
 }

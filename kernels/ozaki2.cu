@@ -265,7 +265,7 @@ int chunk(workspace *w, int nm, int64_t m, int64_t n, int64_t k, const double *A
     /* The native product where the range check flagged this multiply: the
      * FP64 production kernel gated on the flag, else (no TMA here) the
      * simple kernel; the simple kernel's block 0 records the fallback. */
-    int gated = dd_k11_dgemm_gated(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &w->st->flag);
+    int gated = dd_k23_dgemm_gated(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &w->st->flag);
     if (gated != cudaSuccess && gated != cudaErrorNotSupported)
         return gated;
     const int64_t tiles = ((m + 63) / 64) * ((n + 63) / 64);
