@@ -84,16 +84,14 @@ int launch24(DD_LAUNCHER_ARGS(float))
     int e = dd::gemm_prologue<float>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
     if (e != cudaSuccess || !go)
         return e;
-    if (m > INT_MAX - L::BM || n > INT_MAX - L::BN || k > INT_MAX - BK)
-        return cudaErrorInvalidValue;
-    int dev = 0, major = 0, sms = 0;
-    if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
-        (e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) ||
+    int dev = 0, sms = 0;
+    long long tiles = 0;
+    bool ok;
+    if ((e = tma_target(m, n, k, &dev, &tiles, &ok)) ||
         (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)))
         return e;
-    const long long tiles = ((m + L::BM - 1) / L::BM) * ((n + L::BN - 1) / L::BN);
     ++g_calls;
-    if (major != 9 || !has_sm90_code(dev) || dev >= 64 || tiles > INT_MAX) {
+    if (!ok || dev >= 64 || tiles > INT_MAX) {
         ++g_no_sm90;
         return dd_k19_sgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
     }

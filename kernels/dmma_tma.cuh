@@ -254,12 +254,10 @@ __device__ __forceinline__ void mainloop_pipe(const Ring &r, const Frag &f, cons
 template <bool VEC, bool K16, int STAGES, int AHEAD>
 __global__ void __launch_bounds__(THREADS, 1)
     k10(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
-        int N, int K, int beta, double *__restrict__ C, int64_t ldc, const unsigned int *gate)
+        int N, int K, int beta, double *__restrict__ C, int64_t ldc)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using namespace dd_tma;
-    if (gate && !*(volatile const unsigned int *)gate) /* gated (ozaki2's fallback): off */
-        return;
     constexpr int MT = L::MT, NT = L::NT;
     extern __shared__ unsigned char smem_raw[];
     const Ring r = ring_init<STAGES>(smem_raw);
@@ -312,7 +310,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     dd_dmma::store_acc<L, VEC, 4>(acc, C, ldc, M, N, m0, n0, m0 + f.wm * L::WM + f.t,
                                   n0 + f.wn * L::WN + 2 * f.g, beta);
 #else
-    (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)beta, (void)C, (void)ldc, (void)gate;
+    (void)ta, (void)tb, (void)M, (void)N, (void)K, (void)beta, (void)C, (void)ldc;
     __trap();
 #endif
 }
@@ -535,10 +533,30 @@ int make_maps(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda, con
     return e ? e : dd_tma::map_sw128(tb, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 2, B, bdim, bstr, bbox);
 }
 
+/* Whether a multiply of m × n tiles and depth k can take the TMA kernels
+ * here: returns cudaErrorInvalidValue where tile counts or origins would
+ * overflow int, a CUDA query's error, else cudaSuccess with *dev (the
+ * current device), *tiles and *ok (compute 9.x and a build with sm_90
+ * code: before Hopper there is no TMA, and without sm_90 code the kernel
+ * is a trap, e.g. compute_80 PTX JIT-compiled on an H200). */
+int tma_target(int64_t m, int64_t n, int64_t k, int *dev, long long *tiles, bool *ok)
+{
+    *ok = false;
+    if (m > INT_MAX - L::BM || n > INT_MAX - L::BN || k > INT_MAX - BK)
+        return cudaErrorInvalidValue;
+    int major = 0, e;
+    if ((e = cudaGetDevice(dev)) != cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, *dev)) != cudaSuccess)
+        return e;
+    *tiles = ((m + L::BM - 1) / L::BM) * ((n + L::BN - 1) / L::BN);
+    *ok = major == 9 && has_sm90_code(*dev);
+    return cudaSuccess;
+}
+
 /* The checks and tensor maps of a TMA launch.  Returns a cudaError_t; *go
  * says whether the caller launches (false: the prologue did the trivial
  * case, or 08 ran instead), and then *tiles and *dev (the current device)
- * are set.  gate: see launch10. */
+ * are set.  gate: see launch12. */
 int prepare(DD_LAUNCHER_ARGS(double), const unsigned int *gate, CUtensorMap *ta, CUtensorMap *tb,
             long long *tiles, int *dev_out, bool *go)
 {
@@ -547,22 +565,13 @@ int prepare(DD_LAUNCHER_ARGS(double), const unsigned int *gate, CUtensorMap *ta,
     if (e != cudaSuccess || !*go)
         return e;
     *go = false;
-    /* tile counts and origins in int */
-    if (m > INT_MAX - L::BM || n > INT_MAX - L::BN || k > INT_MAX - BK)
-        return cudaErrorInvalidValue;
-    int dev = 0, major = 0;
-    if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
-        (e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev)) != cudaSuccess)
+    bool ok;
+    if ((e = tma_target(m, n, k, dev_out, tiles, &ok)) != cudaSuccess)
         return e;
-    /* no TMA before Hopper, nor in a build without sm_90 code (the kernel is
-     * then a trap: e.g. compute_80 PTX JIT-compiled on an H200); TMA strides
-     * are multiples of 16 bytes */
-    if (major != 9 || !has_sm90_code(dev) || !dd::vec16_ok<double>(A, lda) ||
-        !dd::vec16_ok<double>(B, ldb))
+    /* TMA strides are multiples of 16 bytes */
+    if (!ok || !dd::vec16_ok<double>(A, lda) || !dd::vec16_ok<double>(B, ldb))
         return gate ? cudaErrorNotSupported
                     : dd_k08_dgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
-    *dev_out = dev;
-    *tiles = ((m + L::BM - 1) / L::BM) * ((n + L::BN - 1) / L::BN);
     if (*tiles > INT_MAX)
         return cudaErrorInvalidConfiguration;
     if ((e = make_maps(m, n, k, A, lda, B, ldb, ta, tb)) != cudaSuccess)
@@ -571,11 +580,9 @@ int prepare(DD_LAUNCHER_ARGS(double), const unsigned int *gate, CUtensorMap *ta,
     return cudaSuccess;
 }
 
-/* gate: NULL, or a device word the kernel reads first: it multiplies only
- * where that is nonzero (ozaki2's native fallback, decided on the GPU).
- * Gated calls never fall back to 08: cudaErrorNotSupported instead. */
+/* 10 and 11: k10 over the whole grid. */
 template <bool K16, int STAGES = 6, int AHEAD = STAGES - 2>
-int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
+int launch10(DD_LAUNCHER_ARGS(double))
 {
     static_assert(AHEAD >= 1 && AHEAD < STAGES, "the issuer must never wait on its own tile");
     constexpr int SMEM = smem_bytes(STAGES);
@@ -586,22 +593,21 @@ int launch10(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
     int dev = 0;
     bool go;
     int e =
-        prepare(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, gate, &ta, &tb, &blocks, &dev, &go);
+        prepare(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, nullptr, &ta, &tb, &blocks, &dev, &go);
     if (e != cudaSuccess || !go)
         return e;
     const bool vec = dd::vec16_ok<double>(C, ldc);
     auto kern = vec ? k10<true, K16, STAGES, AHEAD> : k10<false, K16, STAGES, AHEAD>;
     if ((e = dd::allow_smem(kern, SMEM, &smem_set[vec])) != cudaSuccess)
         return e;
-    kern<<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta, C, ldc,
-                                                 gate);
+    kern<<<(unsigned)blocks, THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k, beta, C, ldc);
     return dd::launch_status();
 }
 
 /* k12 on prepared tensor maps (tiles output tiles on device dev), with
  * stream-K for the last wave where SK and sk_plan.h find it gains (where
  * its workspace cannot be had, whole tiles).  vec: C allows vector
- * access (16-byte for FP64, 8-byte for FP32).  gate: see launch10. */
+ * access (16-byte for FP64, 8-byte for FP32).  gate: see launch12. */
 template <bool SK, int STAGES, int AHEAD, int PIPE, typename TC>
 int run12(const CUtensorMap &ta, const CUtensorMap &tb, int64_t m, int64_t n, int64_t k, int beta,
           TC *C, int64_t ldc, long long tiles, int dev, bool vec, cudaStream_t s,
@@ -629,8 +635,10 @@ int run12(const CUtensorMap &ta, const CUtensorMap &tb, int64_t m, int64_t n, in
     return e ? e : fe;
 }
 
-/* 12 (SK false), 13 and 23 (PIPE 6): k12 over the whole grid.  gate: see
- * launch10 (23 gated is ozaki2's native fallback). */
+/* 12 (SK false), 13 and 23 (PIPE 6): k12 over the whole grid.  gate: NULL,
+ * or a device word the kernel reads first: it multiplies only where that is
+ * nonzero (23 gated is ozaki2's native fallback, decided on the GPU).
+ * Gated calls never fall back to 08: cudaErrorNotSupported instead. */
 template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2, int PIPE = 0>
 int launch12(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
 {
