@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Does the panel depth change the per-GPU rate under the 700 W cap?  Each
+# beta-1 panel reads and writes C once more (at n = 32768 and panel 4096:
+# 8 read-modify-writes of 8 GiB), energy the multiply then lacks.  One call:
+#   tests/gpu/panel_energy.sh BUILD OUTDIR
+# 1. dgemm-dist on 1 GPU, n = 32768, panels 4096..32768 (32768: one
+#    multiply over all of k), in one order and then the reverse, the check on;
+# 2. the same on 2 GPUs (1x2 grid, copy engines) where there are two;
+# 3. gemm-bench sustained (6 s each) on the kernel shapes these make:
+#    32768^2 x 4096 beta 1 against 32768^3 beta 0, the production kernel
+#    beside cuBLAS, with the NVML energy of each.
+set -uo pipefail
+B=$1
+OUT=$2
+mkdir -p "$OUT"
+export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+run() { # GPUS TAG args...
+    local g=$1 tag=$2
+    shift 2
+    [ "$ngpu" -ge "$g" ] || { echo "skip $tag: needs $g GPUs"; return; }
+    CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((g - 1))) /usr/bin/time -f "wall %e s" \
+        timeout 120 mpirun -n "$g" --bind-to none "$B/dgemm-dist" "$@" --check \
+        --json "$OUT/panel.jsonl" >"$OUT/$tag.txt" 2>&1 || echo "FAILED: $tag"
+    echo "$tag: $(grep -E '^rate|^GPU|PASSED|FAILED|^wall' "$OUT/$tag.txt" | tr -s ' ' | paste -sd'|')"
+}
+for p in 4096 8192 16384 32768; do run 1 "g1_n32768_p$p" --size 32768 --panel $p --repeat 4 --warmup 1; done
+for p in 32768 16384 8192 4096; do run 1 "g1_n32768_p${p}_rev" --size 32768 --panel $p --repeat 4 --warmup 1; done
+for p in 4096 8192 16384; do run 2 "g2_n32768_p$p" --size 32768 --grid 1x2 --comm ce --panel $p --repeat 4 --warmup 1; done
+for p in 2048 4096 8192; do run 2 "g2_n16384_p$p" --size 16384 --grid 1x2 --comm ce --panel $p --repeat 4 --warmup 1; done
+timeout 200 "$B/kernels/gemm-bench" --types f64 --kernels 23_dmma_pipe --sizes 32768x32768x4096,32768 \
+    --sustain 6 --json "$OUT/sustain.jsonl" >"$OUT/sustain.txt" 2>&1 || echo "FAILED: sustain"
+cat "$OUT/sustain.txt"
+python3 - "$OUT/panel.jsonl" <<'PY'
+import json, sys
+print("%4s %6s %6s %8s %8s %8s %8s %6s  %s" % ("GPUs", "n", "panel", "time s", "TF/GPU", "J/TF", "MHz", "wall", "check"))
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    t = ((r.get("telemetry") or {}).get("over_ranks") or {})
+    print("%4d %6d %6d %8.4f %8.2f %8.2f %8.0f %6.2f  %s" % (r["ranks"], r["m"], r["panel"], r["time_median"],
+          r["tflops"] / r["ranks"], t.get("j_per_tflop") or 0, t.get("sm_mhz_mean_min") or 0, r["wall_seconds"],
+          "PASSED" if (r.get("check") or {}).get("passed") else "FAILED or unchecked"))
+PY
