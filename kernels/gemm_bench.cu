@@ -67,6 +67,7 @@ struct options {
     int beta = -1; /* -1: auto */
     int64_t slow_limit = 4096;
     double sustain = 0; /* seconds per kernel in the sustained mode; 0: off */
+    bool interleave = false; /* also time cuBLAS and the kernels in alternation */
     const char *json = nullptr;
     uint64_t seed = 20240611;
     int device = 0;
@@ -85,13 +86,16 @@ int usage(FILE *f)
     fprintf(f, "usage: gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32,i8] [--reps N]\n"
                "                  [--warmup N] [--beta 0|1|auto] [--slow-limit N]\n"
                "                  [--sustain SECONDS] [--json FILE] [--quick] [--seed S]\n"
-               "                  [--device D]\n"
+               "                  [--interleave] [--device D]\n"
                "  --sizes     comma list of N or MxNxK (default 1024,2048,4096,8192,16384,\n"
                "              8192x8192x1024,16384x16384x1024)\n"
                "  --kernels   comma list of names or name prefixes (default: all); cublas is\n"
                "              always timed, as the reference\n"
                "  --sustain S also run cuBLAS and each kernel back to back for S seconds and\n"
                "              report the median over the last half, with its clock and power\n"
+               "  --interleave also time cuBLAS and the kernels that passed in rounds, one run\n"
+               "              of each a round (order rotated), so all see the same clock\n"
+               "              and temperature; medians per kernel, no per-kernel energy\n"
                "  --types     f64,f32 (default) and/or i8: the own INT8 GEMM (ozaki2's) against\n"
                "              cuBLAS INT8, checked exactly; --i8-batch B products per call\n"
                "  --quick     sizes 1024,2048,4096,4096x4096x1024; 3 reps, 1 warm-up\n"
@@ -208,6 +212,8 @@ int parse(int argc, char **argv, options *o)
                 fprintf(stderr, "gemm-bench: --sustain takes seconds, 0..3600\n");
                 return 2;
             }
+        } else if (!strcmp(a, "--interleave")) {
+            o->interleave = true;
         } else if (!strcmp(a, "--json")) {
             o->json = need();
         } else if (!strcmp(a, "--quick")) {
@@ -251,15 +257,18 @@ struct row {
     double err;
     const char *status; /* "ok", "FAILED", "skipped", "error" */
     std::string note;
-    const char *mode = "burst"; /* or "sustained" */
+    const char *mode = "burst"; /* or "sustained", "interleaved" */
     double seconds = 0;         /* sustained: the whole run of the kernel */
     dd_telemetry tele = {};     /* over the timed runs (sustained: the last half) */
 };
 
-/* Energy per run: the telemetry's energy over the runs it covered. */
+/* Energy per run: the telemetry's energy over the runs it covered (the
+ * interleaved rows share one window: no energy of their own). */
 double joules_per_run(const row &r)
 {
-    return r.tele.available && r.reps > 0 ? r.tele.energy_j / r.reps : NAN;
+    return r.tele.available && r.reps > 0 && strcmp(r.mode, "interleaved")
+               ? r.tele.energy_j / r.reps
+               : NAN;
 }
 
 void print_row(const row &r, const char *dims)
@@ -519,6 +528,77 @@ int sustained(const options &o, const env_info &env, const kernel_desc *cublas, 
     return failures;
 }
 
+/* The interleaved rows: cuBLAS and the kernels that passed, one run of
+ * each per round (the order rotated each round, L2 flushed before each),
+ * after o.warmup rounds; each kernel's median over o.reps rounds and the
+ * rounds' shared telemetry (clock and power; no energy per kernel).  Returns
+ * the number of failures. */
+template <typename T>
+int interleaved(const options &o, const env_info &env, const kernel_desc *cublas, const row &cb_burst,
+                const std::vector<row> &burst, const std::vector<const kernel_desc *> &descs,
+                const ddcheck::problem<T> &p, void *flush, size_t flush_bytes, cudaStream_t s)
+{
+    typedef ddcheck::type_info<T> TI;
+    const size_t nk = descs.size() + 1; /* 0: cuBLAS */
+    auto run = [&](size_t i) {
+        return TI::fn(i ? descs[i - 1] : cublas)(p.m, p.n, p.k, p.A, p.lda, p.B, p.ldb, p.beta, p.C,
+                                                 p.ldc, (void *)s);
+    };
+    int e = 0;
+    for (int w = 0; w < o.warmup && !e; ++w)
+        for (size_t i = 0; i < nk && !e; ++i)
+            e = run(i);
+    std::vector<cudaEvent_t> ev(2 * nk * o.reps);
+    for (auto &x : ev)
+        CK(cudaEventCreate(&x));
+    CK(cudaStreamSynchronize(s));
+    dd_telemetry tele;
+    dd_tele_start(g_tele);
+    for (int r = 0; r < o.reps && !e; ++r)
+        for (size_t q = 0; q < nk && !e; ++q) {
+            const size_t i = (q + (size_t)r) % nk, at = 2 * (i * o.reps + r);
+            CK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes, s));
+            CK(cudaEventRecord(ev[at], s));
+            e = run(i);
+            CK(cudaEventRecord(ev[at + 1], s));
+        }
+    CK(cudaStreamSynchronize(s));
+    dd_tele_stop(g_tele, &tele);
+    if (e) {
+        fprintf(stderr, "gemm-bench: interleaved rows abandoned: %s\n",
+                cudaGetErrorString((cudaError_t)e));
+        for (auto &x : ev)
+            CK(cudaEventDestroy(x));
+        return 1;
+    }
+    CK(cudaGetLastError());
+    const double flops = 2.0 * p.m * p.n * p.k;
+    std::vector<row> rows(nk);
+    for (size_t i = 0; i < nk; ++i) {
+        std::vector<double> ms(o.reps);
+        for (int r = 0; r < o.reps; ++r) {
+            float t;
+            CK(cudaEventElapsedTime(&t, ev[2 * (i * o.reps + r)], ev[2 * (i * o.reps + r) + 1]));
+            ms[r] = t;
+        }
+        rows[i] = i ? burst[i - 1] : cb_burst;
+        rows[i].mode = "interleaved";
+        rows[i].reps = o.reps;
+        rows[i].tele = tele;
+        rows[i].ms_min = *std::min_element(ms.begin(), ms.end());
+        rows[i].ms_median = median_of(ms);
+        rows[i].tflops = flops / (rows[i].ms_median * 1e-3) / 1e12;
+    }
+    for (auto &x : ev)
+        CK(cudaEventDestroy(x));
+    for (size_t i = 1; i < nk; ++i) {
+        rows[i].pct = 100.0 * rows[0].ms_median / rows[i].ms_median;
+        emit(o, env, rows[i]);
+    }
+    emit(o, env, rows[0]);
+    return 0;
+}
+
 /* All kernels of one type and size.  Returns the number of failures. */
 template <typename T>
 int bench_one(const options &o, const env_info &env, const std::vector<const kernel_desc *> &list,
@@ -655,6 +735,15 @@ int bench_one(const options &o, const env_info &env, const std::vector<const ker
         emit(o, env, r);
     }
     emit(o, env, cb);
+    if (o.interleave && !passed.empty()) {
+        std::vector<row> fast; /* slow kernels stay out of the rounds */
+        std::vector<const kernel_desc *> fast_desc;
+        for (size_t i = 0; i < passed.size(); ++i)
+            if (!passed_desc[i]->slow)
+                fast.push_back(passed[i]), fast_desc.push_back(passed_desc[i]);
+        if (!fast.empty())
+            failures += interleaved<T>(o, env, cublas, cb, fast, fast_desc, p, flush, flush_bytes, s);
+    }
     if (o.sustain > 0)
         failures += sustained<T>(o, env, cublas, cb, passed, passed_desc, p, s);
 
@@ -714,6 +803,10 @@ int main(int argc, char **argv)
     printf("# burst: median of %d timed runs after %d warm-up, L2 flushed before each; check: "
            "err <= %g vs cuBLAS\n",
            o.reps, o.warmup, DD_CHECK_THRESHOLD);
+    if (o.interleave)
+        printf("# interleaved: cuBLAS and the kernels that passed in %d rounds of one run each "
+               "(order rotated), medians; MHz and W of all rounds\n",
+               o.reps);
     if (o.sustain > 0)
         printf("# sustained: back to back for %g s each, cuBLAS first; median, clock and power "
                "of the last half\n",
