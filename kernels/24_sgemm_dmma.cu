@@ -12,7 +12,7 @@
  * How: two passes before the multiply widen A (m × k) and B (k × n) into
  * FP64 copies with even leading dimensions (the TMA's 16-byte strides), in
  * a workspace from stream-K's stream-ordered pool; k12 then runs as 23 with
- * a float C (epilogue<float>: beta 1 adds C's old value in FP64 before the
+ * a float C (store_acc with TC float: beta 1 adds C's old value in FP64 before the
  * one rounding).  The widening reads 4 and writes 8 bytes per element of A
  * and B, which the multiply reads again: by that count about 3% of the time
  * at n = 8192 and 1% on a 16384² × 1024 panel (not timed apart; a version

@@ -176,38 +176,55 @@ template <typename L> __device__ __forceinline__ void zero_acc(double (&acc)[L::
                 acc[j][i][r] = 0.0;
 }
 
-/* The warp's accumulators into C (beta 0: C = acc; beta 1: C += acc).
- * acc[j][i] is the mma tile D = C^T for C rows 8j + (0..7) and C columns
- * 16i + (0..15) of the warp tile: c0 = D[g][2t] is C column 2g of the row
- * crow0 + 8j (crow0 carries the lane's row), c1 the row HSTEP further; c2,
- * c3 column 2g+1.  So (c0, c2) and (c1, c3) are pairs of adjacent columns:
- * 16-byte stores.  08 takes HSTEP 1 (rows 2t, 2t+1), 10 HSTEP 4 (rows t,
- * t+4: its shared-memory row order, see 10_dmma_tma.cu). */
-template <typename L, bool VEC, int HSTEP>
-__device__ __forceinline__ void store_acc(double (&acc)[L::MT][L::NT][4], double *__restrict__ C,
+/* Two adjacent C values as one vector (16 bytes of FP64, 8 of FP32). */
+template <typename TC> struct pair_of;
+template <> struct pair_of<double> {
+    typedef double2 type;
+};
+template <> struct pair_of<float> {
+    typedef float2 type;
+};
+
+/* The warp's accumulators into C (beta 0: C = acc; beta 1: C += acc), C
+ * of FP64 or (24) FP32, each value rounded once.  acc[j][i] is the mma
+ * tile D = C^T for C rows 8j + (0..7) and C columns 16i + (0..15) of the
+ * warp tile: c0 = D[g][2t] is C column 2g of the row crow0 + 8j (crow0
+ * carries the lane's row), c1 the row HSTEP further; c2, c3 column 2g+1.
+ * So (c0, c2) and (c1, c3) are pairs of adjacent columns: one vector store
+ * each (VEC: C's rows pair-aligned).  08 takes HSTEP 1 (rows 2t, 2t+1), 10
+ * HSTEP 4 (rows t, t+4: its shared-memory row order, see 10_dmma_tma.cu). */
+template <typename L, bool VEC, int HSTEP, typename TC = double>
+__device__ __forceinline__ void store_acc(const double (&acc)[L::MT][L::NT][4], TC *__restrict__ C,
                                           int64_t ldc, int M, int N, int m0, int n0, int crow0,
                                           int ccol0, int beta)
 {
     constexpr int BM = L::BM, BN = L::BN, MT = L::MT, NT = L::NT;
+    typedef typename pair_of<TC>::type P;
     if (VEC && m0 + BM <= M && n0 + BN <= N) {
         /* Whole tile inside C: no guards, and for beta 1 all loads of C
          * issued before the first add (in two halves, to bound registers),
          * so the block waits for global memory once per half, not per row. */
-        double *cb = C + (int64_t)crow0 * ldc + ccol0;
+        TC *cb = C + (int64_t)crow0 * ldc + ccol0;
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-            double2 old[MT / 2][2][NT];
-            if (beta) {
+            /* FP32 C (24) reads old as beta ? C : 0 and FP64 C under if
+             * (beta): at 255 registers each form keeps its kernel's spills
+             * as measured, the other form adds 200-500 bytes of them. */
+            constexpr bool SELECT = sizeof(TC) == 4;
+            P old[MT / 2][2][NT];
 #pragma unroll
-                for (int jj = 0; jj < MT / 2; ++jj)
+            for (int jj = 0; jj < MT / 2; ++jj)
 #pragma unroll
-                    for (int h = 0; h < 2; ++h)
+                for (int h = 0; h < 2; ++h)
 #pragma unroll
-                        for (int i = 0; i < NT; ++i)
-                            old[jj][h][i] = *reinterpret_cast<const double2 *>(
-                                cb + (int64_t)(8 * (half * MT / 2 + jj) + HSTEP * h) * ldc +
-                                16 * i);
-            }
+                    for (int i = 0; i < NT; ++i) {
+                        const P *p = reinterpret_cast<const P *>(
+                            cb + (int64_t)(8 * (half * MT / 2 + jj) + HSTEP * h) * ldc + 16 * i);
+                        if (SELECT)
+                            old[jj][h][i] = beta ? *p : P{};
+                        else if (beta)
+                            old[jj][h][i] = *p;
+                    }
 #pragma unroll
             for (int jj = 0; jj < MT / 2; ++jj)
 #pragma unroll
@@ -215,11 +232,13 @@ __device__ __forceinline__ void store_acc(double (&acc)[L::MT][L::NT][4], double
 #pragma unroll
                     for (int i = 0; i < NT; ++i) {
                         const int j = half * MT / 2 + jj;
-                        double2 v = make_double2(acc[j][i][h], acc[j][i][2 + h]);
+                        double x = acc[j][i][h], y = acc[j][i][2 + h];
                         if (beta)
-                            v.x += old[jj][h][i].x, v.y += old[jj][h][i].y;
-                        *reinterpret_cast<double2 *>(cb + (int64_t)(8 * j + HSTEP * h) * ldc +
-                                                     16 * i) = v;
+                            x += (double)old[jj][h][i].x, y += (double)old[jj][h][i].y;
+                        P v;
+                        v.x = (TC)x, v.y = (TC)y;
+                        *reinterpret_cast<P *>(cb + (int64_t)(8 * j + HSTEP * h) * ldc + 16 * i) =
+                            v;
                     }
         }
         return;
@@ -231,11 +250,27 @@ __device__ __forceinline__ void store_acc(double (&acc)[L::MT][L::NT][4], double
             const int row = crow0 + 8 * j + HSTEP * h;
             if (row >= M)
                 continue;
-            double *crow = C + (int64_t)row * ldc;
+            TC *crow = C + (int64_t)row * ldc;
 #pragma unroll
             for (int i = 0; i < NT; ++i) {
-                const double v[2] = {acc[j][i][h], acc[j][i][2 + h]};
-                dd::store_row_group<double, 2, VEC>(crow, ccol0 + 16 * i, N, v, beta);
+                const int col = ccol0 + 16 * i;
+                if (VEC && col + 2 <= N) {
+                    P *p = reinterpret_cast<P *>(crow + col), v;
+                    double x = acc[j][i][h], y = acc[j][i][2 + h];
+                    if (beta)
+                        v = *p, x += (double)v.x, y += (double)v.y;
+                    v.x = (TC)x, v.y = (TC)y;
+                    *p = v;
+                } else {
+#pragma unroll
+                    for (int q = 0; q < 2; ++q)
+                        if (col + q < N) {
+                            double x = acc[j][i][2 * q + h];
+                            if (beta)
+                                x += (double)crow[col + q];
+                            crow[col + q] = (TC)x;
+                        }
+                }
             }
         }
 }

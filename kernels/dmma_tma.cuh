@@ -331,9 +331,8 @@ __device__ __forceinline__ void epilogue(const double (&acc)[L::MT][L::NT][4], c
                                          int m0, int n0, int beta)
 {
     if (!VEC || !beta || m0 + L::BM > M || n0 + L::BN > N) {
-        dd_dmma::store_acc<L, VEC, 4>(const_cast<double(&)[L::MT][L::NT][4]>(acc), C, ldc, M, N, m0,
-                                      n0, m0 + f.wm * L::WM + f.t, n0 + f.wn * L::WN + 2 * f.g,
-                                      beta);
+        dd_dmma::store_acc<L, VEC, 4>(acc, C, ldc, M, N, m0, n0, m0 + f.wm * L::WM + f.t,
+                                      n0 + f.wn * L::WN + 2 * f.g, beta);
         return;
     }
     __syncthreads(); /* every warp is done with the ring */
@@ -358,64 +357,15 @@ __device__ __forceinline__ void epilogue(const double (&acc)[L::MT][L::NT][4], c
     __syncthreads(); /* the ring may be refilled */
 }
 
-/* 24's epilogue (FP32 C): each value rounded once, from the FP64
- * accumulator plus, for beta 1, C's old value widened to FP64.  A whole
- * tile with 8-byte aligned rows loads the old values of half its rows at
- * once (one wait per half, as store_acc), then stores float2 pairs; edge
- * tiles go element by element with guards.  Rows and columns as
- * store_acc's with HSTEP 4. */
+/* 24's epilogue (FP32 C): store_acc with a float C, each value rounded
+ * once from the FP64 accumulator plus, for beta 1, C's old value. */
 template <bool VEC>
 __device__ __forceinline__ void epilogue(const double (&acc)[L::MT][L::NT][4], const Ring &,
                                          const Frag &f, float *C, int64_t ldc, int M, int N,
                                          int m0, int n0, int beta)
 {
-    const int crow0 = m0 + f.wm * L::WM + f.t, ccol0 = n0 + f.wn * L::WN + 2 * f.g;
-    if (VEC && m0 + L::BM <= M && n0 + L::BN <= N) {
-        float *cb = C + (int64_t)crow0 * ldc + ccol0;
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            float2 old[L::MT / 2][2][L::NT];
-#pragma unroll
-            for (int jj = 0; jj < L::MT / 2; ++jj)
-#pragma unroll
-                for (int h = 0; h < 2; ++h)
-#pragma unroll
-                    for (int i = 0; i < L::NT; ++i)
-                        old[jj][h][i] = beta ? *reinterpret_cast<const float2 *>(
-                                                   cb + (int64_t)(8 * (half * L::MT / 2 + jj) +
-                                                                  4 * h) * ldc + 16 * i)
-                                             : make_float2(0.f, 0.f);
-#pragma unroll
-            for (int jj = 0; jj < L::MT / 2; ++jj)
-#pragma unroll
-                for (int h = 0; h < 2; ++h)
-#pragma unroll
-                    for (int i = 0; i < L::NT; ++i) {
-                        const int j = half * L::MT / 2 + jj;
-                        *reinterpret_cast<float2 *>(cb + (int64_t)(8 * j + 4 * h) * ldc + 16 * i) =
-                            make_float2((float)(acc[j][i][h] + (double)old[jj][h][i].x),
-                                        (float)(acc[j][i][2 + h] + (double)old[jj][h][i].y));
-                    }
-        }
-        return;
-    }
-#pragma unroll
-    for (int j = 0; j < L::MT; ++j)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int row = crow0 + 8 * j + 4 * h;
-            if (row >= M)
-                continue;
-            float *crow = C + (int64_t)row * ldc;
-#pragma unroll
-            for (int i = 0; i < L::NT; ++i)
-#pragma unroll
-                for (int q = 0; q < 2; ++q) {
-                    const int col = ccol0 + 16 * i + q;
-                    if (col < N)
-                        crow[col] = (float)(acc[j][i][2 * q + h] + (beta ? (double)crow[col] : 0.0));
-                }
-        }
+    dd_dmma::store_acc<L, VEC, 4, float>(acc, C, ldc, M, N, m0, n0, m0 + f.wm * L::WM + f.t,
+                                         n0 + f.wn * L::WN + 2 * f.g, beta);
 }
 
 /* A partial tile of stream-K CTA c (part of tail tile j's k-tiles): into
