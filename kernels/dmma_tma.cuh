@@ -408,27 +408,9 @@ __device__ __forceinline__ bool sk_combine(double (&acc)[L::MT][L::NT][4], const
 }
 #endif
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-/* 25: for beta 1, the tile's rows of C asked of L2 as the tile starts
- * (one thread a row), so the epilogue's read of the old C, which every SM
- * of a wave makes at about the same moment, finds it there instead of
- * queueing for DRAM.  Whole tiles with 16-byte aligned rows only. */
-template <bool VEC, typename TC>
-__device__ __forceinline__ void prefetch_c(const TC *C, int64_t ldc, int M, int N, int m0, int n0,
-                                           int beta)
-{
-    if (!VEC || !beta || m0 + L::BM > M || n0 + L::BN > N || threadIdx.x >= L::BM)
-        return;
-    const TC *row = C + (int64_t)(m0 + threadIdx.x) * ldc + n0;
-    if ((uintptr_t)row % 16 == 0)
-        dd_tma::prefetch_l2(row, L::BN * sizeof(TC));
-}
-#endif
-
 /* 12_dmma_epi (sk.ctas = 0) and 13_dmma_sk: 11's main loop, 12's epilogue,
- * and for 13 stream-K over the tiles of the last wave; PF (25): C
- * prefetched to L2 for beta 1 (prefetch_c). */
-template <bool VEC, int STAGES, int AHEAD, int PIPE = 0, typename TC = double, bool PF = false>
+ * and for 13 stream-K over the tiles of the last wave. */
+template <bool VEC, int STAGES, int AHEAD, int PIPE = 0, typename TC = double>
 __global__ void __launch_bounds__(THREADS, 1)
     k12(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
         int N, int K, int beta, TC *__restrict__ C, int64_t ldc, const SkArgs sk,
@@ -446,8 +428,6 @@ __global__ void __launch_bounds__(THREADS, 1)
     int bm, bn;
     if ((int)blockIdx.x < sk.dp) { /* a whole tile */
         dd::raster_grouped<dd_dmma::GROUP_M>(gm, gn, &bm, &bn);
-        if constexpr (PF)
-            prefetch_c<VEC>(C, ldc, M, N, bm * L::BM, bn * L::BN, beta);
         dd_dmma::zero_acc<L>(acc);
         if constexpr (PIPE > 0)
             mainloop_pipe<STAGES, AHEAD, PIPE>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, 0, KT, 0,
@@ -578,7 +558,7 @@ int launch10(DD_LAUNCHER_ARGS(double))
  * stream-K for the last wave where SK and sk_plan.h find it gains (where
  * its workspace cannot be had, whole tiles).  vec: C allows vector
  * access (16-byte for FP64, 8-byte for FP32).  gate: see launch12. */
-template <bool SK, int STAGES, int AHEAD, int PIPE, typename TC, bool PF = false>
+template <bool SK, int STAGES, int AHEAD, int PIPE, typename TC>
 int run12(const CUtensorMap &ta, const CUtensorMap &tb, int64_t m, int64_t n, int64_t k, int beta,
           TC *C, int64_t ldc, long long tiles, int dev, bool vec, cudaStream_t s,
           const unsigned int *gate = nullptr)
@@ -595,8 +575,7 @@ int run12(const CUtensorMap &ta, const CUtensorMap &tb, int64_t m, int64_t n, in
                          dev, s, &sk);
     if (e != cudaSuccess)
         return e;
-    auto kern =
-        vec ? k12<true, STAGES, AHEAD, PIPE, TC, PF> : k12<false, STAGES, AHEAD, PIPE, TC, PF>;
+    auto kern = vec ? k12<true, STAGES, AHEAD, PIPE, TC> : k12<false, STAGES, AHEAD, PIPE, TC>;
     if ((e = dd::allow_smem(kern, SMEM, &smem_set[vec])) == cudaSuccess) {
         kern<<<(unsigned)(sk.dp + sk.ctas), THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k,
                                                                 beta, C, ldc, sk, gate);
@@ -610,7 +589,7 @@ int run12(const CUtensorMap &ta, const CUtensorMap &tb, int64_t m, int64_t n, in
  * or a device word the kernel reads first: it multiplies only where that is
  * nonzero (23 gated is ozaki2's native fallback, decided on the GPU).
  * Gated calls never fall back to 08: cudaErrorNotSupported instead. */
-template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2, int PIPE = 0, bool PF = false>
+template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2, int PIPE = 0>
 int launch12(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
 {
     CUtensorMap ta, tb;
@@ -621,9 +600,9 @@ int launch12(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
         prepare(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, gate, &ta, &tb, &tiles, &dev, &go);
     if (e != cudaSuccess || !go)
         return e;
-    return run12<SK, STAGES, AHEAD, PIPE, double, PF>(ta, tb, m, n, k, beta, C, ldc, tiles, dev,
-                                                      dd::vec16_ok<double>(C, ldc),
-                                                      (cudaStream_t)stream, gate);
+    return run12<SK, STAGES, AHEAD, PIPE, double>(ta, tb, m, n, k, beta, C, ldc, tiles, dev,
+                                                  dd::vec16_ok<double>(C, ldc),
+                                                  (cudaStream_t)stream, gate);
 }
 
 } // namespace

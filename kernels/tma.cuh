@@ -110,13 +110,6 @@ __device__ __forceinline__ void bulk_add_f64(double *dst, const void *src, unsig
         : "memory");
 }
 
-/* Ask L2 to fetch `bytes` (a multiple of 16) of global memory from a
- * 16-byte aligned address, without waiting: nothing enters the SM. */
-__device__ __forceinline__ void prefetch_l2(const void *p, unsigned bytes)
-{
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
-}
-
 /* Close this thread's bulk copies into a group and wait until they have
  * read their shared-memory sources (the writes to global memory go on). */
 __device__ __forceinline__ void bulk_wait_read()
