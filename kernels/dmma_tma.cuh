@@ -27,6 +27,11 @@ constexpr int smem_bytes(int stages)
     return stages * STAGE_BYTES + 2 * stages * 8 + 16 + 1024;
 }
 static_assert(L::BM == 128 && L::BN == 128 && L::MT == 8 && L::NT == 2, "08's tiles");
+/* The row pitch (doubles) of C staged in the ring by 12's epilogue: 4
+ * past BN, so the 8 lanes of a quarter warp (rows t = 0..3 of the 8-row
+ * slice, columns 2g, g = 0, 1) write 16-byte chunks 2t + g, 8 different
+ * ones; at BN (1024 bytes) rows t fell on the same chunks, 4 lanes each. */
+constexpr int EPI_PITCH = L::BN + 4;
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 /* D = A·B + D for a 16×8×16 FP64 tile (sm_90): the fragments of two k8
@@ -344,13 +349,13 @@ __device__ __forceinline__ void epilogue(const double (&acc)[L::MT][L::NT][4], c
         for (int h = 0; h < 2; ++h)
 #pragma unroll
             for (int i = 0; i < L::NT; ++i)
-                *reinterpret_cast<double2 *>(tile + (row0 + 8 * j + 4 * h) * L::BN + col0 +
+                *reinterpret_cast<double2 *>(tile + (row0 + 8 * j + 4 * h) * EPI_PITCH + col0 +
                                              16 * i) = make_double2(acc[j][i][h], acc[j][i][2 + h]);
     dd_tma::fence_async_smem();
     __syncthreads();
     if (threadIdx.x < L::BM) {
         double *dst = C + (int64_t)(m0 + threadIdx.x) * ldc + n0;
-        const double *src = tile + threadIdx.x * L::BN;
+        const double *src = tile + threadIdx.x * EPI_PITCH;
         dd_tma::bulk_add_f64(dst, src, L::BN * 8);
         dd_tma::bulk_wait_read();
     }
@@ -419,7 +424,8 @@ __global__ void __launch_bounds__(THREADS, 1)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (gate && !*(volatile const unsigned int *)gate) /* gated (ozaki2's fallback): off */
         return;
-    static_assert(STAGES * STAGE_BYTES >= L::BM * L::BN * 8, "the epilogue stages C in the ring");
+    static_assert(STAGES * STAGE_BYTES >= L::BM * EPI_PITCH * 8,
+                  "the epilogue stages C in the ring");
     extern __shared__ unsigned char smem_raw[];
     const Ring r = ring_init<STAGES>(smem_raw);
     const int gm = (M + L::BM - 1) / L::BM, gn = (N + L::BN - 1) / L::BN, KT = (K + BK - 1) / BK;
