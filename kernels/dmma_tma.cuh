@@ -364,7 +364,7 @@ __device__ __forceinline__ void epilogue(const double (&acc)[L::MT][L::NT][4], c
 
 /* 24's epilogue (FP32 C): store_acc with a float C, each value rounded
  * once from the FP64 accumulator plus, for beta 1, C's old value. */
-template <bool VEC>
+template <bool VEC, int = EPI_PITCH>
 __device__ __forceinline__ void epilogue(const double (&acc)[L::MT][L::NT][4], const Ring &,
                                          const Frag &f, float *C, int64_t ldc, int M, int N,
                                          int m0, int n0, int beta)
