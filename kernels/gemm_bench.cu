@@ -94,7 +94,7 @@ int usage(FILE *f)
                "  --sustain S also run cuBLAS and each kernel back to back for S seconds and\n"
                "              report the median over the last half, with its clock and power\n"
                "  --interleave also time cuBLAS and the kernels that passed in rounds, one run\n"
-               "              of each a round (every order in turn), so all see the same clock\n"
+               "              of each a round (a Williams design of orders), so all see one clock\n"
                "              and temperature; medians per kernel, no per-kernel energy\n"
                "  --types     f64,f32 (default) and/or i8: the own INT8 GEMM (ozaki2's) against\n"
                "              cuBLAS INT8, checked exactly; --i8-batch B products per call\n"
@@ -528,8 +528,23 @@ int sustained(const options &o, const env_info &env, const kernel_desc *cublas, 
     return failures;
 }
 
+/* Position q of round r in a Williams design for nk kernels: over nk
+ * rounds (2 nk where nk is odd) each kernel runs right after each other
+ * one equally often.  It matters: a kernel that runs after one that left
+ * the GPU cooler starts at a higher clock; with a plain rotation (and with
+ * rotations reversed in odd rounds at 4 kernels) the kernel that mostly
+ * followed cuBLAS ran 3% slower on 40-80 ms runs. */
+size_t carryover_balanced(size_t nk, size_t r, size_t q)
+{
+    const size_t rows = nk % 2 ? 2 * nk : nk, row = r % rows;
+    if (row >= nk) /* odd nk: the first nk rows reversed */
+        q = nk - 1 - q;
+    const size_t first = q == 0 ? 0 : q % 2 ? (q + 1) / 2 : nk - q / 2;
+    return (first + row) % nk;
+}
+
 /* The interleaved rows: cuBLAS and the kernels that passed, one run of
- * each per round (the order changed each round, L2 flushed before each),
+ * each per round (carryover_balanced's order, L2 flushed before each),
  * after o.warmup rounds; each kernel's median over o.reps rounds and the
  * rounds' shared telemetry (clock and power; no energy per kernel).  Returns
  * the number of failures. */
@@ -556,12 +571,7 @@ int interleaved(const options &o, const env_info &env, const kernel_desc *cublas
     dd_tele_start(g_tele);
     for (int r = 0; r < o.reps && !e; ++r)
         for (size_t q = 0; q < nk && !e; ++q) {
-            /* rotation r / 2, reversed in odd rounds: for 2 or 3 kernels
-             * every order in turn, so each kernel follows each other one
-             * as often (a kernel runs faster after one that left the GPU
-             * cooler: 3% on 40-80 ms runs with a plain rotation) */
-            const size_t qq = r % 2 ? nk - 1 - q : q;
-            const size_t i = (qq + (size_t)r / 2) % nk, at = 2 * (i * o.reps + r);
+            const size_t i = carryover_balanced(nk, (size_t)r, q), at = 2 * (i * o.reps + r);
             CK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes, s));
             CK(cudaEventRecord(ev[at], s));
             e = run(i);
@@ -810,7 +820,8 @@ int main(int argc, char **argv)
            o.reps, o.warmup, DD_CHECK_THRESHOLD);
     if (o.interleave)
         printf("# interleaved: cuBLAS and the kernels that passed in %d rounds of one run each "
-               "(every order in turn), medians; MHz and W of all rounds\n",
+               "(orders balanced: each follows each equally often), medians; MHz and W of all "
+               "rounds\n",
                o.reps);
     if (o.sustain > 0)
         printf("# sustained: back to back for %g s each, cuBLAS first; median, clock and power "
