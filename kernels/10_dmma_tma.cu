@@ -53,7 +53,6 @@ DD_LAUNCHER(dd_k11_dgemm, double, launch10<true>)
 DD_LAUNCHER(dd_k12_dgemm, double, launch12<false>)
 DD_LAUNCHER(dd_k13_dgemm, double, launch12<true>)
 DD_LAUNCHER(dd_k23_dgemm, double, launch12<true, 6, 4, 6>)
-DD_LAUNCHER(dd_k23t_dgemm, double, launch12<true, 6, 4, 6, 1>) /* temporary */
 
 extern "C" int dd_k23_dgemm_gated(DD_LAUNCHER_ARGS(double), const unsigned int *gate)
 {

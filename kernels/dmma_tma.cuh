@@ -330,7 +330,7 @@ constexpr int ACC = L::MT * L::NT * 4; /* accumulators a thread */
  * the CTA waits only until shared memory has been read.  Beta 0 and edge
  * tiles: 11's store_acc (plain stores need no wait; the staged bulk copy
  * measured 0.6-5% slower for beta 0: docs/results/h200-2026-12-01-sk). */
-template <bool VEC, int VAR = 0>
+template <bool VEC>
 __device__ __forceinline__ void epilogue(const double (&acc)[L::MT][L::NT][4], const Ring &r,
                                          const Frag &f, double *C, int64_t ldc, int M, int N,
                                          int m0, int n0, int beta)
@@ -338,22 +338,6 @@ __device__ __forceinline__ void epilogue(const double (&acc)[L::MT][L::NT][4], c
     if (!VEC || !beta || m0 + L::BM > M || n0 + L::BN > N) {
         dd_dmma::store_acc<L, VEC, 4>(acc, C, ldc, M, N, m0, n0, m0 + f.wm * L::WM + f.t,
                                       n0 + f.wn * L::WN + 2 * f.g, beta);
-        return;
-    }
-    if (VAR & 2) { /* temporary 23r: one L2 reduction an element, from registers */
-        double *cb = C + (int64_t)(m0 + f.wm * L::WM + f.t) * ldc + n0 + f.wn * L::WN + 2 * f.g;
-#pragma unroll
-        for (int j = 0; j < L::MT; ++j)
-#pragma unroll
-            for (int h = 0; h < 2; ++h)
-#pragma unroll
-                for (int i = 0; i < L::NT; ++i) {
-                    double *p = cb + (int64_t)(8 * j + 4 * h) * ldc + 16 * i;
-                    asm volatile("red.global.add.f64 [%0], %1;" ::"l"(p), "d"(acc[j][i][h])
-                                 : "memory");
-                    asm volatile("red.global.add.f64 [%0], %1;" ::"l"(p + 1), "d"(acc[j][i][2 + h])
-                                 : "memory");
-                }
         return;
     }
     __syncthreads(); /* every warp is done with the ring */
@@ -380,7 +364,7 @@ __device__ __forceinline__ void epilogue(const double (&acc)[L::MT][L::NT][4], c
 
 /* 24's epilogue (FP32 C): store_acc with a float C, each value rounded
  * once from the FP64 accumulator plus, for beta 1, C's old value. */
-template <bool VEC, int = 0>
+template <bool VEC>
 __device__ __forceinline__ void epilogue(const double (&acc)[L::MT][L::NT][4], const Ring &,
                                          const Frag &f, float *C, int64_t ldc, int M, int N, int m0,
                                          int n0, int beta)
@@ -431,7 +415,7 @@ __device__ __forceinline__ bool sk_combine(double (&acc)[L::MT][L::NT][4], const
 
 /* 12_dmma_epi (sk.ctas = 0) and 13_dmma_sk: 11's main loop, 12's epilogue,
  * and for 13 stream-K over the tiles of the last wave. */
-template <bool VEC, int STAGES, int AHEAD, int PIPE = 0, typename TC = double, int VAR = 0>
+template <bool VEC, int STAGES, int AHEAD, int PIPE = 0, typename TC = double>
 __global__ void __launch_bounds__(THREADS, 1)
     k12(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
         int N, int K, int beta, TC *__restrict__ C, int64_t ldc, const SkArgs sk,
@@ -443,9 +427,6 @@ __global__ void __launch_bounds__(THREADS, 1)
     static_assert(STAGES * STAGE_BYTES >= L::BM * EPI_PITCH * 8,
                   "the epilogue stages C in the ring");
     extern __shared__ unsigned char smem_raw[];
-    if (VAR & 1 && threadIdx.x == 0) /* temporary 23t */
-        asm volatile("prefetch.tensormap [%0];\nprefetch.tensormap [%1];" ::"l"(&ta), "l"(&tb)
-                     : "memory");
     const Ring r = ring_init<STAGES>(smem_raw);
     const int gm = (M + L::BM - 1) / L::BM, gn = (N + L::BN - 1) / L::BN, KT = (K + BK - 1) / BK;
     const Frag f = frag_offsets();
@@ -459,7 +440,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                                                acc);
         else
             mainloop_k16<STAGES, AHEAD>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, 0, KT, 0, acc);
-        epilogue<VEC, VAR>(acc, r, f, C, ldc, M, N, bm * L::BM, bn * L::BN, beta);
+        epilogue<VEC>(acc, r, f, C, ldc, M, N, bm * L::BM, bn * L::BN, beta);
         return;
     }
     /* stream-K CTA c: k-tiles [u, u1) of the tail, tile-major */
@@ -479,7 +460,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                                         acc);
         v += ke - kb;
         if ((kb == 0 && ke == KT) || sk_combine(acc, r, sk, U, KT, c, j))
-            epilogue<VEC, VAR>(acc, r, f, C, ldc, M, N, bm * L::BM, bn * L::BN, beta);
+            epilogue<VEC>(acc, r, f, C, ldc, M, N, bm * L::BM, bn * L::BN, beta);
         u = (int64_t)(j + 1) * KT;
     }
 #else
@@ -583,7 +564,7 @@ int launch10(DD_LAUNCHER_ARGS(double))
  * stream-K for the last wave where SK and sk_plan.h find it gains (where
  * its workspace cannot be had, whole tiles).  vec: C allows vector
  * access (16-byte for FP64, 8-byte for FP32).  gate: see launch12. */
-template <bool SK, int STAGES, int AHEAD, int PIPE, typename TC, int VAR = 0>
+template <bool SK, int STAGES, int AHEAD, int PIPE, typename TC>
 int run12(const CUtensorMap &ta, const CUtensorMap &tb, int64_t m, int64_t n, int64_t k, int beta,
           TC *C, int64_t ldc, long long tiles, int dev, bool vec, cudaStream_t s,
           const unsigned int *gate = nullptr)
@@ -600,8 +581,7 @@ int run12(const CUtensorMap &ta, const CUtensorMap &tb, int64_t m, int64_t n, in
                          dev, s, &sk);
     if (e != cudaSuccess)
         return e;
-    auto kern =
-        vec ? k12<true, STAGES, AHEAD, PIPE, TC, VAR> : k12<false, STAGES, AHEAD, PIPE, TC, VAR>;
+    auto kern = vec ? k12<true, STAGES, AHEAD, PIPE, TC> : k12<false, STAGES, AHEAD, PIPE, TC>;
     if ((e = dd::allow_smem(kern, SMEM, &smem_set[vec])) == cudaSuccess) {
         kern<<<(unsigned)(sk.dp + sk.ctas), THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k,
                                                                 beta, C, ldc, sk, gate);
@@ -615,7 +595,7 @@ int run12(const CUtensorMap &ta, const CUtensorMap &tb, int64_t m, int64_t n, in
  * or a device word the kernel reads first: it multiplies only where that is
  * nonzero (23 gated is ozaki2's native fallback, decided on the GPU).
  * Gated calls never fall back to 08: cudaErrorNotSupported instead. */
-template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2, int PIPE = 0, int VAR = 0>
+template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2, int PIPE = 0>
 int launch12(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
 {
     CUtensorMap ta, tb;
@@ -626,9 +606,9 @@ int launch12(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
         prepare(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, gate, &ta, &tb, &tiles, &dev, &go);
     if (e != cudaSuccess || !go)
         return e;
-    return run12<SK, STAGES, AHEAD, PIPE, double, VAR>(ta, tb, m, n, k, beta, C, ldc, tiles, dev,
-                                                       dd::vec16_ok<double>(C, ldc),
-                                                       (cudaStream_t)stream, gate);
+    return run12<SK, STAGES, AHEAD, PIPE, double>(ta, tb, m, n, k, beta, C, ldc, tiles, dev,
+                                                  dd::vec16_ok<double>(C, ldc),
+                                                  (cudaStream_t)stream, gate);
 }
 
 } // namespace

@@ -530,10 +530,10 @@ int sustained(const options &o, const env_info &env, const kernel_desc *cublas, 
 
 /* Position q of round r in a Williams design for nk kernels: over nk
  * rounds (2 nk where nk is odd) each kernel runs right after each other
- * one equally often.  It matters: a kernel that runs after one that left
- * the GPU cooler starts at a higher clock; with a plain rotation (and with
- * rotations reversed in odd rounds at 4 kernels) the kernel that mostly
- * followed cuBLAS ran 3% slower on 40-80 ms runs. */
+ * one equally often, so none gains by mostly following a kernel that left
+ * the GPU cooler.  What remains is noise: an A/A pair of kernels differed
+ * by up to 4% on 40-80 ms shapes and by 1% on shorter ones
+ * (docs/results/h200-2026-12-01-interleave/aa). */
 size_t carryover_balanced(size_t nk, size_t r, size_t q)
 {
     const size_t rows = nk % 2 ? 2 * nk : nk, row = r % rows;
