@@ -13,16 +13,12 @@ set -uo pipefail
 B=$1
 OUT=$2
 mkdir -p "$OUT"
-export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+DIST_JSON=panel.jsonl
+. "$(dirname "$0")/dist_run.sh"
 run() { # GPUS TAG args...
-    local g=$1 tag=$2
-    shift 2
-    [ "$ngpu" -ge "$g" ] || { echo "skip $tag: needs $g GPUs"; return; }
-    CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((g - 1))) /usr/bin/time -f "wall %e s" \
-        timeout 120 mpirun -n "$g" --bind-to none "$B/dgemm-dist" "$@" --check \
-        --json "$OUT/panel.jsonl" >"$OUT/$tag.txt" 2>&1 || echo "FAILED: $tag"
-    echo "$tag: $(grep -E '^rate|^GPU|PASSED|FAILED|^wall' "$OUT/$tag.txt" | tr -s ' ' | paste -sd'|')"
+    local tag=$2
+    dist_run "$@" &&
+        echo "$tag: $(grep -E '^rate|^GPU|PASSED|FAILED|wall' "$OUT/$tag.txt" | tr -s ' ' | paste -sd'|')"
 }
 for p in 4096 8192 16384 32768; do run 1 "g1_n32768_p$p" --size 32768 --panel $p --repeat 4 --warmup 1; done
 for p in 32768 16384 8192 4096; do run 1 "g1_n32768_p${p}_rev" --size 32768 --panel $p --repeat 4 --warmup 1; done

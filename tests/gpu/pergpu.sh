@@ -8,17 +8,12 @@ set -uo pipefail
 B=$1
 OUT=$2
 mkdir -p "$OUT"
-export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+DIST_JSON=pergpu.jsonl
+. "$(dirname "$0")/dist_run.sh"
 run() { # GPUS TAG args...
-    local g=$1 tag=$2
-    shift 2
-    [ "$ngpu" -ge "$g" ] || { echo "skip $tag: needs $g GPUs"; return; }
+    local tag=$2
     echo "== $tag"
-    CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((g - 1))) /usr/bin/time -f "$tag wall %e s" \
-        mpirun -n "$g" --bind-to none "$B/dgemm-dist" "$@" --repeat 3 --warmup 1 --check \
-        --json "$OUT/pergpu.jsonl" >"$OUT/$tag.txt" 2>&1 || echo "FAILED: $tag"
-    grep -E "wall .* s$" "$OUT/$tag.txt"
+    dist_run "$@" --repeat 3 --warmup 1 && grep -E "wall .* s$" "$OUT/$tag.txt"
 }
 run 1 native_1gpu_16384 --size 16384
 run 2 native_2gpu_16384 --size 16384 --grid 1x2 --comm ce
