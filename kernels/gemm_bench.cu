@@ -384,6 +384,18 @@ double median_of(std::vector<double> v)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* The milliseconds between events 2i and 2i + 1, for i < n. */
+std::vector<double> pair_ms(const cudaEvent_t *ev, int n)
+{
+    std::vector<double> ms(n);
+    for (int i = 0; i < n; ++i) {
+        float t;
+        CK(cudaEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]));
+        ms[i] = t;
+    }
+    return ms;
+}
+
 /* Times run(): warm-up, then reps runs between events, L2 flushed before
  * each; telemetry over the timed runs (flushes included). */
 template <typename Run>
@@ -411,12 +423,7 @@ int time_runs(Run run, int warmup, int reps, void *flush, size_t flush_bytes, cu
     CK(cudaStreamSynchronize(s));
     dd_tele_stop(g_tele, tele);
     CK(cudaGetLastError());
-    std::vector<double> ms(reps);
-    for (int i = 0; i < reps; ++i) {
-        float t;
-        CK(cudaEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]));
-        ms[i] = t;
-    }
+    const std::vector<double> ms = pair_ms(ev.data(), reps);
     for (auto &x : ev)
         CK(cudaEventDestroy(x));
     *minimum = *std::min_element(ms.begin(), ms.end());
@@ -590,12 +597,7 @@ int interleaved(const options &o, const env_info &env, const kernel_desc *cublas
     const double flops = 2.0 * p.m * p.n * p.k;
     std::vector<row> rows(nk);
     for (size_t i = 0; i < nk; ++i) {
-        std::vector<double> ms(o.reps);
-        for (int r = 0; r < o.reps; ++r) {
-            float t;
-            CK(cudaEventElapsedTime(&t, ev[2 * (i * o.reps + r)], ev[2 * (i * o.reps + r) + 1]));
-            ms[r] = t;
-        }
+        const std::vector<double> ms = pair_ms(ev.data() + 2 * i * o.reps, o.reps);
         rows[i] = i ? burst[i - 1] : cb_burst;
         rows[i].mode = "interleaved";
         rows[i].reps = o.reps;
