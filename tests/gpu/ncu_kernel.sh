@@ -4,7 +4,8 @@
 # e.g. ... f64 8192 23_dmma_pipe cublas.  WHAT=sections (the default,
 # ncu-*.txt): throughput, issue, warp stalls, occupancy, memory, launch;
 # WHAT=stalls (stalls-*.txt, what tests/gpu/ncu_stalls.sh runs): the stall
-# reasons in cycles per issued instruction and the launch configuration.
+# reasons in cycles per issued instruction and the launch configuration;
+# WHAT=traffic (traffic-*.txt): DRAM and L2 bytes, the L2 hit rate, time.
 # Kernels are matched by their demangled names (PAT: the filter for ours;
 # default k10..k19, warptile_kernel, mbar_kernel, lean_kernel).  gemm-bench
 # runs cuBLAS as every kernel's reference, not as a kernel of its own: for
@@ -32,8 +33,13 @@ stalls)
     m=$m',launch__shared_mem_per_block_dynamic,launch__shared_mem_per_block_static'
     m=$m',launch__cluster_dim_x,launch__cluster_dim_y,gpu__time_duration.sum'
     what=(--metrics "$m" --page raw) ;;
+traffic)
+    tag=traffic
+    m='dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,lts__t_sector_hit_rate.pct'
+    m=$m',gpu__time_duration.sum,sm__cycles_elapsed.avg'
+    what=(--metrics "$m" --page raw) ;;
 *)
-    echo "ncu_kernel.sh: WHAT is sections or stalls" >&2
+    echo "ncu_kernel.sh: WHAT is sections, stalls or traffic" >&2
     exit 2 ;;
 esac
 for k in "$@"; do
