@@ -53,12 +53,6 @@ DD_LAUNCHER(dd_k11_dgemm, double, launch10<true>)
 DD_LAUNCHER(dd_k12_dgemm, double, launch12<false>)
 DD_LAUNCHER(dd_k13_dgemm, double, launch12<true>)
 DD_LAUNCHER(dd_k23_dgemm, double, launch12<true, 6, 4, 6>)
-/* Temporary (the rasterisation experiment): 23 with groups of 1, 4, 16, 32
- * tile rows instead of 8. */
-DD_LAUNCHER(dd_k23g1_dgemm, double, launch12<true, 6, 4, 6, 1>)
-DD_LAUNCHER(dd_k23g4_dgemm, double, launch12<true, 6, 4, 6, 4>)
-DD_LAUNCHER(dd_k23g16_dgemm, double, launch12<true, 6, 4, 6, 16>)
-DD_LAUNCHER(dd_k23g32_dgemm, double, launch12<true, 6, 4, 6, 32>)
 
 extern "C" int dd_k23_dgemm_gated(DD_LAUNCHER_ARGS(double), const unsigned int *gate)
 {

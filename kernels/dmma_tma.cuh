@@ -415,8 +415,7 @@ __device__ __forceinline__ bool sk_combine(double (&acc)[L::MT][L::NT][4], const
 
 /* 12_dmma_epi (sk.ctas = 0) and 13_dmma_sk: 11's main loop, 12's epilogue,
  * and for 13 stream-K over the tiles of the last wave. */
-template <bool VEC, int STAGES, int AHEAD, int PIPE = 0, typename TC = double,
-          int GROUP = dd_dmma::GROUP_M>
+template <bool VEC, int STAGES, int AHEAD, int PIPE = 0, typename TC = double>
 __global__ void __launch_bounds__(THREADS, 1)
     k12(const __grid_constant__ CUtensorMap ta, const __grid_constant__ CUtensorMap tb, int M,
         int N, int K, int beta, TC *__restrict__ C, int64_t ldc, const SkArgs sk,
@@ -434,7 +433,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     double acc[L::MT][L::NT][4];
     int bm, bn;
     if ((int)blockIdx.x < sk.dp) { /* a whole tile */
-        dd::raster_grouped<GROUP>(gm, gn, &bm, &bn);
+        dd::raster_grouped<dd_dmma::GROUP_M>(gm, gn, &bm, &bn);
         dd_dmma::zero_acc<L>(acc);
         if constexpr (PIPE > 0)
             mainloop_pipe<STAGES, AHEAD, PIPE>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, 0, KT, 0,
@@ -451,7 +450,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     for (int64_t u = dd_sk_begin(U, sk.ctas, c); u < u1;) {
         const int j = (int)(u / KT), kb = (int)(u - (int64_t)j * KT);
         const int ke = (int)min((int64_t)KT, u1 - (int64_t)j * KT);
-        dd::raster_grouped<GROUP>(gm, gn, &bm, &bn, sk.dp + j);
+        dd::raster_grouped<dd_dmma::GROUP_M>(gm, gn, &bm, &bn, sk.dp + j);
         dd_dmma::zero_acc<L>(acc);
         if constexpr (PIPE > 0)
             mainloop_pipe<STAGES, AHEAD, PIPE>(r, f, &ta, &tb, bm * L::BM, bn * L::BN, kb, ke - kb,
@@ -565,7 +564,7 @@ int launch10(DD_LAUNCHER_ARGS(double))
  * stream-K for the last wave where SK and sk_plan.h find it gains (where
  * its workspace cannot be had, whole tiles).  vec: C allows vector
  * access (16-byte for FP64, 8-byte for FP32).  gate: see launch12. */
-template <bool SK, int STAGES, int AHEAD, int PIPE, typename TC, int GROUP = dd_dmma::GROUP_M>
+template <bool SK, int STAGES, int AHEAD, int PIPE, typename TC>
 int run12(const CUtensorMap &ta, const CUtensorMap &tb, int64_t m, int64_t n, int64_t k, int beta,
           TC *C, int64_t ldc, long long tiles, int dev, bool vec, cudaStream_t s,
           const unsigned int *gate = nullptr)
@@ -582,8 +581,7 @@ int run12(const CUtensorMap &ta, const CUtensorMap &tb, int64_t m, int64_t n, in
                          dev, s, &sk);
     if (e != cudaSuccess)
         return e;
-    auto kern = vec ? k12<true, STAGES, AHEAD, PIPE, TC, GROUP>
-                    : k12<false, STAGES, AHEAD, PIPE, TC, GROUP>;
+    auto kern = vec ? k12<true, STAGES, AHEAD, PIPE, TC> : k12<false, STAGES, AHEAD, PIPE, TC>;
     if ((e = dd::allow_smem(kern, SMEM, &smem_set[vec])) == cudaSuccess) {
         kern<<<(unsigned)(sk.dp + sk.ctas), THREADS, SMEM, s>>>(ta, tb, (int)m, (int)n, (int)k,
                                                                 beta, C, ldc, sk, gate);
@@ -597,8 +595,7 @@ int run12(const CUtensorMap &ta, const CUtensorMap &tb, int64_t m, int64_t n, in
  * or a device word the kernel reads first: it multiplies only where that is
  * nonzero (23 gated is ozaki2's native fallback, decided on the GPU).
  * Gated calls never fall back to 08: cudaErrorNotSupported instead. */
-template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2, int PIPE = 0,
-          int GROUP = dd_dmma::GROUP_M>
+template <bool SK, int STAGES = 6, int AHEAD = STAGES - 2, int PIPE = 0>
 int launch12(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
 {
     CUtensorMap ta, tb;
@@ -609,9 +606,9 @@ int launch12(DD_LAUNCHER_ARGS(double), const unsigned int *gate = nullptr)
         prepare(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, gate, &ta, &tb, &tiles, &dev, &go);
     if (e != cudaSuccess || !go)
         return e;
-    return run12<SK, STAGES, AHEAD, PIPE, double, GROUP>(ta, tb, m, n, k, beta, C, ldc, tiles, dev,
-                                                         dd::vec16_ok<double>(C, ldc),
-                                                         (cudaStream_t)stream, gate);
+    return run12<SK, STAGES, AHEAD, PIPE, double>(ta, tb, m, n, k, beta, C, ldc, tiles, dev,
+                                                  dd::vec16_ok<double>(C, ldc),
+                                                  (cudaStream_t)stream, gate);
 }
 
 } // namespace
