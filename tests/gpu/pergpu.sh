@@ -2,7 +2,10 @@
 # Per-GPU rate on 1 and 2 GPUs of one host, in one call: the FP64
 # production kernel at n = 16384 (strong scaling) and 32768, the FP32 one
 # at 16384, and ozaki2-14 at 32768; copy-engine broadcasts, the check on,
-# the process wall time.
+# the process wall time.  The 1-GPU baselines run on GPU 1 as well (GPUs
+# of one model differ by a few percent), and one rank's share of the work
+# runs alone and on both GPUs at once without communication, so a per-GPU
+# loss can be told apart: the GPU, running two at once, or the exchange.
 #   tests/gpu/pergpu.sh BUILD OUTDIR
 set -uo pipefail
 B=$1
@@ -25,6 +28,39 @@ run 1 f32_1gpu_16384 --size 16384 --dtype f32
 run 2 f32_2gpu_16384 --size 16384 --dtype f32 --grid 1x2 --comm ce
 run 1 ozaki_1gpu_32768 --size 32768 --kernel ozaki2-14
 run 2 ozaki_2gpu_32768 --size 32768 --grid 1x2 --comm ce --kernel ozaki2-14
+# Where a loss comes from: one rank's share of the 1x2 grid (N halved) on
+# GPU 0 alone, on GPU 1 alone, and on both at once as two independent
+# 1-GPU runs (no communication).  Long enough (20 and 8 timed multiplies)
+# for the two concurrent runs' multiplies to overlap despite their setups.
+share() { # TAG N REPEAT
+    local tag=$1 n=$2 rep=$3 h=$(($2 / 2))
+    for d in 0 1; do
+        DIST_DEVICES=$d DIST_JSON=share.jsonl dist_run 1 "${tag}_alone$d" --size "$n,$h,$n" \
+            --repeat "$rep" --warmup 2
+    done
+    DIST_DEVICES=0 DIST_JSON=pair0.jsonl dist_run 1 "${tag}_both0" --size "$n,$h,$n" --repeat "$rep" \
+        --warmup 2 &
+    DIST_DEVICES=1 DIST_JSON=pair1.jsonl dist_run 1 "${tag}_both1" --size "$n,$h,$n" --repeat "$rep" \
+        --warmup 2
+    wait
+}
+if [ "$ngpu" -ge 2 ]; then
+    share share_16384 16384 20
+    share share_32768 32768 8
+    python3 - "$OUT" <<'PY'
+import glob, json, os, sys
+print("%-20s %8s %8s %7s" % ("one rank's share", "TF/GPU", "MHz", "J/TF"))
+for j in ("share", "pair0", "pair1"):
+    jf = os.path.join(sys.argv[1], j + ".jsonl")
+    if not os.path.exists(jf):
+        continue
+    for tag, l in zip(open(jf[:-6] + ".tags").read().split(), open(jf)):
+        r = json.loads(l)
+        t = (r.get("telemetry") or {}).get("over_ranks") or {}
+        print("%-20s %8.2f %8.0f %7.2f" % (tag, r["tflops"], t.get("sm_mhz_mean_min") or 0,
+              t.get("j_per_tflop") or 0))
+PY
+fi
 # per GPU / 1 GPU: against GPU 0 alone and against the slower of GPU 0 and
 # GPU 1 alone (the 2-GPU time is the slower rank's); spread: the ranks'
 # multiply times, max/min - 1
