@@ -23,3 +23,10 @@ dist_run() {
     [ "$after" -eq $((before + 1)) ] && echo "$tag" >>"${json%.jsonl}.tags"
     grep -q PASSED "$OUT/$tag.txt"
 }
+# dist_brief GPUS TAG args...: dist_run, then one line of its report (rate,
+# clock and energy, check, wall)
+dist_brief() {
+    local tag=$2
+    dist_run "$@" &&
+        echo "$tag: $(grep -E '^rate|^GPU|PASSED|FAILED|wall' "$OUT/$tag.txt" | tr -s ' ' | paste -sd'|')"
+}

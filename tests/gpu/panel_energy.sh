@@ -15,25 +15,11 @@ OUT=$2
 mkdir -p "$OUT"
 DIST_JSON=panel.jsonl
 . "$(dirname "$0")/dist_run.sh"
-run() { # GPUS TAG args...
-    local tag=$2
-    dist_run "$@" &&
-        echo "$tag: $(grep -E '^rate|^GPU|PASSED|FAILED|wall' "$OUT/$tag.txt" | tr -s ' ' | paste -sd'|')"
-}
-for p in 4096 8192 16384 32768; do run 1 "g1_n32768_p$p" --size 32768 --panel $p --repeat 4 --warmup 1; done
-for p in 32768 16384 8192 4096; do run 1 "g1_n32768_p${p}_rev" --size 32768 --panel $p --repeat 4 --warmup 1; done
-for p in 4096 8192 16384; do run 2 "g2_n32768_p$p" --size 32768 --grid 1x2 --comm ce --panel $p --repeat 4 --warmup 1; done
-for p in 2048 4096 8192; do run 2 "g2_n16384_p$p" --size 16384 --grid 1x2 --comm ce --panel $p --repeat 4 --warmup 1; done
+for p in 4096 8192 16384 32768; do dist_brief 1 "g1_n32768_p$p" --size 32768 --panel $p --repeat 4 --warmup 1; done
+for p in 32768 16384 8192 4096; do dist_brief 1 "g1_n32768_p${p}_rev" --size 32768 --panel $p --repeat 4 --warmup 1; done
+for p in 4096 8192 16384; do dist_brief 2 "g2_n32768_p$p" --size 32768 --grid 1x2 --comm ce --panel $p --repeat 4 --warmup 1; done
+for p in 2048 4096 8192; do dist_brief 2 "g2_n16384_p$p" --size 16384 --grid 1x2 --comm ce --panel $p --repeat 4 --warmup 1; done
 timeout 200 "$B/kernels/gemm-bench" --types f64 --kernels 23_dmma_pipe --sizes 32768x32768x4096,32768 \
     --sustain 6 --json "$OUT/sustain.jsonl" >"$OUT/sustain.txt" 2>&1 || echo "FAILED: sustain"
 cat "$OUT/sustain.txt"
-python3 - "$OUT/panel.jsonl" <<'PY'
-import json, sys
-print("%4s %6s %6s %8s %8s %8s %8s %6s  %s" % ("GPUs", "n", "panel", "time s", "TF/GPU", "J/TF", "MHz", "wall", "check"))
-for l in open(sys.argv[1]):
-    r = json.loads(l)
-    t = ((r.get("telemetry") or {}).get("over_ranks") or {})
-    print("%4d %6d %6d %8.4f %8.2f %8.2f %8.0f %6.2f  %s" % (r["ranks"], r["m"], r["panel"], r["time_median"],
-          r["tflops"] / r["ranks"], t.get("j_per_tflop") or 0, t.get("sm_mhz_mean_min") or 0, r["wall_seconds"],
-          "PASSED" if (r.get("check") or {}).get("passed") else "FAILED or unchecked"))
-PY
+python3 "$(dirname "$0")/dist_table.py" "$OUT/panel.jsonl"
