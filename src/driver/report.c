@@ -307,7 +307,6 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
     json_check(f, r);
     report_telemetry_json(f, r);
     fprintf(f, ",\"model\":%s", r->model_json ? r->model_json : "null");
-    report_telemetry_json(f, r);
     fputs(",\"versions\":{\"mpi\":", f);
     dd_json_str(f, r->v_mpi);
     dd_json_kv_str(f, "hdf5", r->v_hdf5);
