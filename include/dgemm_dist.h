@@ -300,17 +300,17 @@ dd_status dd_psgemm_device(dd_context *ctx, char transa, char transb, int64_t M,
  *   dd_plan_prepare    alpha and beta applied; what the check needs kept
  *   dd_plan_multiply   C = alpha·op(A)·op(B) + beta·C_in, timed; again and
  *                      again (each pass starts from beta·C_in)
+ *   dd_plan_panel_seconds  the last multiply's time per panel on this rank
  *   dd_plan_check      the residual check of C (HPL's manner)
  *   dd_plan_store      a block streamed out
  *   dd_plan_read/write a sub-block of a block to or from host memory
  *   dd_plan_destroy
  * Every call taking a plan is collective over the context's communicator
  * and agreed (DD_ERROR_COMM excepted, as for dd_gemm), but dd_plan_get_info,
- * dd_plan_read, dd_plan_write, dd_plan_set_progress, the telemetry calls
- * and dd_plan_destroy, which are local.  A context holds at most one plan at a time;
- * dd_context_destroy destroys it too (the plan pointer is then dead).
- * dd_gemm and friends may be called on a context that holds a plan: each
- * keeps its own work memory. */
+ * dd_plan_read, dd_plan_write, dd_plan_set_progress, dd_plan_panel_seconds,
+ * the telemetry calls and dd_plan_destroy, which are local.  A context holds at most one plan at a
+ * time; dd_context_destroy destroys it too (the plan pointer is then dead). dd_gemm and friends may
+ * be called on a context that holds a plan: each keeps its own work memory. */
 typedef enum { DD_FLOAT64 = 0, DD_FLOAT32 = 1 } dd_type;
 typedef enum { DD_OPERAND_A = 0, DD_OPERAND_B = 1, DD_OPERAND_C = 2 } dd_operand;
 
@@ -429,6 +429,15 @@ dd_status dd_plan_multiply(dd_plan *plan, dd_plan_times *times);
  * no such pass and this returns DD_ERROR_UNSUPPORTED).  The blocks are
  * zeroed before, so what the pass misses, the check finds. */
 dd_status dd_plan_host_pass(dd_plan *plan, dd_plan_times *times);
+
+/* This rank's time in each panel's local multiply during the last
+ * dd_plan_multiply or dd_plan_host_pass, in panel order (K's panels as the
+ * multiply takes them): the number of panels into *count, the first n times
+ * (seconds) into seconds (NULL with n = 0 asks for the count alone).  0 for
+ * a panel not multiplied: before the first multiply, with alpha = 0, or
+ * where this rank's block of C is empty.  Local: no other rank takes part,
+ * so ranks may call it or not. */
+dd_status dd_plan_panel_seconds(dd_plan *plan, double *seconds, int64_t n, int64_t *count);
 
 /* The check of C against alpha·op(A)·op(B)·x + beta·C_in·x for a random x
  * (an O(MN + MK + KN) pass, as HPL checks): the result, passed or not,

@@ -124,6 +124,7 @@ static void free_blocks(gemm_call *g)
     dd_summa *s = &g->s;
     free(s->panels);
     s->panels = NULL;
+    s->panel_sec = NULL;
     free(g->cyc_panels);
     g->cyc_panels = NULL;
     s->fixed = NULL;

@@ -255,3 +255,17 @@ dd_status dd_plan_check(dd_plan *p, dd_check_result *res)
                        p->s.B, p->s.C, p->read_c ? &p->cin : NULL, p->check_seed, res, err);
     return api_status(rc);
 }
+
+dd_status dd_plan_panel_seconds(dd_plan *p, double *seconds, int64_t n, int64_t *count)
+{
+    if (!p || !count || n < 0 || (n > 0 && !seconds))
+        return DD_ERROR_USAGE;
+    dd_err *err;
+    int rc = enter(p, &err);
+    if (rc)
+        return api_status(rc);
+    *count = p->s.npanels;
+    for (int64_t i = 0; i < n && i < p->s.npanels; i++)
+        seconds[i] = p->s.panel_sec[i];
+    return DD_SUCCESS;
+}

@@ -73,9 +73,13 @@ int summa_plan_panels(dd_summa *s, dd_err *err)
     s->npanels = summa_panel_count(s);
     if (s->npanels < 0)
         return dd_fail(err, DD_EUSAGE, "panel width %lld gives no panel list", (long long)s->nb);
-    s->panels = malloc((size_t)(s->npanels ? s->npanels : 1) * sizeof *s->panels);
+    /* the panels, then their times (double-aligned), in one allocation */
+    size_t n = (size_t)(s->npanels ? s->npanels : 1), at = n * sizeof *s->panels;
+    at = (at + sizeof(double) - 1) / sizeof(double) * sizeof(double);
+    s->panels = calloc(1, at + n * sizeof(double));
     if (!s->panels)
         return dd_fail(err, DD_ENOMEM, "out of host memory for %lld panels", (long long)s->npanels);
+    s->panel_sec = (double *)(void *)((char *)s->panels + at);
     if (s->fixed)
         memcpy(s->panels, s->fixed, (size_t)s->npanels * sizeof *s->panels);
     else
@@ -113,6 +117,7 @@ void summa_teardown(dd_summa *s)
     }
     free(s->panels);
     s->panels = NULL;
+    s->panel_sec = NULL;
 }
 
 static dd_panel_xfer panel_xfer(const dd_summa *s, int64_t t)
@@ -201,6 +206,18 @@ static int multiply_panel(dd_summa *s, int64_t t, const dd_panel_xfer *x, dd_err
                         s->g.P * s->g.Q > 1 ? comm_progress : NULL, s->comm, err);
 }
 
+/* Each panel's local multiply time from the engine, which times one
+ * multiply per panel where this rank's C block is not empty (else zeros). */
+static int panel_times(dd_summa *s, dd_err *err)
+{
+    int64_t n = 0;
+    memset(s->panel_sec, 0, (size_t)s->npanels * sizeof *s->panel_sec);
+    int rc = s->engine->ops->gemm_times(s->engine, s->panel_sec, s->npanels, &n, err);
+    if (!rc && n != s->npanels)
+        memset(s->panel_sec, 0, (size_t)s->npanels * sizeof *s->panel_sec);
+    return rc;
+}
+
 int summa_multiply(dd_summa *s, int stream_upload, double *seconds, double *gemm_seconds,
                    dd_err *err)
 {
@@ -230,6 +247,8 @@ int summa_multiply(dd_summa *s, int stream_upload, double *seconds, double *gemm
     }
     dd_err later = {{0}}; /* after a local failure, its message is the one kept */
     rc = e->ops->phase_end(e, seconds, gemm_seconds, local ? &later : err);
+    if (!rc && !local)
+        rc = panel_times(s, err);
     return local ? local : rc;
 }
 

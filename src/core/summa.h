@@ -30,6 +30,9 @@ typedef struct {
     const void *hA, *hB;
     dd_panel *panels;
     int64_t npanels;
+    /* this rank's seconds in each panel's local multiply during the last
+     * multiply (0: none, an empty block); in the panel list's allocation */
+    double *panel_sec;
     /* A panel list given by the caller (NULL: grid_panels' of the 2-D block
      * layout): K distributed otherwise (block-cyclic, api_cyclic.c); Mp, Nq,
      * Kq, Kp and nb (the widest panel) are then the caller's too. */
@@ -59,7 +62,8 @@ int summa_plan_panels(dd_summa *s, dd_err *err);
 int summa_setup(dd_summa *s, dd_err *err);
 void summa_teardown(dd_summa *s);
 /* One distributed multiply.  seconds: this rank's multiply phase; gemm:
- * time in local multiplies; exposed communication = seconds − gemm.
+ * time in local multiplies; exposed communication = seconds − gemm; each
+ * panel's local multiply in panel_sec.
  * stream_upload: first upload each panel's owned slices of A and B from
  * hA/hB, on the communication stream just ahead of its broadcast, so the
  * upload of panel t+L overlaps the multiply of panel t. */

@@ -125,6 +125,11 @@ typedef struct dd_engine_ops {
     void (*reset_timers)(dd_engine *e);
     int (*phase_begin)(dd_engine *e, dd_err *err);
     int (*phase_end)(dd_engine *e, double *seconds, double *gemm_seconds, dd_err *err);
+    /* After phase_end: the multiplies since reset_timers() one by one, in
+     * order, their number into *count and the first max durations (seconds)
+     * into seconds.  Multiplies of an empty C block (m or n 0) are not timed
+     * and not counted. */
+    int (*gemm_times)(dd_engine *e, double *seconds, int64_t max, int64_t *count, dd_err *err);
     /* Backend-specific handles for the comm backends that need them (CUDA:
      * cudaStream_t of the communication and compute streams), NULL on CPU. */
     void *(*comm_stream)(dd_engine *e);

@@ -19,6 +19,8 @@
 
 typedef struct {
     double gemm_acc, t0;
+    double *times;       /* each timed multiply's seconds since reset_timers */
+    int64_t ntimes, cap; /* in use, allocated */
 } cpu_state;
 
 const char *engine_cpu_blas_version(void)
@@ -75,7 +77,10 @@ static int cpu_open(dd_engine *e, const dd_engine_cfg *cfg, dd_err *err)
 
 static void cpu_close(dd_engine *e)
 {
-    free(e->impl);
+    cpu_state *s = e->impl;
+    if (s)
+        free(s->times);
+    free(s);
     e->impl = NULL;
 }
 
@@ -198,6 +203,15 @@ static int cpu_gemm(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, c
     if (chunk > INT_MAX)
         chunk = INT_MAX;
     size_t es = dd_elsize(t);
+    if (m > 0 && n > 0 && s->ntimes == s->cap) { /* room for this multiply's time */
+        int64_t cap = s->cap ? 2 * s->cap : 64;
+        double *nt = realloc(s->times, (size_t)cap * sizeof *nt);
+        if (!nt)
+            return dd_fail(err, DD_ENOMEM, "out of host memory for the multiplies' timings");
+        s->times = nt;
+        s->cap = cap;
+    }
+    const double acc0 = s->gemm_acc;
     for (int64_t r = 0; r < m || (r == 0 && m == 0); r += chunk) {
         int64_t rows = m - r < chunk ? m - r : chunk;
         double t0 = dd_now();
@@ -226,12 +240,16 @@ static int cpu_gemm(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, c
         if (m == 0)
             break;
     }
+    if (m > 0 && n > 0)
+        s->times[s->ntimes++] = s->gemm_acc - acc0;
     return DD_OK;
 }
 
 static void cpu_reset(dd_engine *e)
 {
-    ((cpu_state *)e->impl)->gemm_acc = 0;
+    cpu_state *s = e->impl;
+    s->gemm_acc = 0;
+    s->ntimes = 0;
 }
 
 static int cpu_begin(dd_engine *e, dd_err *err)
@@ -247,6 +265,16 @@ static int cpu_end(dd_engine *e, double *seconds, double *gemm_seconds, dd_err *
     cpu_state *s = e->impl;
     *seconds = dd_now() - s->t0;
     *gemm_seconds = s->gemm_acc;
+    return DD_OK;
+}
+
+static int cpu_gemm_times(dd_engine *e, double *seconds, int64_t max, int64_t *count, dd_err *err)
+{
+    (void)err;
+    const cpu_state *s = e->impl;
+    for (int64_t i = 0; i < max && i < s->ntimes; i++)
+        seconds[i] = s->times[i];
+    *count = s->ntimes;
     return DD_OK;
 }
 
@@ -358,6 +386,7 @@ const dd_engine_ops dd_engine_cpu = {
     .zero = cpu_zero,
     .gemm = cpu_gemm,
     .reset_timers = cpu_reset,
+    .gemm_times = cpu_gemm_times,
     .phase_begin = cpu_begin,
     .phase_end = cpu_end,
     .comm_stream = cpu_no_stream,

@@ -422,14 +422,6 @@ static int cuda_begin(dd_engine *e, dd_err *err)
                          err);
 }
 
-static int elapsed(cudaEvent_t a, cudaEvent_t b, double *seconds, dd_err *err)
-{
-    float ms = 0;
-    int rc = dd_cuda_check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime", err);
-    *seconds = rc ? 0 : ms * 1e-3;
-    return rc;
-}
-
 static int cuda_end(dd_engine *e, double *seconds, double *gemm_seconds, dd_err *err)
 {
     cuda_state *s = e->impl;
@@ -439,11 +431,11 @@ static int cuda_end(dd_engine *e, double *seconds, double *gemm_seconds, dd_err 
                             err)) ||
         (rc = dd_cuda_check(cudaEventSynchronize(s->phase1),
                             "cudaEventSynchronize (end of the multiply phase)", err)) ||
-        (rc = elapsed(s->phase0, s->phase1, seconds, err)))
+        (rc = cuda_elapsed(s->phase0, s->phase1, seconds, err)))
         return rc;
     for (int i = 0; i < s->nev; i += 2) {
         double g;
-        if ((rc = elapsed(s->ev[i], s->ev[i + 1], &g, err)))
+        if ((rc = cuda_elapsed(s->ev[i], s->ev[i + 1], &g, err)))
             return rc;
         *gemm_seconds += g;
     }
@@ -488,6 +480,7 @@ const dd_engine_ops dd_engine_cuda = {
     .reset_timers = cuda_reset,
     .phase_begin = cuda_begin,
     .phase_end = cuda_end,
+    .gemm_times = cuda_gemm_times,
     .comm_stream = cuda_comm_stream,
     .compute_stream = cuda_compute_stream,
     .absmax = cuda_absmax,

@@ -3,7 +3,8 @@
  * matrix-vector products, the generator of --size inputs, GEMM's alpha and
  * beta (scale) and the saved beta·C (copy), all on the compute stream, so
  * ordered after the multiplies, each synchronised before it returns.  The
- * kernels are kernels/engine_aux.cu's. */
+ * kernels are kernels/engine_aux.cu's.  Also the multiplies' event timings
+ * one by one (gemm_times). */
 #include <stdio.h>
 #include <string.h>
 
@@ -220,4 +221,26 @@ int cuda_retype(dd_engine *e, dd_dtype t, const char *kernel, dd_err *err)
         e->info.panel = kernel_panel(s->kd);
     }
     return rc;
+}
+
+int cuda_elapsed(cudaEvent_t a, cudaEvent_t b, double *seconds, dd_err *err)
+{
+    float ms = 0;
+    int rc = dd_cuda_check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime", err);
+    *seconds = rc ? 0 : ms * 1e-3;
+    return rc;
+}
+
+/* The event pairs of the multiplies since reset_timers (phase_end waited
+ * for the last). */
+int cuda_gemm_times(dd_engine *e, double *seconds, int64_t max, int64_t *count, dd_err *err)
+{
+    const cuda_state *s = e->impl;
+    *count = s->nev / 2;
+    for (int64_t i = 0; i < max && i < *count; i++) {
+        int rc = cuda_elapsed(s->ev[2 * i], s->ev[2 * i + 1], &seconds[i], err);
+        if (rc)
+            return rc;
+    }
+    return DD_OK;
 }

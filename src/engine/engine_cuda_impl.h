@@ -30,6 +30,9 @@ const char *cuda_host_name(void);
 int cuda_copy_sync(cuda_state *s, void *dst, const void *src, size_t bytes,
                    enum cudaMemcpyKind kind, const char *what, dd_err *err);
 
+/* Seconds from event a to event b (both complete). */
+int cuda_elapsed(cudaEvent_t a, cudaEvent_t b, double *seconds, dd_err *err);
+
 /* The kernel for type t (forced by name, or t's default) into s->kd. */
 int cuda_pick_kernel(cuda_state *s, const char *forced, dd_dtype t, dd_err *err);
 
@@ -49,6 +52,7 @@ int cuda_download_t(dd_engine *e, void *dst, const void *src, int64_t lds, int64
                     size_t es, dd_err *err);
 int cuda_scale(dd_engine *e, dd_dtype t, void *work, int64_t n, double s, dd_err *err);
 int cuda_copy(dd_engine *e, void *dst, const void *src, size_t bytes, dd_err *err);
+int cuda_gemm_times(dd_engine *e, double *seconds, int64_t max, int64_t *count, dd_err *err);
 
 /* engine_cuda_telemetry.c: the sampler of this GPU (never NULL), and the
  * telemetry ops. */

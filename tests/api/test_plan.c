@@ -97,6 +97,28 @@ static int same_count(int64_t n)
 }
 
 /* A small FP32 multiply through dd_sgemm on the same context. */
+/* The last multiply's time per panel: one per panel of the plan, each
+ * >= 0, together the local multiplies' time; bad arguments refused. */
+static void panel_times(dd_plan *plan, const dd_plan_info *in, const dd_plan_times *t)
+{
+    int64_t count = -1;
+    double sec[64], sum = 0;
+    CHECK(dd_plan_panel_seconds(plan, NULL, 0, &count) == DD_SUCCESS && count == in->panels,
+          "panel count %lld (the plan has %lld)", (long long)count, (long long)in->panels);
+    CHECK(dd_plan_panel_seconds(plan, NULL, 1, &count) == DD_ERROR_USAGE &&
+              dd_plan_panel_seconds(plan, sec, -1, &count) == DD_ERROR_USAGE &&
+              dd_plan_panel_seconds(plan, sec, 1, NULL) == DD_ERROR_USAGE,
+          "bad arguments to dd_plan_panel_seconds refused");
+    CHECK(count <= 64 && dd_plan_panel_seconds(plan, sec, 64, &count) == DD_SUCCESS,
+          "panel times of %lld panels", (long long)count);
+    for (int64_t i = 0; i < count && i < 64; i++) {
+        CHECK(sec[i] >= 0, "panel %lld took %g s", (long long)i, sec[i]);
+        sum += sec[i];
+    }
+    CHECK(fabs(sum - t->gemm_seconds) <= 1e-9 * (1 + t->gemm_seconds),
+          "panel times add up to %.9g s, the local multiplies took %.9g s", sum, t->gemm_seconds);
+}
+
 static void sgemm_between(dd_context *ctx)
 {
     int P, Q, p, q;
@@ -180,6 +202,7 @@ static void one_type(dd_context *ctx, int f32)
         CHECK(dd_plan_check(plan, &chk) == DD_SUCCESS && chk.passed, "check %d: residual %g", pass,
               chk.residual);
     }
+    panel_times(plan, &in, &t);
     if (!f32) { /* a dd_sgemm in between switches the engine to FP32; the plan switches back */
         sgemm_between(ctx);
         CHECK(dd_plan_multiply(plan, &t) == DD_SUCCESS && dd_plan_check(plan, &chk) == 0 &&
