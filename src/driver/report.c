@@ -99,6 +99,15 @@ static const char *human_time(double s, char *buf, size_t n)
     return buf;
 }
 
+/* human_time without its padding (for figures inside a sentence). */
+static const char *short_time(double s, char *buf, size_t n)
+{
+    const char *t = human_time(s, buf, n);
+    while (*t == ' ')
+        t++;
+    return t;
+}
+
 /* One line: the device name when every rank has the same, else "mixed". */
 static void print_devices(FILE *f, const dd_record *r)
 {
@@ -122,6 +131,38 @@ static void print_devices(FILE *f, const dd_record *r)
         fprintf(f, "%d × %s\n", r->ranks, first);
     else
         fprintf(f, "mixed (see JSON record)\n");
+}
+
+/* Each panel's local multiply on its slowest rank: the fastest, median
+ * and slowest of those, and how far apart the ranks were on one panel. */
+static void print_panels(FILE *f, const dd_record *r)
+{
+    if (r->npanel <= 0)
+        return;
+    int64_t slow = 0, fast = 0;
+    double spread = 0, med = NAN;
+    for (int64_t i = 0; i < r->npanel; i++) {
+        slow = r->panel_max[i] > r->panel_max[slow] ? i : slow;
+        fast = r->panel_max[i] < r->panel_max[fast] ? i : fast;
+        if (r->panel_min[i] > 0 && r->panel_max[i] / r->panel_min[i] - 1 > spread)
+            spread = r->panel_max[i] / r->panel_min[i] - 1;
+    }
+    double *s = malloc((size_t)r->npanel * sizeof *s);
+    if (s) { /* without it the line goes without the median */
+        memcpy(s, r->panel_max, (size_t)r->npanel * sizeof *s);
+        med = dd_median_sort(s, (int)r->npanel);
+        free(s);
+    }
+    char a[32], b[32], c[32];
+    fprintf(f,
+            "panels    %lld, local multiply of each on its slowest rank: fastest %s, median %s, "
+            "slowest %s (panel %lld)",
+            (long long)r->npanel, short_time(r->panel_max[fast], a, sizeof a),
+            s ? short_time(med, b, sizeof b) : "?", short_time(r->panel_max[slow], c, sizeof c),
+            (long long)slow);
+    if (r->ranks > 1)
+        fprintf(f, "; ranks up to %.1f%% apart on one panel", 100 * spread);
+    fputc('\n', f);
 }
 
 void report_print(FILE *f, const dd_record *r)
@@ -169,6 +210,7 @@ void report_print(FILE *f, const dd_record *r)
             r->tflops * scale / r->ranks, unit, r->gpus ? "GPU" : "rank");
     fprintf(f, "exposed   %.1f%% of the multiply phase spent waiting for panels\n",
             100.0 * r->exposed_fraction);
+    print_panels(f, r);
     report_telemetry_print(f, r);
     if (r->wall > 0)
         fprintf(f,
@@ -244,6 +286,26 @@ static void json_check(FILE *f, const dd_record *r)
     }
 }
 
+/* "panel_seconds": each panel's local multiply over ranks, or null. */
+static void json_panels(FILE *f, const dd_record *r)
+{
+    fputs(",\"panel_seconds\":", f);
+    if (r->npanel <= 0) {
+        fputs("null", f);
+        return;
+    }
+    const double *v[2] = {r->panel_min, r->panel_max};
+    for (int m = 0; m < 2; m++) {
+        fputs(m ? "],\"max\":[" : "{\"min\":[", f);
+        for (int64_t i = 0; i < r->npanel; i++) {
+            if (i)
+                fputc(',', f);
+            dd_json_num(f, v[m][i]);
+        }
+    }
+    fputs("]}", f);
+}
+
 int report_json(const char *path, const dd_record *r, dd_err *err)
 {
     FILE *f = fopen(path, "a");
@@ -299,6 +361,7 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
     dd_json_kv_num(f, "tflops", r->tflops);
     dd_json_kv_num(f, "tflops_per_gpu", r->tflops / r->ranks);
     dd_json_kv_num(f, "exposed_comm_fraction", r->exposed_fraction);
+    json_panels(f, r);
     dd_json_kv_num(f, "host_to_host", r->host_to_host > 0 ? r->host_to_host : NAN); /* NaN: null */
     dd_json_kv_num(f, "multiply_all_seconds", r->multiply_all);
     dd_json_kv_num(f, "wall_seconds", r->wall);

@@ -55,6 +55,10 @@ typedef struct {
     double setup_at[SP_COUNT + 1]; /* rank 0: dd_now() at the start, then at each part's end */
     double *mult_times; /* per repetition, slowest rank */
     int nrep;
+    /* each panel's local multiply in the median repetition, over ranks:
+     * fastest and slowest rank; npanel 0: not kept (too many figures) */
+    double *panel_min, *panel_max;
+    int64_t npanel;
     double tmin, tmed, tflops, exposed_fraction;
     double host_to_host; /* seconds of the streamed host-to-host pass, slowest rank; 0: not run */
     double multiply_all; /* seconds of every repetition, warm-ups included (slowest rank) */

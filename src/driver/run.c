@@ -187,6 +187,8 @@ static void cleanup(run_ctx *c)
         io_output_abort(c->world, &c->out);
     release(c);
     free(c->rec.mult_times);
+    free(c->rec.panel_min);
+    free(c->rec.panel_max);
     free(c->rec.hosts);
     free(c->rec.devices);
     free(c->rec.tele);

@@ -187,10 +187,41 @@ static int timed_multiply(run_ctx *c, double *sec, double *gemm, double *slowest
     return rc;
 }
 
+/* Panel times are kept for at most this many repetitions × panels. */
+#define PANEL_FIGURES_MAX (1 << 22)
+
+/* Each panel's local multiply in the median repetition (this rank's: row,
+ * NULL where none were kept, the same on every rank), fastest and slowest
+ * rank into the record. */
+static int record_panels(run_ctx *c, const double *row, dd_err *err)
+{
+    int64_t np = c->pi.panels;
+    if (!row || np <= 0)
+        return DD_OK;
+    c->rec.panel_min = malloc((size_t)np * sizeof(double));
+    c->rec.panel_max = malloc((size_t)np * sizeof(double));
+    int rc =
+        c->rec.panel_min && c->rec.panel_max
+            ? DD_OK
+            : dd_fail(err, DD_ENOMEM, "out of host memory for %lld panel times", (long long)np);
+    if ((rc = dd_agree(c->world, rc, err)))
+        return rc;
+    rc = dd_mpi_check(MPI_Allreduce(row, c->rec.panel_min, (int)np, MPI_DOUBLE, MPI_MIN, c->world),
+                      "MPI_Allreduce of the panel times", err);
+    if (!rc)
+        rc = dd_mpi_check(
+            MPI_Allreduce(row, c->rec.panel_max, (int)np, MPI_DOUBLE, MPI_MAX, c->world),
+            "MPI_Allreduce of the panel times", err);
+    if (!(rc = dd_agree(c->world, rc, err)))
+        c->rec.npanel = np;
+    return rc;
+}
+
 /* Per-rank figures of the median repetition (by the slowest rank): the
  * slowest one not above the median, which is the median itself for an odd
  * count and the lower middle one for an even count. */
-static void record_median(run_ctx *c, const double *per_rank, const double *exposed)
+static int record_median(run_ctx *c, const double *per_rank, const double *exposed,
+                         const double *panels, dd_err *err)
 {
     c->rec.nrep = c->o->repeat;
     c->rec.M = c->M;
@@ -209,6 +240,7 @@ static void record_median(run_ctx *c, const double *per_rank, const double *expo
     c->rec.exposed_fraction =
         c->rec.ph[PH_MULTIPLY].avg > 0 ? c->rec.ph[PH_EXPOSED].avg / c->rec.ph[PH_MULTIPLY].avg : 0;
     run_note_phase(c, "multiply", c->rec.tmed);
+    return record_panels(c, panels ? panels + (size_t)med * (size_t)c->pi.panels : NULL, err);
 }
 
 int run_multiply(run_ctx *c, dd_err *err)
@@ -218,7 +250,10 @@ int run_multiply(run_ctx *c, dd_err *err)
     double *per_rank = calloc((size_t)o->repeat, sizeof(double));
     double *exposed = calloc((size_t)o->repeat, sizeof(double));
     c->rec.mult_times = calloc((size_t)o->repeat, sizeof(double));
-    int rc = per_rank && exposed && c->rec.mult_times
+    const int64_t np = c->pi.panels;
+    const int keep = np > 0 && np <= PANEL_FIGURES_MAX / o->repeat; /* the same on every rank */
+    double *panels = keep ? calloc((size_t)(o->repeat * np), sizeof(double)) : NULL;
+    int rc = per_rank && exposed && c->rec.mult_times && (panels || !keep)
                  ? DD_OK
                  : dd_fail(err, DD_ENOMEM, "out of host memory for timings");
     rc = dd_agree(c->world, rc, err);
@@ -239,6 +274,13 @@ int run_multiply(run_ctx *c, dd_err *err)
             per_rank[j] = sec;
             exposed[j] = sec > gemm ? sec - gemm : 0;
             c->rec.mult_times[j] = slowest;
+            int64_t got = 0;
+            if (panels &&
+                (rc = dd_agree(
+                     c->world,
+                     run_api(c, dd_plan_panel_seconds(c->plan, panels + j * np, np, &got), err),
+                     err)))
+                break;
         }
         if (c->rank == 0 && c->tty && !o->quiet)
             fprintf(stderr, "\r[dgemm-dist] multiply  %d/%d%s", i + 1, total,
@@ -249,10 +291,11 @@ int run_multiply(run_ctx *c, dd_err *err)
     }
     rc = run_telemetry_stop(c, rc, err);
     if (!rc)
-        record_median(c, per_rank, exposed);
+        rc = record_median(c, per_rank, exposed, panels, err);
     dd_plan_set_progress(c->plan, NULL, NULL);
     free(per_rank);
     free(exposed);
+    free(panels);
     return rc;
 }
 

@@ -26,6 +26,7 @@ grep -Eq '^ +3 +\(1,1\) +5x3 +5x2 +2x3' "$work/dry" || { cat "$work/dry"; fail "
 for pat in "^problem +C = A·B  f32  M=40 N=30 K=20" "^grid +1x3 on 3 ranks" \
     "^backend +cpu \(--backend cpu\)" "^kernel +openblas" "^comm +mpi-host" \
     "^generate " "^multiply " "exposed comm" "3 timed \(\+1 warm-up\)" "FLOP/s total" \
+    "^panels +[0-9]+, local multiply of each on its slowest rank: fastest .+ slowest .+ \(panel [0-9]+\); ranks up to" \
     "PASSED$"; do
     grep -Eq "$pat" "$work/rep" || { cat "$work/rep"; fail "report lacks /$pat/"; }
 done
@@ -59,6 +60,11 @@ assert "generate" in a["phases"] and "read" not in a["phases"] and "write" not i
 assert {"setup", "teardown"} <= set(a["phases"]) and a["wall_seconds"] > 0
 assert a["status"] == "ok" and a["output"] is None
 assert b["ranks"] == 2 and b["m"] == b["n"] == b["k"] == 9
+# each panel's local multiply, fastest and slowest rank: on every rank they
+# add up to at most its multiply phase (the same, median, repetition)
+ps = a["panel_seconds"]
+assert len(ps["min"]) == len(ps["max"]) >= 1 and all(0 <= x <= y for x, y in zip(ps["min"], ps["max"]))
+assert sum(ps["max"]) > 0 and sum(ps["min"]) <= a["phases"]["multiply"]["max"], (ps, a["phases"])
 print("report and records ok")
 PY
 # batch logs see life: progress lines at the --progress cadence (stderr is a
