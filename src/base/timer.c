@@ -14,6 +14,7 @@ double dd_now(void)
 dd_stat dd_stat_over(MPI_Comm comm, double v)
 {
     dd_stat s;
+    s.own = v;
     int n;
     MPI_Comm_size(comm, &n);
     MPI_Allreduce(&v, &s.min, 1, MPI_DOUBLE, MPI_MIN, comm);

@@ -8,6 +8,7 @@ double dd_now(void);
 
 typedef struct {
     double min, avg, max;
+    double own; /* this rank's */
 } dd_stat;
 
 /* Collective over comm. */

@@ -53,10 +53,12 @@ static void json_setup_parts(FILE *f, const dd_record *r)
 
 double report_unaccounted(const dd_record *r)
 {
-    double sum = r->multiply_all + r->host_to_host;
+    /* this rank's own phases, which follow one another in its wall (the
+     * maxima over ranks come from different ranks and may add up to more) */
+    double sum = r->multiply_all_own + r->host_to_host_own;
     for (int i = 0; i < PH_COUNT; i++)
         if (r->have[i] && i != PH_MULTIPLY && i != PH_EXPOSED)
-            sum += r->ph[i].max;
+            sum += r->ph[i].own;
     return r->wall - sum;
 }
 

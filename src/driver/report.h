@@ -62,7 +62,8 @@ typedef struct {
     double tmin, tmed, tflops, exposed_fraction;
     double host_to_host; /* seconds of the streamed host-to-host pass, slowest rank; 0: not run */
     double multiply_all; /* seconds of every repetition, warm-ups included (slowest rank) */
-    double wall;         /* process start to the report (slowest rank) */
+    double multiply_all_own, host_to_host_own; /* the same on this rank */
+    double wall;         /* process start to the report (this rank, rank 0 for the report) */
     const char *output;  /* the output file, or NULL */
     int generated;       /* inputs made by the generator (the read phase is "generate") */
     int checked;

@@ -263,8 +263,11 @@ static int multiply_all(run_ctx *c, dd_err *err)
 {
     double t0 = dd_now();
     int rc = run_multiply(c, err);
-    if (!rc)
-        c->rec.multiply_all = dd_stat_over(c->world, dd_now() - t0).max;
+    if (!rc) {
+        dd_stat all = dd_stat_over(c->world, dd_now() - t0);
+        c->rec.multiply_all = all.max;
+        c->rec.multiply_all_own = all.own;
+    }
     return rc;
 }
 
@@ -279,7 +282,8 @@ static void finalize(run_ctx *c, double t_release)
     c->finalized = 1;
     dd_release_devices();
     double after = dd_now() - t0; /* this rank's: nothing is gathered any more */
-    c->rec.ph[PH_TEARDOWN] = (dd_stat){before.min + after, before.avg + after, before.max + after};
+    c->rec.ph[PH_TEARDOWN] =
+        (dd_stat){before.min + after, before.avg + after, before.max + after, before.own + after};
     c->rec.have[PH_TEARDOWN] = 1;
     c->rec.wall = dd_now() - c->t_start;
 }

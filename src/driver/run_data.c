@@ -308,11 +308,13 @@ int run_multiply(run_ctx *c, dd_err *err)
 int run_host_to_host(run_ctx *c, dd_err *err)
 {
     dd_plan_times t = {0, 0, 0};
+    double t0 = dd_now();
     int rc = run_api(c, dd_plan_host_pass(c->plan, &t), err);
     if (rc == DD_ECOMM)
         dd_abort_all(c->world, err);
     if (!rc) {
         c->rec.host_to_host = t.slowest;
+        c->rec.host_to_host_own = dd_now() - t0;
         run_note_phase(c, "host-to-host", c->rec.host_to_host);
     }
     return rc;

@@ -58,6 +58,8 @@ assert len(a["devices"]) == 3 and a["hosts"]
 assert set(a["versions"]) >= {"mpi", "hdf5", "blas"}
 assert "generate" in a["phases"] and "read" not in a["phases"] and "write" not in a["phases"]
 assert {"setup", "teardown"} <= set(a["phases"]) and a["wall_seconds"] > 0
+# rank 0's phases follow one another inside its wall: what none accounts for is >= 0
+assert 0 <= a["unaccounted_seconds"] < a["wall_seconds"], (a["unaccounted_seconds"], a["wall_seconds"])
 assert a["status"] == "ok" and a["output"] is None
 assert b["ranks"] == 2 and b["m"] == b["n"] == b["k"] == 9
 # each panel's local multiply, fastest and slowest rank: on every rank they
