@@ -95,7 +95,7 @@ static void usage_run_rest(void)
            "  --lookahead L|auto panels broadcast ahead of the multiply, 1..%d\n"
            "                     auto (the default for all three): the performance model's\n"
            "                     fastest settings that fit in memory; today's defaults (grid\n"
-           "                     most nearly square with P <= Q, panel 512 on CPU and 4096\n"
+           "                     most nearly square with P <= Q, panel 512 on CPU and 8192\n"
            "                     on CUDA, lookahead 1) unless another is predicted >= 10%%\n"
            "                     faster; the report and --dry-run show the prediction\n"
            "  --backend B        auto | cuda | cpu (default auto: CUDA when every rank has a GPU)\n"

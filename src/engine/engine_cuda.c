@@ -455,11 +455,12 @@ static void *cuda_compute_stream(dd_engine *e)
 const dd_engine_ops dd_engine_cuda = {
     .name = "cuda",
     .work_is_host = 0,
-    /* H200: 4096 halves C's read-modify-write passes against 2048 and was
-     * faster on 1 GPU and on 2 with the copy engines and with NCCL, checked
-     * at n = 16384 and 32768; its unhidden first broadcast stays under 0.4%
-     * (docs/results/h200x2-2026-11-30-panels-checked) */
-    .default_panel = 4096,
+    /* H200: 8192 (before it 4096: docs/results/h200x2-2026-11-30-panels-checked).
+     * On one GPU the depth changes nothing (4096-32768); on two, with 23 and
+     * the copy engines, 8192 halves the panels (each a kernel's tail and a
+     * broadcast beside the multiply): 1.96x at n = 16384 against 1.94-1.96x,
+     * level at 32768 (docs/results/h200x2-2026-12-01-pergpu-23) */
+    .default_panel = 8192,
     .open = cuda_open,
     .close = cuda_close,
     .release_device = cuda_release_device,
