@@ -211,7 +211,6 @@ static int multiply_panel(dd_summa *s, int64_t t, const dd_panel_xfer *x, dd_err
 static int panel_times(dd_summa *s, dd_err *err)
 {
     int64_t n = 0;
-    memset(s->panel_sec, 0, (size_t)s->npanels * sizeof *s->panel_sec);
     int rc = s->engine->ops->gemm_times(s->engine, s->panel_sec, s->npanels, &n, err);
     if (!rc && n != s->npanels)
         memset(s->panel_sec, 0, (size_t)s->npanels * sizeof *s->panel_sec);

@@ -150,7 +150,7 @@ static void print_panels(FILE *f, const dd_record *r)
             spread = r->panel_max[i] / r->panel_min[i] - 1;
     }
     double *s = malloc((size_t)r->npanel * sizeof *s);
-    if (s) { /* without it the line goes without the median */
+    if (s) { /* without it the line goes without the median (NaN: "?") */
         memcpy(s, r->panel_max, (size_t)r->npanel * sizeof *s);
         med = dd_median_sort(s, (int)r->npanel);
         free(s);
@@ -160,8 +160,8 @@ static void print_panels(FILE *f, const dd_record *r)
             "panels    %lld, local multiply of each on its slowest rank: fastest %s, median %s, "
             "slowest %s (panel %lld)",
             (long long)r->npanel, short_time(r->panel_max[fast], a, sizeof a),
-            s ? short_time(med, b, sizeof b) : "?", short_time(r->panel_max[slow], c, sizeof c),
-            (long long)slow);
+            isnan(med) ? "?" : short_time(med, b, sizeof b),
+            short_time(r->panel_max[slow], c, sizeof c), (long long)slow);
     if (r->ranks > 1)
         fprintf(f, "; ranks up to %.1f%% apart on one panel", 100 * spread);
     fputc('\n', f);
