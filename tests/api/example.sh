@@ -16,6 +16,10 @@ install)
     build=$1 src=$2 work=$3
     rm -rf "$work"
     mkdir -p "$work"
+    # a sanitized build (DD_SANITIZE) installs instrumented libraries: its
+    # clients link the sanitizer runtime too
+    san=$(sed -n 's/^DD_SANITIZE:[A-Z]*=//p' "$build/CMakeCache.txt")
+    echo "${san:+-fsanitize=$san}" >"$work/sanitize-flags"
     cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
     for f in include/dgemm_dist.h bin/dgemm-dist; do
         test -f "$work/prefix/$f" || { echo "not installed: $f" >&2; exit 1; }
@@ -25,7 +29,9 @@ install)
         "$work"/prefix/lib*/pkgconfig/dgemm-dist.pc "$work"/prefix/lib*/pkgconfig/dgemm-dist-scalapack.pc \
         "$work"/prefix/lib*/cmake/dgemm-dist/dgemm-distConfig.cmake
     cmake -S "$src/examples" -B "$work/ex" -DCMAKE_PREFIX_PATH="$work/prefix" \
-        -DCMAKE_BUILD_TYPE=Release >"$work/ex-configure.log" || { cat "$work/ex-configure.log"; exit 1; }
+        -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="$(cat "$work/sanitize-flags")" \
+        -DCMAKE_EXE_LINKER_FLAGS="$(cat "$work/sanitize-flags")" \
+        >"$work/ex-configure.log" || { cat "$work/ex-configure.log"; exit 1; }
     cmake --build "$work/ex" -j2
     ;;
 run)
@@ -44,7 +50,8 @@ pkgconfig)
     libdir=$(PKG_CONFIG_PATH=$pc pkg-config --variable=libdir dgemm-dist)
     echo "cc block_gemm.c $flags"
     # shellcheck disable=SC2086
-    cc -std=c11 -Wall -Wextra -Werror -o "$work/block_gemm_pc" "$src/examples/block_gemm.c" $flags \
+    cc -std=c11 -Wall -Wextra -Werror $(cat "$work/sanitize-flags") -o "$work/block_gemm_pc" \
+        "$src/examples/block_gemm.c" $flags \
         -lm -Wl,-rpath,"$libdir"
     out=$($DD_MPIRUN -n 2 "$work/block_gemm_pc" 2>&1) || { echo "$out"; exit 1; }
     echo "$out"
