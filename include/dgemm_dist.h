@@ -147,9 +147,11 @@ typedef struct {
      * PBLAS numbers pdgemm's (TRANSA 1, TRANSB 2, M 3, N 4, K 5, ALPHA 6,
      * A 7, IA 8, JA 9, DESCA 10, B 11, IB 12, JB 13, DESCB 14, BETA 15, C 16,
      * IC 17, JC 18, DESCC 19) and, for a descriptor's field, 100·position +
-     * the field's ScaLAPACK index (DTYPE_ 1, CTXT_ 2 = grid and order, M_ 3,
-     * N_ 4, MB_ 5, NB_ 6, RSRC_ 7, CSRC_ 8, LLD_ 9): 1009 = DESCA's LLD_.
-     * dd_gemm's checks use the same numbers (A's ld is LLD_).  0 otherwise. */
+     * the field's entry in PBLAS's 11-entry descriptor, where a 9-entry
+     * one's MB_ and NB_ are first checked as IMB_ and INB_ (layout DTYPE_ 1,
+     * grid and order CTXT_ 2, m M_ 3, n N_ 4, mb 5, nb 6, rsrc RSRC_ 9, csrc
+     * CSRC_ 10, lld LLD_ 11): 1011 = DESCA's LLD_.  dd_gemm numbers its lda,
+     * ldb, ldc 100·position + 9 (1009, 1409, 1909).  0 otherwise. */
     int bad_argument;
 } dd_gemm_info;
 

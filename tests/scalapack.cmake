@@ -49,3 +49,20 @@ target_link_libraries(pdgemm-bench PRIVATE dgemm_dist_scalapack_shared ${SCALAPA
 target_compile_definitions(pdgemm-bench PRIVATE DD_SCALAPACK_LIB="${_dd_sl_real}")
 target_compile_options(pdgemm-bench PRIVATE ${DD_WARN})
 set_target_properties(pdgemm-bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+
+# The drop-in's refusals against PBLAS's own numbers (ScaLAPACK's pdgemm_
+# with PB_Cabort defined by the test, tests/scalapack/test_pdgemm_faults.c):
+# invalid, released and foreign BLACS contexts in each descriptor, every
+# descriptor entry and scalar argument (and dd_pgemm's numbers), processes
+# outside a valid grid returning silently, replicated operands and DTYPE_ 2
+# handed to ScaLAPACK, the message's form; at 1 and 4 ranks.
+add_executable(test-pdgemm-faults ${PROJECT_SOURCE_DIR}/tests/scalapack/test_pdgemm_faults.c)
+target_link_libraries(test-pdgemm-faults PRIVATE dgemm_dist_scalapack_shared ${SCALAPACK_LIBRARY} MPI::MPI_C m ${CMAKE_DL_LIBS})
+target_compile_definitions(test-pdgemm-faults PRIVATE DD_SCALAPACK_LIB="${_dd_sl_real}")
+target_compile_options(test-pdgemm-faults PRIVATE ${DD_WARN})
+foreach(n 1 4)
+  dd_mpirun(_run ${n})
+  add_test(NAME scalapack_faults_pblas_numbers_${n}rank COMMAND ${_run} $<TARGET_FILE:test-pdgemm-faults>)
+  set_tests_properties(scalapack_faults_pblas_numbers_${n}rank PROPERTIES PROCESSORS ${n} TIMEOUT 60
+    LABELS "scalapack;api;mpi" ENVIRONMENT "${DD_SL_ENV}" PASS_REGULAR_EXPRESSION "all passed")
+endforeach()

@@ -124,7 +124,11 @@ static int64_t sub_len(const rd_dist *d, int me)
     return hi > lo ? hi - lo : 0;
 }
 
-/* The descriptor's fields and its grid against the context (fields 1-8). */
+/* The descriptor's fields and its grid against the context.  A field's
+ * number is PBLAS's: 100 * pos + its entry in PBLAS's 11-entry internal
+ * descriptor (DTYPE_ 1, CTXT_ 2, M_ 3, N_ 4, IMB_ 5, INB_ 6, MB_ 7, NB_ 8,
+ * RSRC_ 9, CSRC_ 10, LLD_ 11); the grid stands for CTXT_, and mb, nb are
+ * checked first as IMB_, INB_, as PBLAS does. */
 static int check_fields(gemm_call *g, const dd_matrix_desc *d, const char *X, int pos, int *P,
                         int *Q, dd_err *err)
 {
@@ -146,18 +150,24 @@ static int check_fields(gemm_call *g, const dd_matrix_desc *d, const char *X, in
                    "exactly and the order be 'R' or 'C'",
                    X, d->nprow, d->npcol, d->order >= 32 && d->order < 127 ? d->order : '?',
                    g->ctx->size);
-    if (d->m < 0 || d->n < 0)
-        return bad(g, pos * 100 + (d->m < 0 ? 3 : 4), err,
-                   "desc%s: m = %lld, n = %lld: must be >= 0", X, (long long)d->m, (long long)d->n);
+    /* PBLAS: m and n at least 1 when sub(X) is not empty (the offsets'
+     * bounds are then not checked), at least 0 when it is */
+    int empty = X[0] == 'A' ? !g->M || !g->K : X[0] == 'B' ? !g->K || !g->N : !g->M || !g->N;
+    int64_t least = empty ? 0 : 1;
+    if (d->m < least || d->n < least)
+        return bad(g, pos * 100 + (d->m < least ? 3 : 4), err,
+                   "desc%s: m = %lld, n = %lld: must be >= %lld%s%s%s", X, (long long)d->m,
+                   (long long)d->n, (long long)least, empty ? "" : " (sub(", empty ? "" : X,
+                   empty ? "" : ") is not empty)");
     if (cyc && (d->mb < 1 || d->nb < 1))
         return bad(g, pos * 100 + (d->mb < 1 ? 5 : 6), err,
                    "desc%s: block sizes mb = %lld, nb = %lld: must be >= 1", X, (long long)d->mb,
                    (long long)d->nb);
     if (cyc && (d->rsrc < 0 || d->rsrc >= *P))
-        return bad(g, pos * 100 + 7, err, "desc%s: rsrc = %d: must be a grid row, 0..%d", X,
+        return bad(g, pos * 100 + 9, err, "desc%s: rsrc = %d: must be a grid row, 0..%d", X,
                    d->rsrc, *P - 1);
     if (cyc && (d->csrc < 0 || d->csrc >= *Q))
-        return bad(g, pos * 100 + 8, err, "desc%s: csrc = %d: must be a grid column, 0..%d", X,
+        return bad(g, pos * 100 + 10, err, "desc%s: csrc = %d: must be a grid column, 0..%d", X,
                    d->csrc, *Q - 1);
     return DD_OK;
 }
@@ -183,7 +193,7 @@ static int desc_operand(gemm_call *g, api_operand *o, const char *X, int pos, in
     need = need > 1 ? need : 1;
     if (d->lld < need)
         return bad(
-            g, pos * 100 + 9, err,
+            g, pos * 100 + 11, err,
             "desc%s: lld = %lld is less than max(1, %lld), the %s here: make it at least %lld", X,
             (long long)d->lld, (long long)need, cyc ? "local array's rows" : "local block's width",
             (long long)need);

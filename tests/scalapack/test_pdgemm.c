@@ -320,9 +320,9 @@ static void refusals(int ctxt)
     struct {
         int which, entry, value, want; /* which: 0 A, 1 B, 2 C desc; -1 scalar */
         const char *what;
-    } bad[] = {{0, 8, 0, 1009, "LLD_A below the local rows (every process)"},
+    } bad[] = {{0, 8, 0, 1011, "LLD_A below the local rows (every process)"},
                {2, 4, 0, 1905, "MB_C = 0"},
-               {1, 6, 7, 1407, "RSRC_B outside the grid"},
+               {1, 6, 7, 1409, "RSRC_B outside the grid"},
                {1, 1, 12345, 1402, "CTXT_B not A's"},
                {-1, 3, -1, 3, "M < 0"},
                {-1, 8, 0, 8, "IA = 0"},
