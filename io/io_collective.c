@@ -26,6 +26,8 @@ typedef struct {
     hid_t file;
     hid_t dxpl;        /* collective transfers */
     io_h5_table dsets; /* open datasets, by name */
+    int wrc;           /* writing: the agreed failure of an earlier block write, or DD_OK */
+    dd_err werr;       /* its message */
 } coll;
 
 /* Local release; H5Fclose is collective, so callers reach here on every rank. */
@@ -212,7 +214,13 @@ static int coll_write_block(dd_io *io, const char *dset, dd_dtype type, int64_t 
         return rc;
     coll *h = io->impl;
     double dummy = 0;
-    if (H5Dwrite(d->id, io_h5_memtype(type), ms, fs, h->dxpl, buf ? buf : &dummy) < 0)
+    /* After a failed write no rank enters another collective write: a
+     * failure inside one (a disk that filled) can leave MPI-IO's ranks out
+     * of step, and the next collective call would hang.  Every rank agrees
+     * on each write's outcome before the next. */
+    if (h->wrc != DD_OK)
+        rc = dd_fail(err, h->wrc, "%s", h->werr.msg);
+    else if (H5Dwrite(d->id, io_h5_memtype(type), ms, fs, h->dxpl, buf ? buf : &dummy) < 0)
         rc = dd_fail(err, DD_EIO,
                      "cannot write rows %lld+%lld, columns %lld+%lld of dataset \"%s\" in %s "
                      "collectively; is the disk full? (--io independent avoids MPI-IO)",
@@ -220,6 +228,11 @@ static int coll_write_block(dd_io *io, const char *dset, dd_dtype type, int64_t 
                      h->path);
     H5Sclose(ms);
     H5Sclose(fs);
+    rc = dd_agree(io->comm, rc, err);
+    if (rc != DD_OK && h->wrc == DD_OK) {
+        h->wrc = rc;
+        dd_fail(&h->werr, rc, "%s", err->msg);
+    }
     return rc;
 }
 

@@ -69,8 +69,9 @@ int io_h5_create_dsets(hid_t file, const char *path, int ndsets, const char *con
 /* Before any data is written (one rank): allocates the file's first `bytes`
  * on disk, so that a full disk or quota is found now with a message saying
  * how much is needed, not by writes that some MPI-IO layers let fail without
- * a word (and, collectively, hang on).  File systems without fallocate skip
- * it; the read-back of the output still guards them. */
+ * a word (and, collectively, hang on).  On file systems without fallocate
+ * the free space is compared instead (DD_FAULT=no-fallocate takes that path
+ * in tests); the read-back of the output still guards them. */
 int io_h5_reserve(const char *path, uint64_t bytes, dd_err *err);
 
 /* Checks a block request against the dataset before any (collective) I/O. */

@@ -341,6 +341,28 @@ int io_output_check_side(MPI_Comm comm, const char *side, const char *option,
 
 /* ---- commit and abort ------------------------------------------------------------- */
 
+/* The space reserved beyond the file's end (io_h5_reserve's margin for
+ * HDF5's metadata) is given back; file systems keep it allocated otherwise,
+ * and truncating to the same size is a no-op on some (tmpfs), so the file
+ * grows by a byte and shrinks back.  The temporary is this run's alone:
+ * nothing else writes there.  Where the first step fails nothing changed,
+ * and only the space stays allocated; the second failing is an error, the
+ * file being no longer the one verified. */
+static int trim_reserve(const dd_output *out, dd_err *err)
+{
+    struct stat st;
+    int fd = open(out->tmp, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return DD_OK;
+    int rc = DD_OK;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, st.st_size + 1) == 0 &&
+        ftruncate(fd, st.st_size) != 0)
+        rc = dd_fail(err, DD_EIO, "cannot truncate %s back to its size: %s", out->tmp,
+                     strerror(errno));
+    close(fd);
+    return rc;
+}
+
 /* Rank 0: the temporary takes the final name.  Without force it must not
  * replace a file that appeared during the run: link() fails on an existing
  * name, atomically; where the file system has no hard links, a last check
@@ -348,6 +370,9 @@ int io_output_check_side(MPI_Comm comm, const char *side, const char *option,
 static int commit_local(dd_output *out, dd_err *err)
 {
     struct stat st;
+    int rc = trim_reserve(out, err);
+    if (rc != DD_OK)
+        return rc;
     if (!out->force) {
         if (link(out->tmp, out->path) == 0) {
             unlink(out->tmp); /* the output keeps the data: one name less */

@@ -3,7 +3,8 @@
 # private temporary directory beside --out, its space is reserved before any
 # data is written, and a write that cannot complete fails on every rank
 # with one message about space: exit 1, no hang, the old output intact, no
-# temporary left, no space leaked.  At the edge, where the data's
+# temporary left, no space leaked; also where the file system has no
+# fallocate (the free space is compared instead).  At the edge, where the data's
 # reservation fits but the metadata written at close may not, a run either
 # succeeds or fails the same clean way.  A 2 MiB tmpfs stands in for the disk;
 # it is mounted in a private mount namespace where unshare(1) allows, so it
@@ -26,6 +27,21 @@ dd_cleanup_hooks+=("umount '$fs' 2>/dev/null")
 paths=(independent)
 have_collective && paths=(collective independent)
 free_kib() { df -k --output=avail "$fs" | tail -1 | tr -d ' '; }
+
+# the committed file gives back what was reserved beyond its end (the
+# margin for HDF5's metadata), for every path
+for io in direct "${paths[@]}"; do
+    begin "committed_output_keeps_no_reserved_space_${io}"
+    run 2 30 --size 50 --out "$fs/r.h5" --io "$io" --quiet
+    expect_rc 0 ''
+    alloc=$(du -k "$fs/r.h5" | cut -f1)
+    size=$(stat -c %s "$fs/r.h5")
+    [ "$alloc" -le $((size / 1024 + 8)) ] ||
+        problem "r.h5 holds $alloc KiB for $size bytes: the reservation beyond its end was kept"
+    rm -f "$fs/r.h5"
+    no_temporaries "$fs"
+    end
+done
 
 # the old output, which every failed run must leave as it was
 run 1 30 --size 50 --out "$fs/c.h5" --quiet
@@ -56,6 +72,34 @@ run 4 60 gen --out "$fs/g.h5" -m 1000 -n 1000 -k 1000 --quiet
 expect_rc 1 'space'
 [ -e "$fs/g.h5" ] && problem "gen left $fs/g.h5"
 kept_clean "$free0"
+end
+
+# Without fallocate (NFSv3, some parallel file systems; DD_FAULT=no-fallocate
+# takes that path on this tmpfs) the free space is compared instead: the
+# same clean failure before any data is written, never collective writes
+# into a full disk (which left ranks hanging inside MPI-IO, or a run failing
+# later with a message about a dataset).
+for io in direct "${paths[@]}"; do
+    begin "gen_does_not_fit_no_fallocate_4ranks_${io}"
+    DD_FAULT='no-fallocate:*' run 4 20 gen --out "$fs/g.h5" -m 2000 -n 2000 -k 2000 --io "$io" --quiet
+    expect_rc 1 'not enough space'
+    [ -e "$fs/g.h5" ] && problem "gen left $fs/g.h5"
+    kept_clean "$free0"
+    end
+    begin "c_does_not_fit_no_fallocate_4ranks_${io}"
+    DD_FAULT='no-fallocate:*' run 4 20 --size 1000,1000,16 --out "$fs/c.h5" --force --io "$io" --quiet
+    expect_rc 1 'not enough space'
+    kept_clean "$free0"
+    end
+done
+# and where it fits, the same path writes the file
+begin "fits_no_fallocate_2ranks_${paths[0]}"
+DD_FAULT='no-fallocate:*' run 2 20 --size 100 --out "$fs/n.h5" --io "${paths[0]}" --quiet
+expect_rc 0 ''
+grep -q 'PASSED$' "$work/stdout" || problem "no PASSED check"
+[ -f "$fs/n.h5" ] || problem "no n.h5"
+rm -f "$fs/n.h5"
+no_temporaries "$fs"
 end
 
 # At the edge: room for C's data (the reservation) give or take a page, but
