@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,6 +195,56 @@ static int same_file(const char *p, const char *q)
     return s1.st_dev == s2.st_dev && s1.st_ino == s2.st_ino;
 }
 
+/* The file `path` names, as one string whether or not it exists yet: the
+ * real path of its directory (links, "." and ".." resolved), then its base
+ * name; where that name is a symbolic link (dangling too) its target, read
+ * relative to the link's directory, the same way.  -1 where a directory
+ * cannot be resolved or the links go on too long. */
+static int resolve_name(const char *path, char *out, size_t len)
+{
+    char cur[PATH_MAX], dir[PATH_MAX], real[PATH_MAX], target[PATH_MAX];
+    if (snprintf(cur, sizeof cur, "%s", path) >= (int)sizeof cur)
+        return -1;
+    for (int hops = 0; hops < 40; hops++) { /* Linux's own bound on a chain of links */
+        const char *base;
+        if (split_path(cur, dir, sizeof dir, &base) != 0)
+            return -1;
+        if (!base[0] || !strcmp(base, ".") || !strcmp(base, "..")) /* a directory */
+            return realpath(cur, real) && snprintf(out, len, "%s", real) < (int)len ? 0 : -1;
+        if (!realpath(dir, real))
+            return -1;
+        int n = snprintf(out, len, "%s/%s", strcmp(real, "/") ? real : "", base);
+        if (n < 0 || (size_t)n >= len)
+            return -1;
+        struct stat st;
+        if (lstat(out, &st) != 0 || !S_ISLNK(st.st_mode))
+            return 0;
+        ssize_t t = readlink(out, target, sizeof target - 1);
+        if (t < 0)
+            return -1;
+        target[t] = '\0';
+        n = target[0] == '/' ? snprintf(cur, sizeof cur, "%s", target)
+                             : snprintf(cur, sizeof cur, "%s/%s", real, target);
+        if (n < 0 || (size_t)n >= sizeof cur)
+            return -1;
+    }
+    return -1;
+}
+
+/* Whether p and q name one file: the same inode where both exist, else the
+ * same resolved directory and name (a file that does not exist yet, named
+ * "c.h5", "./c.h5", "/abs/c.h5", "d/../c.h5" or through a link). */
+static int same_name(const char *p, const char *q)
+{
+    char rp[PATH_MAX + 256], rq[PATH_MAX + 256];
+    if (!p || !q)
+        return 0;
+    if (!strcmp(p, q) || same_file(p, q))
+        return 1;
+    return resolve_name(p, rp, sizeof rp) == 0 && resolve_name(q, rq, sizeof rq) == 0 &&
+           !strcmp(rp, rq);
+}
+
 static const char *kind_of(mode_t m)
 {
     return S_ISLNK(m)    ? "a symbolic link"
@@ -327,8 +378,7 @@ int io_output_check_side(MPI_Comm comm, const char *side, const char *option,
     if (rank == 0 && side) {
         char why[160];
         const char *unfit;
-        int is_in = input_path && (same_file(side, input_path) || !strcmp(side, input_path));
-        int is_out = output_path && (same_file(side, output_path) || !strcmp(side, output_path));
+        int is_in = same_name(side, input_path), is_out = same_name(side, output_path);
         if (is_in || is_out)
             rc = dd_fail(&local, DD_EUSAGE, "%s %s names the %s file; give it a file of its own",
                          option, side, is_in ? "input" : "output");

@@ -11,6 +11,9 @@
 #    the multiply: every case also sets DD_FAULT=multiply:*, so a run that
 #    got as far as computing fails with the injected fault's message instead
 #    of the --json one.  No output file appears, the input is unchanged.
+#    Names are compared as files: an output that does not exist yet is
+#    still the output when --json spells it ./o.h5, by its absolute path,
+#    through "..", a linked directory or a (dangling) symbolic link.
 dir=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=common.sh
 . "$dir/common.sh"
@@ -54,6 +57,33 @@ json_case json_names_input_by_another_path "$work/./in.h5" 'json.*input'
 ln -s in.h5 in-link.h5
 json_case json_is_a_symlink_to_input in-link.h5 'json.*input'
 json_case json_names_output o.h5 'json.*output'
+# the output does not exist yet: the same file in other spellings (its
+# directory resolved, then its name), and a dangling link to it
+json_case json_names_output_as_dot_slash ./o.h5 'json.*output'
+json_case json_names_output_by_absolute_path "$work/o.h5" 'json.*output'
+json_case json_names_output_through_dotdot jdir/../o.h5 'json.*output'
+ln -s . here
+json_case json_names_output_through_linked_directory here/o.h5 'json.*output'
+ln -s o.h5 o-link.h5
+json_case json_is_a_dangling_link_to_output o-link.h5 'json.*output'
+ln -s o-link.h5 o-link2.h5
+json_case json_is_a_chain_of_links_to_output o-link2.h5 'json.*output'
+begin json_names_output_given_in_another_spelling
+rm -f o.h5
+DD_FAULT='multiply:*' run 2 30 --in in.h5 --out "$work/here/./o.h5" --json o.h5 --quiet
+expect_rc 2 'json.*output'
+[ -e o.h5 ] && problem "the output o.h5 was written"
+no_temporaries .
+end
+# and a record beside the output, in a name of its own, is taken
+begin json_beside_output_taken
+rm -f o.h5 o.jsonl
+run 2 30 --in in.h5 --out ./o.h5 --json "$work/o.jsonl" --quiet
+expect_rc 0 ''
+[ "$(wc -l <o.jsonl 2>/dev/null)" = 1 ] || problem "o.jsonl does not hold one record"
+"$DD_COMPARE" product in.h5 o.h5 >/dev/null 2>&1 || problem "o.h5 is not the product"
+no_temporaries .
+end
 json_case json_in_missing_directory "$work/no/such/dir/run.jsonl" 'json'
 json_case json_is_a_directory jdir 'json'
 json_case json_is_a_fifo jfifo 'json'
