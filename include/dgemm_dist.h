@@ -16,6 +16,31 @@
  * exports pdgemm_ and psgemm_ with ScaLAPACK's Fortran signature on top of dd_pgemm (see the end of
  * this header).
  *
+ * What the library promises, whatever the arguments.  It never exits,
+ * aborts or calls MPI_Abort: an MPI error on its communicators comes back
+ * as a status (it sets MPI_ERRORS_RETURN on them), and dd_context_destroy
+ * after MPI_Finalize returns.  It never hangs: every rank reaches the same
+ * collectives whatever its own checks found, and one rank's refusal is
+ * every rank's.  It writes nothing outside the caller's buffers as the
+ * arguments describe them (C's block and ldc, sub(C) in C's local array, a
+ * host buffer and its ld) and reads nothing outside A's and B's: every
+ * bound is compared without overflow (offsets near 2^63 included), and a
+ * leading dimension whose local array would span more than 2^63 bytes is
+ * refused.  Every argument that must be alike on every rank is compared
+ * across them before anything depends on it: the entry (dd_gemm against
+ * dd_sgemm, ...), sizes, scalars (bit for bit; NaN is NaN, -0 is 0),
+ * transposes (by meaning: 'n' is 'N'; 't', 'C', 'c' are 'T'), offsets and
+ * descriptors' global fields, every dd_context_options field, a plan's
+ * parameters and the arguments of its collective calls; a difference is
+ * refused on every rank with one message naming the argument and both
+ * values.  A NULL pointer is refused (DD_ERROR_USAGE) wherever this header
+ * does not say that NULL is allowed.  Outside the promises: DD_ERROR_COMM
+ * (below); a context or plan pointer that is NULL or stale on some ranks
+ * only (there is then no communicator to agree on: pass NULL on all ranks
+ * or none); buffers smaller than their arguments say.  Each promise is
+ * tested as stated by tests/api/test_bounds.c, tests/api/test_agree.c,
+ * tests/api/test_null.c and tests/api/test_finalize.c.
+ *
  * The 2-D block layout.  The ranks of the context's communicator form a P×Q
  * process grid; rank r sits at row p = r / Q, column q = r % Q.  A length n
  * is cut into `parts` contiguous blocks differing by at most one element
@@ -36,15 +61,16 @@
  * its block is empty (or not read: A and B when alpha = 0, C's input when
  * beta = 0 is still written).
  *
- * Collectives.  Every function taking a context is collective over the
- * context's communicator: every rank calls it with the same M, N, K,
- * alpha, beta, transa, transb (and, for dd_pgemm, the same offsets and
- * global descriptor fields).  Errors are agreed: when any rank fails,
+ * Collectives.  dd_context_create, dd_context_destroy (before
+ * MPI_Finalize), the multiplies and the plan calls marked so below are
+ * collective over the context's communicator: every rank calls them, with
+ * the same M, N, K, alpha, beta, transa, transb (and, for dd_pgemm, the
+ * same offsets and global descriptor fields; the promises above say what
+ * happens when they differ).  Errors are agreed: when any rank fails,
  * every rank returns the same code, and dd_context_last_error() gives the
- * same message on every rank (the lowest failing rank's).  The library
- * never calls exit() or abort(); the one exception to agreement is
- * DD_ERROR_COMM: a broadcast broke mid-multiply, the peers may be left in
- * a collective, and the caller should MPI_Abort.
+ * same message on every rank (the lowest failing rank's).  The one
+ * exception to agreement is DD_ERROR_COMM: a broadcast broke mid-multiply,
+ * the peers may be left in a collective, and the caller should MPI_Abort.
  *
  * Threads: a context is used by one thread at a time.  MPI must be
  * initialized (MPI_Init or MPI_Init_thread) before dd_context_create and
@@ -84,10 +110,10 @@ typedef enum {
     DD_ERROR_MPI = 8          /* MPI not initialized, or the communicator unusable */
 } dd_status;
 
-/* "success", "usage error", ...: a static string, never NULL. */
+/* "success", "usage error", ...: a static string, never NULL (for any value). */
 const char *dd_status_string(dd_status s);
 
-/* The version of the library linked at run time. */
+/* The version of the library linked at run time; any pointer may be NULL. */
 void dd_version(int *major, int *minor, int *patch);
 /* The CPU BLAS the library was linked with ("OpenBLAS 0.3.21 ..."): the
  * CPU backend's, reported on any backend. */
@@ -110,29 +136,37 @@ typedef struct {
                          * performance model (dd_plan_create); 0: the defaults above */
 } dd_context_options;
 
-void dd_context_options_init(dd_context_options *opts);
+void dd_context_options_init(dd_context_options *opts); /* NULL is ignored */
 
 /* Collective over comm (which is duplicated: the caller may free its own).
- * opts NULL = defaults.  On success *ctx is the context; on failure *ctx is
- * NULL, the same code is returned on every rank, and errbuf (errlen bytes,
- * may be NULL) holds the message. */
+ * opts NULL = defaults; in opts, backend and comm NULL = "auto", kernel
+ * NULL = the backend's default.  Every option must be the same on every
+ * rank (refused, naming it, when one differs).  On success *ctx is the
+ * context; on failure *ctx is NULL, the same code is returned on every
+ * rank, and errbuf (errlen bytes, may be NULL) holds the message.  ctx NULL
+ * (on any rank) is refused on every rank. */
 dd_status dd_context_create(MPI_Comm comm, const dd_context_options *opts, dd_context **ctx,
                             char *errbuf, size_t errlen);
-/* Collective; NULL is ignored. */
+/* Collective; NULL is ignored.  After MPI_Finalize (a C++ destructor, an
+ * atexit handler) it is local and makes no MPI call: it frees the memory
+ * that needs no MPI (work memory, the engine, the plan) and leaves the MPI
+ * objects, which MPI_Finalize has already ended. */
 void dd_context_destroy(dd_context *ctx);
 
 /* The message of the last failed call on ctx ("" after a success); valid
- * until the next call on ctx. */
+ * until the next call on ctx.  ctx NULL: a static "no context (NULL)". */
 const char *dd_context_last_error(const dd_context *ctx);
 
 /* The grid P×Q and this rank's coordinates (p, q); any pointer may be NULL.
- * The backend actually chosen ("cpu", "cuda") with dd_context_backend(). */
+ * ctx NULL: DD_ERROR_USAGE.  The backend actually chosen ("cpu", "cuda")
+ * with dd_context_backend() ("" for NULL). */
 dd_status dd_context_grid(const dd_context *ctx, int *P, int *Q, int *p, int *q);
 const char *dd_context_backend(const dd_context *ctx);
 
 /* Block `index` of a length n cut into `parts`: its first element *start
- * and length *len (0 when parts > n).  n >= 0, parts >= 1, 0 <= index <
- * parts, else DD_ERROR_USAGE.  Local (not collective). */
+ * and length *len (0 when parts > n); start or len may be NULL.  n >= 0,
+ * parts >= 1, 0 <= index < parts, else DD_ERROR_USAGE.  Local (not
+ * collective). */
 dd_status dd_block_range(int64_t n, int parts, int index, int64_t *start, int64_t *len);
 
 /* What one multiply did.  The caller sets `check`; the rest is output. */
@@ -156,7 +190,8 @@ typedef struct {
 } dd_gemm_info;
 
 /* C ← alpha·op(A)·op(B) + beta·C on this rank's blocks (layout above):
- * transa, transb 'N', 'T' or 'C' (either case).
+ * transa, transb 'N', 'T' or 'C' (either case; 'C' is 'T', so ranks may
+ * spell one operation differently).
  * BLAS rules: beta = 0: C is not read (NaN in it does not survive);
  * alpha = 0: A and B are not read and nothing is multiplied.  A and B are
  * never written.  info may be NULL.  With info->check, a FAILED check
@@ -212,7 +247,8 @@ dd_status dd_sgemm_device(dd_context *ctx, char transa, char transb, int64_t M, 
  * grid (then order must be 'R').
  *
  * dd_desc_block_cyclic and dd_desc_block fill a descriptor and check it
- * (locally: DD_ERROR_USAGE naming the field). */
+ * (locally: DD_ERROR_USAGE; d NULL, or an lld whose largest local array
+ * could not be addressed, too).  dd_pgemm checks it again on each rank. */
 typedef enum { DD_LAYOUT_BLOCK = 1, DD_LAYOUT_BLOCK_CYCLIC = 2 } dd_layout;
 
 typedef struct {
@@ -310,9 +346,12 @@ dd_status dd_psgemm_device(dd_context *ctx, char transa, char transb, int64_t M,
  * Every call taking a plan is collective over the context's communicator
  * and agreed (DD_ERROR_COMM excepted, as for dd_gemm), but dd_plan_get_info,
  * dd_plan_read, dd_plan_write, dd_plan_set_progress, dd_plan_panel_seconds,
- * the telemetry calls and dd_plan_destroy, which are local.  A context holds at most one plan at a
- * time; dd_context_destroy destroys it too (the plan pointer is then dead). dd_gemm and friends may
- * be called on a context that holds a plan: each keeps its own work memory. */
+ * the telemetry calls and dd_plan_destroy, which are local.  The collective
+ * ones compare their arguments across ranks (the operand, seed, trans,
+ * alpha, beta, check) and refuse a NULL result pointer on every rank; the
+ * times of dd_plan_multiply and dd_plan_host_pass may be NULL.  A context holds at most one plan at
+ * a time; dd_context_destroy destroys it too (the plan pointer is then dead). dd_gemm and friends
+ * may be called on a context that holds a plan: each keeps its own work memory. */
 typedef enum { DD_FLOAT64 = 0, DD_FLOAT32 = 1 } dd_type;
 typedef enum { DD_OPERAND_A = 0, DD_OPERAND_B = 1, DD_OPERAND_C = 2 } dd_operand;
 
@@ -395,7 +434,8 @@ struct dd_stream {
 };
 
 /* A block from a stream (fill), or to one (drain).  On a GPU the bands go
- * through two pinned buffers of DD_RING_MIB MiB (default 64) each. */
+ * through two pinned buffers of DD_RING_MIB MiB (default 64) each.  which
+ * and the stream's trans alike on every rank. */
 dd_status dd_plan_load(dd_plan *plan, dd_operand which, const dd_stream *src);
 dd_status dd_plan_store(dd_plan *plan, dd_operand which, const dd_stream *dst);
 
@@ -403,7 +443,8 @@ dd_status dd_plan_store(dd_plan *plan, dd_operand which, const dd_stream *dst);
  * matrix at its place (seeded, reproducible whatever the grid): op(A) is a
  * block of the generated M×K A, or with trans of the transpose of the
  * generated K×M A; likewise op(B) of B (K×N or, with trans, N×K) and C of
- * an M×N C.  Made where the data lives (on the GPU on CUDA). */
+ * an M×N C.  Made where the data lives (on the GPU on CUDA).  which, seed
+ * and trans alike on every rank. */
 dd_status dd_plan_generate(dd_plan *plan, dd_operand which, uint64_t seed, int trans);
 
 /* After the loads: A ← alpha·A (alpha = 0: A and B zeroed, as they were
@@ -411,7 +452,7 @@ dd_status dd_plan_generate(dd_plan *plan, dd_operand which, uint64_t seed, int t
  * load or generate after it asks for it again; calling it twice applies
  * the scalars twice); with check, beta·C_in's part of the check is taken
  * now; the copy for later passes is made.  alpha, beta and check must be
- * the same on every rank. */
+ * the same on every rank (bit for bit), and alpha and beta finite. */
 dd_status dd_plan_prepare(dd_plan *plan, double alpha, double beta, int check);
 
 /* One multiply's times. */
@@ -451,12 +492,13 @@ typedef struct {
 } dd_check_result;
 dd_status dd_plan_check(dd_plan *plan, dd_check_result *result);
 /* "||C x - A(B x)||_oo / (...) = 2.1e-02 ...... PASSED" (or FAILED, or not
- * meaningful and why) into buf (n bytes). */
+ * meaningful and why) into buf (n bytes).  r NULL: a line saying FAILED
+ * (no result); buf NULL or n 0: nothing is written. */
 void dd_check_line(const dd_check_result *r, char *buf, size_t n);
 
 /* rows × cols of block `which` from its element (i, j) to host memory
  * (row-major, leading dimension ld), or from host memory into it.  Local
- * and synchronous. */
+ * and synchronous.  host NULL is refused unless rows or cols is 0. */
 dd_status dd_plan_read(dd_plan *plan, dd_operand which, int64_t i, int64_t j, int64_t rows,
                        int64_t cols, void *host, int64_t ld);
 dd_status dd_plan_write(dd_plan *plan, dd_operand which, int64_t i, int64_t j, int64_t rows,

@@ -83,3 +83,24 @@ if(DD_HAVE_CUDA)
       SKIP_REGULAR_EXPRESSION "SKIP:")
   endforeach()
 endif()
+
+# The library under misuse (dgemm_dist.h, "What the library promises"):
+# bounds compared without overflow (offsets near 2^63, leading dimensions
+# past 2^63 bytes), ranks that pass different arguments or options, NULL
+# given to every public entry, dd_context_destroy after MPI_Finalize.  Each
+# at 1 rank and at ranks that can disagree; a hang is the TIMEOUT.
+foreach(_t bounds agree null finalize)
+  add_executable(test-api-${_t} ${PROJECT_SOURCE_DIR}/tests/api/test_${_t}.c)
+  target_link_libraries(test-api-${_t} PRIVATE dgemm_dist_shared dd_base m)
+  target_compile_options(test-api-${_t} PRIVATE ${DD_WARN})
+endforeach()
+foreach(_case "bounds;1;2;4" "agree;1;2;3" "null;1;2" "finalize;1;2")
+  list(POP_FRONT _case _t)
+  foreach(n ${_case})
+    dd_mpirun(_run ${n})
+    add_test(NAME api_misuse_${_t}_${n}rank COMMAND ${_run} $<TARGET_FILE:test-api-${_t}>)
+    set_tests_properties(api_misuse_${_t}_${n}rank PROPERTIES
+      LABELS "api;mpi" TIMEOUT 30 PROCESSORS ${n} ENVIRONMENT "${DD_API_ENV}"
+      FAIL_REGULAR_EXPRESSION "FAILED")
+  endforeach()
+endforeach()

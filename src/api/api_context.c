@@ -234,6 +234,59 @@ static int take_options(dd_context *ctx, const dd_context_options *o, dd_err *er
     return DD_OK;
 }
 
+/* The options as every rank must give them: the strings (NULL as what it
+ * means: "auto", or no kernel named), the numbers as given (0 means auto
+ * where tune is set, so 0 and a value differ).  A string longer than its
+ * field here is longer than the context's too, and take_options refuses it. */
+typedef struct {
+    char backend[64], comm[64], kernel[80];
+    long long num[8];
+} opt_image;
+
+static const char *opt_names[8] = {"panel",   "lookahead", "P",    "Q",
+                                   "threads", "type",      "tune", "kernel (NULL or named)"};
+
+static void opt_take(opt_image *im, const dd_context_options *o)
+{
+    memset(im, 0, sizeof *im);
+    snprintf(im->backend, sizeof im->backend, "%s", o->backend ? o->backend : "auto");
+    snprintf(im->comm, sizeof im->comm, "%s", o->comm ? o->comm : "auto");
+    snprintf(im->kernel, sizeof im->kernel, "%s", o->kernel ? o->kernel : "");
+    long long n[8] = {o->panel,   o->lookahead, o->P,         o->Q,
+                      o->threads, o->type,      o->tune != 0, o->kernel != NULL};
+    memcpy(im->num, n, sizeof n);
+}
+
+/* Every option the same on every rank as on rank 0 (collective over the
+ * context's communicator, before anything depends on them); a difference
+ * is one message naming the option and both values. */
+static int same_options(dd_context *ctx, const dd_context_options *o, dd_err *err)
+{
+    opt_image mine, r0;
+    opt_take(&mine, o);
+    r0 = mine;
+    int rc = dd_mpi_check(MPI_Bcast(&r0, (int)sizeof r0, MPI_BYTE, 0, ctx->world),
+                          "MPI_Bcast of the context's options", err);
+    if (rc)
+        return rc;
+    const char *sname[3] = {"backend", "comm", "kernel"};
+    const char *smine[3] = {mine.backend, mine.comm, mine.kernel},
+               *sr0[3] = {r0.backend, r0.comm, r0.kernel};
+    for (int i = 0; i < 8; i++) /* whether a kernel is named, before which */
+        if (mine.num[i] != r0.num[i])
+            return dd_fail(err, DD_EUSAGE,
+                           "rank %d: option %s differs between ranks: %lld here, %lld on rank 0 "
+                           "(every rank passes the same dd_context_options)",
+                           ctx->rank, opt_names[i], mine.num[i], r0.num[i]);
+    for (int i = 0; i < 3; i++)
+        if (strcmp(smine[i], sr0[i]))
+            return dd_fail(err, DD_EUSAGE,
+                           "rank %d: option %s differs between ranks: '%.64s' here, '%.64s' on "
+                           "rank 0 (every rank passes the same dd_context_options)",
+                           ctx->rank, sname[i], smine[i], sr0[i]);
+    return DD_OK;
+}
+
 /* The grid's and the node's communicators (collective). */
 static int split(dd_context *ctx, dd_err *err)
 {
@@ -255,9 +308,8 @@ dd_status dd_context_create(MPI_Comm comm, const dd_context_options *opts, dd_co
                             char *errbuf, size_t errlen)
 {
     int init = 0, fin = 0;
-    if (!out)
-        return create_fail(DD_ERROR_USAGE, "dd_context_create: ctx is NULL", errbuf, errlen);
-    *out = NULL;
+    if (out)
+        *out = NULL;
     MPI_Initialized(&init);
     MPI_Finalized(&fin);
     if (!init || fin)
@@ -268,22 +320,34 @@ dd_status dd_context_create(MPI_Comm comm, const dd_context_options *opts, dd_co
                            errlen);
     dd_context_options defaults;
     dd_context_options_init(&defaults);
-    dd_context *ctx = calloc(1, sizeof *ctx);
-    int local = ctx ? DD_OK : DD_ENOMEM, rc;
+    dd_context *ctx = out ? calloc(1, sizeof *ctx) : NULL;
+    int local = out && !ctx ? DD_ENOMEM : DD_OK, rc;
     dd_err err = {{0}};
-    if (!ctx)
+    if (!out) /* refused on every rank: the others are waiting below */
+        local = dd_fail(&err, DD_EUSAGE, "dd_context_create: ctx (the result's pointer) is NULL");
+    else if (!ctx)
         dd_fail(&err, DD_ENOMEM, "out of host memory for a context");
     else
         ctx->world = ctx->node = ctx->row = ctx->col = MPI_COMM_NULL;
-    /* agree on the allocation over the caller's communicator first */
+    /* agree on the arguments and the allocation over the caller's communicator first */
     if ((rc = dd_agree(comm, local, &err)))
         goto fail;
     if ((rc = dd_agree(comm, dd_mpi_check(MPI_Comm_dup(comm, &ctx->world), "MPI_Comm_dup", &err),
                        &err)))
         goto fail;
+    /* MPI errors on the library's communicators (and those made from them)
+     * come back as codes, to be agreed, instead of ending the caller's job */
+    if ((rc = dd_agree(ctx->world,
+                       dd_mpi_check(MPI_Comm_set_errhandler(ctx->world, MPI_ERRORS_RETURN),
+                                    "MPI_Comm_set_errhandler", &err),
+                       &err)))
+        goto fail;
     MPI_Comm_rank(ctx->world, &ctx->rank);
     MPI_Comm_size(ctx->world, &ctx->size);
-    if ((rc = dd_agree(ctx->world, take_options(ctx, opts ? opts : &defaults, &err), &err)) ||
+    const dd_context_options *o = opts ? opts : &defaults;
+    int same = same_options(ctx, o, &err); /* collective: made whatever the options are here */
+    int taken = take_options(ctx, o, &err);
+    if ((rc = dd_agree(ctx->world, same ? same : taken, &err)) ||
         (rc = dd_agree(ctx->world, split(ctx, &err), &err)) ||
         (rc = api_open_backends(
              ctx, (opts ? opts : &defaults)->type == DD_FLOAT32 ? DD_F32 : DD_F64, &err)))
@@ -300,7 +364,21 @@ void dd_context_destroy(dd_context *ctx)
 {
     if (!ctx)
         return;
+    int fin = 0;
+    MPI_Finalized(&fin); /* callable at any time, after MPI_Finalize too */
     dd_plan_destroy(ctx->plan);
+    if (fin) {
+        /* After MPI_Finalize (a destructor run at exit): the communicators
+         * and the comm backend's MPI objects ended with MPI, and closing
+         * them would call MPI; they are left.  The memory that needs no MPI
+         * is released: work memory, the engine. */
+        api_work_free(ctx);
+        ctx->comm_open = 0;
+        if (ctx->eng_open)
+            ctx->eng.ops->close(&ctx->eng);
+        free(ctx);
+        return;
+    }
     close_backends(ctx);
     MPI_Comm *comms[] = {&ctx->row, &ctx->col, &ctx->node, &ctx->world};
     for (int i = 0; i < 4; i++)

@@ -8,6 +8,7 @@
 
 #include "agree.h"
 #include "api_redist.h"
+#include "dd_fault.h"
 
 int64_t rd_count_limit(void)
 {
@@ -25,16 +26,23 @@ static int one_call(MPI_Comm comm, MPI_Datatype dt, int size, const void *sbuf,
                     const int64_t *scount, const int64_t *sdisp, void *rbuf, const int64_t *rcount,
                     const int64_t *rdisp, dd_err *err)
 {
-    int *v = malloc(sizeof *v * 4 * (size_t)size);
-    if (!v)
-        return dd_fail(err, DD_ENOMEM, "out of host memory for an exchange's counts");
+    /* DD_FAULT=exchange-alloc:<rank>: that rank's buffers are not had (tests) */
+    int *v = dd_fault("exchange-alloc") ? NULL : malloc(sizeof *v * 4 * (size_t)size);
+    /* a rank short of memory says so to all, not only by leaving the call */
+    int rc = dd_agree(
+        comm, v ? DD_OK : dd_fail(err, DD_ENOMEM, "out of host memory for an exchange's counts"),
+        err);
+    if (rc) {
+        free(v);
+        return rc;
+    }
     for (int r = 0; r < size; r++) {
         v[r] = (int)scount[r];
         v[size + r] = (int)sdisp[r];
         v[2 * size + r] = (int)rcount[r];
         v[3 * size + r] = (int)rdisp[r];
     }
-    int rc = dd_mpi_check(
+    rc = dd_mpi_check(
         MPI_Alltoallv(sbuf, v, v + size, dt, rbuf, v + 2 * size, v + 3 * size, dt, comm),
         "MPI_Alltoallv (a redistribution)", err);
     free(v);
@@ -80,22 +88,30 @@ static int rounds(MPI_Comm comm, MPI_Datatype dt, size_t es, int size, const voi
                   const int64_t *scount, const int64_t *sdisp, void *rbuf, const int64_t *rcount,
                   const int64_t *rdisp, int64_t limit, int64_t nround, dd_err *err)
 {
-    int *v = calloc(4 * (size_t)size, sizeof *v);
+    int *v = dd_fault("exchange-alloc") ? NULL : calloc(4 * (size_t)size, sizeof *v);
     MPI_Datatype *ty = malloc(sizeof *ty * 2 * (size_t)size);
-    if (!v || !ty) {
+    /* the buffers, each round's types and each round's exchange agreed: a
+     * rank that stops stops with every rank, not alone between rounds */
+    int rc = dd_agree(
+        comm,
+        v && ty ? DD_OK : dd_fail(err, DD_ENOMEM, "out of host memory for an exchange's datatypes"),
+        err);
+    if (rc) {
         free(v);
         free(ty);
-        return dd_fail(err, DD_ENOMEM, "out of host memory for an exchange's datatypes");
+        return rc;
     }
     int *sc = v, *sd = v + size, *rcn = v + 2 * size, *rd = v + 3 * size; /* sd, rd stay 0 */
-    int rc = DD_OK;
     for (int64_t t = 0; t < nround && !rc; t++) {
         int r1 = round_types(dt, es, size, scount, sdisp, t, limit, sc, ty, err);
         int r2 = round_types(dt, es, size, rcount, rdisp, t, limit, rcn, ty + size, err);
         /* a failed type creation is local: agreed before the collective */
         if (!(rc = dd_agree(comm, r1 ? r1 : r2, err)))
-            rc = dd_mpi_check(MPI_Alltoallw(sbuf, sc, sd, ty, rbuf, rcn, rd, ty + size, comm),
-                              "MPI_Alltoallw (a redistribution, in rounds)", err);
+            rc = dd_agree(
+                comm,
+                dd_mpi_check(MPI_Alltoallw(sbuf, sc, sd, ty, rbuf, rcn, rd, ty + size, comm),
+                             "MPI_Alltoallw (a redistribution, in rounds)", err),
+                err);
         free_types(size, dt, ty);
         free_types(size, dt, ty + size);
     }
@@ -119,9 +135,12 @@ int rd_exchange(MPI_Comm comm, MPI_Datatype dt, size_t es, const void *sbuf, con
         big = scount[r] > rcount[r] ? scount[r] : rcount[r];
         mine[1] = big > mine[1] ? big : mine[1];
     }
-    /* every rank takes the same road */
-    int rc = dd_mpi_check(MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_MAX, comm),
-                          "MPI_Allreduce (a redistribution's sizes)", err);
+    /* every rank takes the same road, or none: a failed reduction here is
+     * agreed before any rank goes on to the exchange */
+    int rc = dd_agree(comm,
+                      dd_mpi_check(MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_MAX, comm),
+                                   "MPI_Allreduce (a redistribution's sizes)", err),
+                      err);
     if (rc)
         return rc;
     if (all[0] <= limit)

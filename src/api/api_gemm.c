@@ -24,24 +24,39 @@ static int check_trans(char t, const char *name, int number, gemm_call *g, dd_er
                    t >= 32 && t < 127 ? t : '?', (unsigned char)t);
 }
 
-/* The same arguments on every rank: rank 0's against mine (collective). */
+/* 'N' or 'T': 'n' is 'N', and 't', 'C', 'c' are 'T' (real data), so that
+ * ranks spelling the same operation differently agree. */
+static char norm_trans(char t)
+{
+    return t == 'n' ? 'N' : t == 't' || t == 'C' || t == 'c' ? 'T' : t;
+}
+
+/* The same arguments on every rank: rank 0's against mine (collective).
+ * The message names the first that differs, with both values. */
 static int same_args(gemm_call *g, dd_err *err)
 {
-    double mine[API_GLOBALS], r0[API_GLOBALS];
+    api_global mine[API_GLOBALS];
+    int64_t r0[API_GLOBALS];
     int n = api_globals(g, mine);
-    memcpy(r0, mine, sizeof r0);
+    for (int i = 0; i < API_GLOBALS; i++)
+        r0[i] = mine[i].v;
     int rc =
-        dd_mpi_check(MPI_Bcast(r0, API_GLOBALS, MPI_DOUBLE, 0, g->ctx->world), "MPI_Bcast", err);
+        dd_mpi_check(MPI_Bcast(r0, API_GLOBALS, MPI_INT64_T, 0, g->ctx->world), "MPI_Bcast", err);
     if (rc)
         return rc;
-    for (int i = 0; i < n; i++)
-        if (memcmp(&mine[i], &r0[i], sizeof(double)) && !(isnan(mine[i]) && isnan(r0[i])))
-            return dd_fail(
-                err, DD_EUSAGE,
-                "rank %d: M, N, K, alpha, beta, transa, transb, info->check%s must be the same on "
-                "every rank (M=%lld N=%lld K=%lld here, M=%.0f N=%.0f K=%.0f on rank 0)",
-                g->ctx->rank, g->desc ? ", the offsets and descriptors' global fields" : "",
-                (long long)g->M, (long long)g->N, (long long)g->K, r0[0], r0[1], r0[2]);
+    for (int i = 0; i < n; i++) {
+        if (mine[i].v == r0[i])
+            continue;
+        char here[64], there[64];
+        api_global_show(&mine[i], mine[i].v, here, sizeof here);
+        api_global_show(&mine[i], r0[i], there, sizeof there);
+        return dd_fail(err, DD_EUSAGE,
+                       "rank %d: %s differs between ranks: %s here, %s on rank 0 (every rank "
+                       "passes the same M, N, K, alpha, beta, transa, transb, info->check%s to "
+                       "the same entry)",
+                       g->ctx->rank, mine[i].name, here, there,
+                       g->desc ? ", offsets and descriptors' global fields" : "");
+    }
     return DD_OK;
 }
 
@@ -52,11 +67,17 @@ static int validate(gemm_call *g, dd_err *err)
     int rc = check_trans(g->ta, "transa", 1, g, err);
     if (!rc)
         rc = check_trans(g->tb, "transb", 2, g, err);
+    if (!rc) {
+        g->ta = norm_trans(g->ta);
+        g->tb = norm_trans(g->tb);
+    }
     if (!rc && (g->M < 0 || g->N < 0 || g->K < 0)) {
         g->bad_arg = g->M < 0 ? 3 : g->N < 0 ? 4 : 5;
         rc = dd_fail(err, DD_EUSAGE, "M=%lld N=%lld K=%lld: sizes must be >= 0", (long long)g->M,
                      (long long)g->N, (long long)g->K);
     }
+    if (!rc)
+        rc = api_check_given(g, err);
     int rc2 = same_args(g, err); /* collective: made whatever rc is */
     rc = rc ? rc : rc2;
     if (!rc)
@@ -319,11 +340,11 @@ static int report(gemm_call *g, dd_gemm_info *info, dd_err *err)
 {
     double mine[2] = {g->sec, g->sec > g->gemm ? g->sec - g->gemm : 0}, mx[2], sum[2];
     MPI_Comm w = g->ctx->world;
+    /* both reductions on every rank, whatever the first gave here */
     int rc = dd_mpi_check(MPI_Allreduce(mine, mx, 2, MPI_DOUBLE, MPI_MAX, w), "MPI_Allreduce", err);
-    if (!rc)
-        rc =
-            dd_mpi_check(MPI_Allreduce(mine, sum, 2, MPI_DOUBLE, MPI_SUM, w), "MPI_Allreduce", err);
-    if ((rc = dd_agree(w, rc, err)) || !info)
+    int rc2 =
+        dd_mpi_check(MPI_Allreduce(mine, sum, 2, MPI_DOUBLE, MPI_SUM, w), "MPI_Allreduce", err);
+    if ((rc = dd_agree(w, rc ? rc : rc2, err)) || !info)
         return rc;
     info->multiply_seconds = mx[0];
     info->exposed_comm_seconds = sum[1] / g->ctx->size;

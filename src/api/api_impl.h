@@ -85,13 +85,31 @@ typedef struct {
     dd_check_result chk;
 } gemm_call;
 
+/* dd_pgemm's descriptors given (not NULL), before the same-argument
+ * comparison, so that a NULL one is named as such (local; sets g->bad_arg). */
+int api_check_given(gemm_call *g, dd_err *err);
 /* The operands' checks (local: the caller agrees) and layouts; sets
  * g->bad_arg with the message.  After same-argument agreement. */
 int api_check_operands(gemm_call *g, dd_err *err);
-/* The numbers every rank must pass alike (sizes, scalars, offsets,
- * descriptors' global fields) into v (at most API_GLOBALS); returns how many. */
+/* The numbers every rank must pass alike (the entry, sizes, scalars as
+ * their bits, transposes, offsets, descriptors' global fields), each with
+ * its name, into v (at most API_GLOBALS, the rest zeroed); returns how
+ * many.  Exact: 64-bit integers, not doubles, so no two sizes or offsets
+ * compare alike that differ. */
 enum { API_GLOBALS = 64 };
-int api_globals(const gemm_call *g, double *v);
+enum { API_G_INT, API_G_REAL, API_G_CHAR, API_G_TRANS, API_G_ENTRY };
+typedef struct {
+    int64_t v;
+    const char *name;
+    int kind; /* API_G_*: how api_global_show writes a value */
+} api_global;
+int api_globals(const gemm_call *g, api_global *v);
+/* Value v of global x as the user wrote it ("dd_sgemm", "'N', 'T'", "0.5"). */
+void api_global_show(const api_global *x, int64_t v, char *buf, size_t len);
+/* Whether a local array of `lines` lines ld elements apart, `len` elements
+ * each, of es-byte elements, can exist: (lines - 1)·ld + len elements fit in
+ * PTRDIFF_MAX bytes, so no address in it overflows.  1 when it is empty. */
+int api_span_fits(int64_t lines, int64_t len, int64_t ld, size_t es);
 /* The work layout (2-D block, row-major, contiguous) of op(A) (0), op(B)
  * (1) or C (2) on the context's grid. */
 void api_work_layout(const gemm_call *g, int which, rd_layout *l);

@@ -2,17 +2,31 @@
  * (dgemm_dist.h): descriptors checked as PBLAS checks them, each operand's
  * layout as a redistribution sees it (api_redist.h), and whether it can go
  * to work memory with one copy. */
+#include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "api_impl.h"
 
+int api_span_fits(int64_t lines, int64_t len, int64_t ld, size_t es)
+{
+    int64_t n;
+    if (lines <= 0 || len <= 0)
+        return 1;
+    if (__builtin_mul_overflow(lines - 1, ld, &n) || __builtin_add_overflow(n, len, &n) ||
+        __builtin_mul_overflow(n, (int64_t)es, &n))
+        return 0;
+    return (uint64_t)n <= (uint64_t)PTRDIFF_MAX;
+}
+
 int64_t dd_numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs)
 {
     if (n < 0 || nb < 1 || nprocs < 1 || iproc < 0 || iproc >= nprocs || isrc < 0 || isrc >= nprocs)
         return 0;
-    int64_t dist = (iproc - isrc + nprocs) % nprocs, blocks = n / nb;
+    /* in 64 bits: iproc - isrc + nprocs exceeds an int for grids past 2^30 */
+    int64_t dist = ((int64_t)iproc - isrc + nprocs) % nprocs, blocks = n / nb;
     int64_t num = blocks / nprocs * nb, extra = blocks % nprocs;
     if (dist < extra)
         num += nb;
@@ -31,6 +45,10 @@ dd_status dd_desc_block_cyclic(dd_matrix_desc *d, int64_t m, int64_t n, int64_t 
     int ok = m >= 0 && n >= 0 && mb >= 1 && nb >= 1 && nprow >= 1 && npcol >= 1 && rsrc >= 0 &&
              rsrc < nprow && csrc >= 0 && csrc < npcol && (order == 'R' || order == 'C') &&
              lld >= 1;
+    /* the largest local array (the first process's, rsrc and csrc): its
+     * columns lld apart must be addressable at all (one byte each at least) */
+    ok = ok && api_span_fits(dd_numroc(n, nb, csrc, csrc, npcol),
+                             dd_numroc(m, mb, rsrc, rsrc, nprow), lld, 1);
     return ok ? DD_SUCCESS : DD_ERROR_USAGE;
 }
 
@@ -41,6 +59,10 @@ dd_status dd_desc_block(dd_matrix_desc *d, int64_t m, int64_t n, int nprow, int 
     *d = (dd_matrix_desc){DD_LAYOUT_BLOCK, m, n, 1, 1, 0, 0, ld, nprow, npcol, 'R'};
     int ok =
         m >= 0 && n >= 0 && ld >= 1 && ((nprow == 0 && npcol == 0) || (nprow >= 1 && npcol >= 1));
+    /* the largest block (the first's) addressable; on the context's grid
+     * (0 x 0) the call checks it, knowing the grid */
+    ok = ok && (nprow == 0 ||
+                api_span_fits(grid_block(m, nprow, 0).len, grid_block(n, npcol, 0).len, ld, 1));
     return ok ? DD_SUCCESS : DD_ERROR_USAGE;
 }
 
@@ -70,31 +92,88 @@ static int is_trans(char t)
     return t == 'T' || t == 't' || t == 'C' || t == 'c';
 }
 
-/* 10 numbers of the call, then 3 for each operand and 10 for its descriptor */
-_Static_assert(10 + 3 * (3 + 10) <= API_GLOBALS, "api_globals' numbers must fit API_GLOBALS");
+/* The entry, then 7 numbers of the call, then 3 for each operand and 10
+ * for its descriptor */
+_Static_assert(8 + 3 * (3 + 10) <= API_GLOBALS, "api_globals' numbers must fit API_GLOBALS");
 
-int api_globals(const gemm_call *g, double *v)
+/* A scalar as its bits, with every NaN one NaN and -0 as +0: values that
+ * act alike compare alike. */
+static int64_t real_bits(double x)
 {
+    double c = isnan(x) ? NAN : x == 0 ? 0.0 : x;
+    int64_t v;
+    memcpy(&v, &c, sizeof v);
+    return v;
+}
+
+int api_globals(const gemm_call *g, api_global *v)
+{
+    static const char *offs[3][2] = {{"ia", "ja"}, {"ib", "jb"}, {"ic", "jc"}};
+    static const char *given[3] = {"descA (NULL or not)", "descB (NULL or not)",
+                                   "descC (NULL or not)"};
+    static const char *fields[3][10] = {
+        {"descA->layout", "descA->m", "descA->n", "descA->mb", "descA->nb", "descA->rsrc",
+         "descA->csrc", "descA->nprow", "descA->npcol", "descA->order"},
+        {"descB->layout", "descB->m", "descB->n", "descB->mb", "descB->nb", "descB->rsrc",
+         "descB->csrc", "descB->nprow", "descB->npcol", "descB->order"},
+        {"descC->layout", "descC->m", "descC->n", "descC->mb", "descC->nb", "descC->rsrc",
+         "descC->csrc", "descC->nprow", "descC->npcol", "descC->order"}};
     int n = 0;
-    double head[] = {(double)g->M,      (double)g->N,    (double)g->K,  g->alpha,
-                     g->beta,           (double)g->ta,   (double)g->tb, (double)g->desc,
-                     (double)g->device, (double)g->check};
-    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
-        v[n++] = head[i];
+    memset(v, 0, sizeof *v * API_GLOBALS);
+    /* first the entry (type, device pointers, descriptors): the rest means
+     * something else in another one */
+    v[n++] = (api_global){(int64_t)g->t + 2 * g->device + 4 * g->desc, "the entry", API_G_ENTRY};
+    v[n++] = (api_global){g->M, "M", API_G_INT};
+    v[n++] = (api_global){g->N, "N", API_G_INT};
+    v[n++] = (api_global){g->K, "K", API_G_INT};
+    v[n++] = (api_global){real_bits(g->alpha), "alpha", API_G_REAL};
+    v[n++] = (api_global){real_bits(g->beta), "beta", API_G_REAL};
+    v[n++] = (api_global){(unsigned char)g->ta + 256 * (unsigned char)g->tb, "transa, transb",
+                          API_G_TRANS};
+    v[n++] = (api_global){g->check != 0, "info->check", API_G_INT};
     const api_operand *ops[3] = {&g->a, &g->b, &g->c};
     for (int k = 0; k < 3 && g->desc; k++) {
         const dd_matrix_desc *d = ops[k]->d;
-        v[n++] = (double)ops[k]->i;
-        v[n++] = (double)ops[k]->j;
-        v[n++] = d != NULL;
+        v[n++] = (api_global){ops[k]->i, offs[k][0], API_G_INT};
+        v[n++] = (api_global){ops[k]->j, offs[k][1], API_G_INT};
+        v[n++] = (api_global){d != NULL, given[k], API_G_INT};
         if (!d)
             continue;
-        double f[] = {d->layout, (double)d->m, (double)d->n, (double)d->mb, (double)d->nb,
-                      d->rsrc,   d->csrc,      d->nprow,     d->npcol,      d->order};
+        int64_t f[] = {d->layout, d->m,    d->n,     d->mb,    d->nb,
+                       d->rsrc,   d->csrc, d->nprow, d->npcol, (unsigned char)d->order};
         for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-            v[n++] = f[i];
+            v[n++] = (api_global){f[i], fields[k][i], i == 9 ? API_G_CHAR : API_G_INT};
     }
     return n;
+}
+
+void api_global_show(const api_global *x, int64_t v, char *buf, size_t len)
+{
+    static const char *entries[8] = {"dd_gemm",         "dd_sgemm",        "dd_gemm_device",
+                                     "dd_sgemm_device", "dd_pgemm",        "dd_psgemm",
+                                     "dd_pgemm_device", "dd_psgemm_device"};
+    double r;
+    switch (x->kind) {
+    case API_G_ENTRY:
+        snprintf(buf, len, "%s", v >= 0 && v < 8 ? entries[v] : "?");
+        break;
+    case API_G_REAL:
+        memcpy(&r, &v, sizeof r);
+        snprintf(buf, len, "%.17g", r);
+        break;
+    case API_G_TRANS:
+    case API_G_CHAR: {
+        int n = 0;
+        for (int i = 0; i < (x->kind == API_G_TRANS ? 2 : 1) && (size_t)n < len; i++) {
+            int c = (int)((v >> (8 * i)) & 0xff);
+            n += snprintf(buf + n, len - (size_t)n, c >= 32 && c < 127 ? "%s'%c'" : "%s0x%02x",
+                          i ? ", " : "", c);
+        }
+        break;
+    }
+    default:
+        snprintf(buf, len, "%lld", (long long)v);
+    }
 }
 
 /* A bad argument: its PBLAS number and the message. */
@@ -185,8 +264,9 @@ static int desc_operand(gemm_call *g, api_operand *o, const char *X, int pos, in
     rd_layout *l = &o->lay;
     memset(l, 0, sizeof *l);
     l->order = d->order;
-    l->row = (rd_dist){cyc ? RD_CYCLIC : RD_BLOCK, P, R, o->i - 1, d->m, d->mb, cyc ? d->rsrc : 0};
-    l->col = (rd_dist){cyc ? RD_CYCLIC : RD_BLOCK, Q, S, o->j - 1, d->n, d->nb, cyc ? d->csrc : 0};
+    /* the offsets (off) are set once they are known to be in range, below */
+    l->row = (rd_dist){cyc ? RD_CYCLIC : RD_BLOCK, P, R, 0, d->m, d->mb, cyc ? d->rsrc : 0};
+    l->col = (rd_dist){cyc ? RD_CYCLIC : RD_BLOCK, Q, S, 0, d->n, d->nb, cyc ? d->csrc : 0};
     int pr, pc;
     rd_coords(l, g->ctx->rank, &pr, &pc);
     int64_t need = cyc ? dd_numroc(d->m, d->mb, pr, d->rsrc, P) : grid_block(d->n, Q, pc).len;
@@ -197,18 +277,36 @@ static int desc_operand(gemm_call *g, api_operand *o, const char *X, int pos, in
             "desc%s: lld = %lld is less than max(1, %lld), the %s here: make it at least %lld", X,
             (long long)d->lld, (long long)need, cyc ? "local array's rows" : "local block's width",
             (long long)need);
+    /* this rank's local array, lines lld apart (columns block-cyclic, rows
+     * in the 2-D block layout): every address in it must be representable */
+    int64_t lr = cyc ? dd_numroc(d->m, d->mb, pr, d->rsrc, P) : grid_block(d->m, P, pr).len;
+    int64_t lc = cyc ? dd_numroc(d->n, d->nb, pc, d->csrc, Q) : grid_block(d->n, Q, pc).len;
+    if (!api_span_fits(cyc ? lc : lr, cyc ? lr : lc, d->lld, dd_elsize(g->t)))
+        return bad(g, pos * 100 + 11, err, /* LLD_, as the check above */
+                   "desc%s: lld = %lld: this rank's %lld x %lld local array would span more than "
+                   "2^63 bytes",
+                   X, (long long)d->lld, (long long)lr, (long long)lc);
     l->rs = cyc ? 1 : d->lld;
     l->cs = cyc ? d->lld : 1;
-    if (o->i < 1 || (R > 0 && S > 0 && o->i - 1 + R > d->m))
+    /* the submatrix inside the matrix, compared without forming i - 1 + R
+     * (which overflows for offsets near 2^63): 0 <= R <= m holds here */
+    if (o->i < 1 || (R > 0 && S > 0 && o->i - 1 > d->m - R))
         return bad(
             g, pos - 2, err,
             "i%c = %lld: the submatrix's %lld rows from there must lie in the %lld rows of %s",
             X[0] + 'a' - 'A', (long long)o->i, (long long)R, (long long)d->m, X);
-    if (o->j < 1 || (R > 0 && S > 0 && o->j - 1 + S > d->n))
+    if (o->j < 1 || (R > 0 && S > 0 && o->j - 1 > d->n - S))
         return bad(g, pos - 1, err,
                    "j%c = %lld: the submatrix's %lld columns from there must lie in the %lld "
                    "columns of %s",
                    X[0] + 'a' - 'A', (long long)o->j, (long long)S, (long long)d->n, X);
+    /* an empty submatrix addresses nothing, wherever it starts (PBLAS does
+     * not bound its offsets): it is left at the matrix's start, so no index
+     * arithmetic on it meets the unbounded offset */
+    if (R > 0 && S > 0) {
+        l->row.off = o->i - 1;
+        l->col.off = o->j - 1;
+    }
     const dd_grid *gr = &g->ctx->g;
     o->direct = !o->trans && !cyc && P == gr->P && Q == gr->Q && d->order == 'R' && o->i == 1 &&
                 o->j == 1 && d->m == R && d->n == S;
@@ -228,6 +326,13 @@ static int block_operand(gemm_call *g, api_operand *o, const char *X, int pos, i
                    "%lld, row-major)",
                    X[0] + 'a' - 'A', (long long)o->ld, (long long)w, X,
                    (long long)grid_block(R, gr->P, gr->p).len, (long long)w);
+    int64_t h = grid_block(R, gr->P, gr->p).len;
+    if (!api_span_fits(h, w, o->ld, dd_elsize(g->t)))
+        return bad(
+            g, pos * 100 + 9, err, /* the ld's number, as the check above */
+            "ld%c = %lld: its %lld x %lld block of %s, rows ld%c apart, would span more than "
+            "2^63 bytes",
+            X[0] + 'a' - 'A', (long long)o->ld, (long long)h, (long long)w, X, X[0] + 'a' - 'A');
     memset(&o->lay, 0, sizeof o->lay);
     o->lay.row = (rd_dist){.kind = RD_BLOCK, .np = gr->P, .n = R, .glen = R};
     o->lay.col = (rd_dist){.kind = RD_BLOCK, .np = gr->Q, .n = S, .glen = S};
@@ -235,6 +340,17 @@ static int block_operand(gemm_call *g, api_operand *o, const char *X, int pos, i
     o->lay.cs = 1;
     o->lay.order = 'R';
     o->direct = !o->trans;
+    return DD_OK;
+}
+
+int api_check_given(gemm_call *g, dd_err *err)
+{
+    static const char *names[3] = {"A", "B", "C"};
+    static const int pos[3] = {10, 14, 19}; /* DESCA, DESCB, DESCC in pdgemm's list */
+    const api_operand *ops[3] = {&g->a, &g->b, &g->c};
+    for (int k = 0; k < 3 && g->desc; k++)
+        if (!ops[k]->d)
+            return bad(g, pos[k], err, "desc%s is NULL", names[k]);
     return DD_OK;
 }
 

@@ -49,22 +49,39 @@ void *plan_block(const dd_plan *p, int which, int64_t *rows, int64_t *cols)
     return b[which];
 }
 
-/* The same sizes on every rank (rank 0's against mine); local checks. */
+/* The same parameters on every rank (rank 0's against mine; pp NULL here
+ * is refused after the comparison, which every rank makes); local checks.
+ * The flags are compared as what they mean (0 or not). */
 static int check_params(dd_context *ctx, const dd_plan_params *pp, dd_err *err)
 {
-    long long mine[9] = {pp->type,       pp->M,         pp->N,
-                         pp->K,          pp->read_c,    pp->passes,
-                         pp->transposed, pp->host_pass, (long long)pp->check_seed},
-              r0[9];
+    static const char *names[10] = {
+        "params (NULL or not)", "type",      "M",         "N", "K", "read_c", "passes",
+        "transposed",           "host_pass", "check_seed"};
+    long long mine[10] = {pp != NULL}, r0[10];
+    if (pp) {
+        long long v[9] = {pp->type,
+                          pp->M,
+                          pp->N,
+                          pp->K,
+                          pp->read_c != 0,
+                          pp->passes,
+                          pp->transposed != 0,
+                          pp->host_pass != 0,
+                          (long long)pp->check_seed};
+        memcpy(mine + 1, v, sizeof v);
+    }
     memcpy(r0, mine, sizeof r0);
-    int rc = dd_mpi_check(MPI_Bcast(r0, 9, MPI_LONG_LONG, 0, ctx->world), "MPI_Bcast", err);
+    int rc = dd_mpi_check(MPI_Bcast(r0, 10, MPI_LONG_LONG, 0, ctx->world), "MPI_Bcast", err);
     if (rc)
         return rc;
-    if (memcmp(mine, r0, sizeof r0))
-        return dd_fail(err, DD_EUSAGE,
-                       "rank %d: the plan's type, M, N, K, flags and seed must be the same on "
-                       "every rank (M=%lld N=%lld K=%lld here, M=%lld N=%lld K=%lld on rank 0)",
-                       ctx->rank, mine[1], mine[2], mine[3], r0[1], r0[2], r0[3]);
+    for (int i = 0; i < 10; i++)
+        if (mine[i] != r0[i])
+            return dd_fail(err, DD_EUSAGE,
+                           "rank %d: the plan's %s differs between ranks: %lld here, %lld on "
+                           "rank 0 (every rank passes the same dd_plan_params)",
+                           ctx->rank, names[i], mine[i], r0[i]);
+    if (!pp)
+        return dd_fail(err, DD_EUSAGE, "dd_plan_create: params is NULL");
     if (ctx->plan)
         return dd_fail(err, DD_EUSAGE, "the context has a plan already: destroy it first");
     if (pp->type != DD_FLOAT64 && pp->type != DD_FLOAT32)
@@ -176,15 +193,23 @@ static int layout(dd_plan *p, dd_err *err)
 
 dd_status dd_plan_create(dd_context *ctx, const dd_plan_params *pp, dd_plan **out)
 {
-    if (!ctx || !pp || !out)
+    if (!ctx) /* no communicator to agree on: refused here alone */
         return DD_ERROR_USAGE;
-    *out = NULL;
+    if (out)
+        *out = NULL;
     dd_err *err = &ctx->err;
     dd_err_clear(err);
     if (!ctx->eng_open)
         return api_status(dd_fail(err, DD_EFAIL, "the context has no backend open: destroy it"));
-    dd_plan *p = calloc(1, sizeof *p);
-    int rc = dd_agree(ctx->world, p ? DD_OK : dd_fail(err, DD_ENOMEM, "out of host memory"), err);
+    /* pp and out NULL are refused on every rank, after the collectives
+     * every rank makes */
+    dd_plan *p = out ? calloc(1, sizeof *p) : NULL;
+    int rc = dd_agree(
+        ctx->world,
+        !out ? dd_fail(err, DD_EUSAGE, "dd_plan_create: plan (the result's pointer) is NULL")
+        : p  ? DD_OK
+             : dd_fail(err, DD_ENOMEM, "out of host memory"),
+        err);
     if (!rc)
         rc = dd_agree(ctx->world, check_params(ctx, pp, err), err);
     if (rc) {
@@ -348,6 +373,13 @@ static dd_status move_sub(dd_plan *p, dd_operand which, int64_t i, int64_t j, in
     char *at = NULL;
     int64_t pitch = 0;
     int rc = sub_block(p, which, i, j, rows, cols, ld, &at, &pitch, err);
+    if (!rc && rows && cols && !host)
+        rc = dd_fail(err, DD_EUSAGE, "host is NULL for a %lldx%lld sub-block", (long long)rows,
+                     (long long)cols);
+    if (!rc && !api_span_fits(rows, cols, ld, dd_elsize(p->t)))
+        rc = dd_fail(err, DD_EUSAGE,
+                     "ld %lld: %lld rows ld apart in host memory would span more than 2^63 bytes",
+                     (long long)ld, (long long)rows);
     if (rc || !rows || !cols)
         return api_status(rc);
     size_t es = dd_elsize(p->t);

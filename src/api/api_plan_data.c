@@ -36,7 +36,19 @@ dd_status dd_plan_generate(dd_plan *p, dd_operand which, uint64_t seed, int tran
     if (!rc && ((int)which < 0 || (int)which > 2 || (which == DD_OPERAND_C && trans)))
         rc = dd_fail(err, DD_EUSAGE, "operand %d (trans %d): A or B, or C untransposed", (int)which,
                      trans);
-    if ((rc = dd_agree(ctx->world, rc, err)))
+    /* which, seed and trans alike on every rank: compared whatever the
+     * local verdict, so every rank makes the same collectives */
+    long long mine[3] = {(long long)which, (long long)seed, trans != 0}, r0[3];
+    static const char *names[3] = {"operand", "seed", "trans"};
+    memcpy(r0, mine, sizeof r0);
+    int rc2 = dd_mpi_check(MPI_Bcast(r0, 3, MPI_LONG_LONG, 0, ctx->world), "MPI_Bcast", err);
+    for (int i = 0; i < 3 && !rc2; i++)
+        if (mine[i] != r0[i])
+            rc2 = dd_fail(err, DD_EUSAGE,
+                          "rank %d: dd_plan_generate's %s differs between ranks: %lld here, %lld "
+                          "on rank 0",
+                          ctx->rank, names[i], mine[i], r0[i]);
+    if ((rc = dd_agree(ctx->world, rc ? rc : rc2, err)))
         return api_status(rc);
     dd_range rm = grid_block(p->M, ctx->g.P, ctx->g.p), rn = grid_block(p->N, ctx->g.Q, ctx->g.q);
     dd_range rkq = grid_block(p->K, ctx->g.Q, ctx->g.q), rkp = grid_block(p->K, ctx->g.P, ctx->g.p);
@@ -83,7 +95,8 @@ static int keep_host_copies(dd_plan *p, dd_err *err)
     return rc;
 }
 
-/* alpha, beta and check alike on every rank (rank 0's against mine). */
+/* alpha, beta and check alike on every rank (rank 0's against mine, bit
+ * for bit: NaN differs from any value, itself included).  Collective. */
 static int same_scalars(dd_context *ctx, double alpha, double beta, int check, dd_err *err)
 {
     double mine[3] = {alpha, beta, check != 0}, r0[3];
@@ -91,8 +104,8 @@ static int same_scalars(dd_context *ctx, double alpha, double beta, int check, d
     int rc = dd_mpi_check(MPI_Bcast(r0, 3, MPI_DOUBLE, 0, ctx->world), "MPI_Bcast", err);
     if (!rc && memcmp(mine, r0, sizeof mine))
         rc = dd_fail(err, DD_EUSAGE,
-                     "rank %d: alpha, beta and check must be the same on every rank (%g, %g, %d "
-                     "here, %g, %g, %d on rank 0)",
+                     "rank %d: alpha, beta and check must be the same on every rank (%.17g, "
+                     "%.17g, %d here, %.17g, %.17g, %d on rank 0)",
                      ctx->rank, alpha, beta, check != 0, r0[0], r0[1], (int)r0[2]);
     return rc;
 }
@@ -112,9 +125,10 @@ dd_status dd_plan_prepare(dd_plan *p, double alpha, double beta, int check)
                      "beta %g on a plan made with read_c %d: C's input is read exactly when "
                      "beta is not 0",
                      beta, p->read_c);
-    if (!rc)
-        rc = same_scalars(ctx, alpha, beta, check, err);
-    if ((rc = dd_agree(ctx->world, rc, err)))
+    /* collective: made on every rank whatever its own checks found, so a
+     * rank refusing alone does not leave the others in the broadcast */
+    int rc2 = same_scalars(ctx, alpha, beta, check, err);
+    if ((rc = dd_agree(ctx->world, rc ? rc : rc2, err)))
         return api_status(rc);
     p->alpha = alpha;
     p->beta = beta;
@@ -237,11 +251,16 @@ dd_status dd_plan_host_pass(dd_plan *p, dd_plan_times *times)
 
 dd_status dd_plan_check(dd_plan *p, dd_check_result *res)
 {
-    if (!p || !res)
+    if (!p)
         return DD_ERROR_USAGE;
     dd_err *err;
     int rc = enter(p, &err);
     dd_context *ctx = p->ctx;
+    dd_check_result ignored;
+    if (!rc && !res) /* refused on every rank (agreed below), the check not run */
+        rc = dd_fail(err, DD_EUSAGE, "dd_plan_check: result is NULL");
+    if (!res)
+        res = &ignored;
     res->residual = NAN;
     res->passed = 0;
     res->why_not = NULL;

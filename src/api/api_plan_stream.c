@@ -193,11 +193,19 @@ static dd_status move(dd_plan *p, dd_operand which, const dd_stream *s, int in)
     dd_err *err = plan_err(p);
     MPI_Comm w = p->ctx->world;
     int rc = stream_args(p, which, s, in, err);
-    int tr[2] = {s && s->trans, !(s && s->trans)}, most[2] = {0, 0};
-    int rc2 = dd_mpi_check(MPI_Allreduce(tr, most, 2, MPI_INT, MPI_MAX, w), "MPI_Allreduce", err);
+    /* trans and the operand alike on every rank: the largest of each and of
+     * its negation tell whether any two ranks differ */
+    int tr = s && s->trans;
+    int v[4] = {tr, !tr, (int)which, -(int)which}, most[4] = {0, 0, 0, 0};
+    int rc2 = dd_mpi_check(MPI_Allreduce(v, most, 4, MPI_INT, MPI_MAX, w), "MPI_Allreduce", err);
     rc = rc ? rc : rc2;
     if (!rc && most[0] && most[1])
         rc = dd_fail(err, DD_EUSAGE, "the stream's trans differs between ranks: it must be alike");
+    if (!rc && most[2] != -most[3])
+        rc = dd_fail(err, DD_EUSAGE,
+                     "the operand differs between ranks (%d here, from %d to %d): every rank "
+                     "moves the same block",
+                     (int)which, -most[3], most[2]);
     if ((rc = dd_agree(w, rc, err)))
         return api_status(rc);
     int64_t rows, cols;

@@ -27,15 +27,14 @@ int64_t rd_local(const rd_dist *d, int64_t g)
 
 int64_t rd_run(const rd_dist *d, int64_t g)
 {
-    int64_t gi = d->off + g, end;
+    int64_t gi = d->off + g, left; /* gi < off + n <= glen: no overflow */
     if (d->kind == RD_CYCLIC) {
-        end = (gi / d->nb + 1) * d->nb;
+        left = d->nb - gi % d->nb; /* to the block's end, without forming it (it may pass 2^63) */
     } else {
         dd_range r = grid_block(d->glen, d->np, grid_owner(d->glen, d->np, gi));
-        end = r.start + r.len;
+        left = r.start + r.len - gi;
     }
-    end -= d->off;
-    return (end < d->n ? end : d->n) - g;
+    return left < d->n - g ? left : d->n - g;
 }
 
 int rd_rank(const rd_layout *l, int pr, int pc)
@@ -98,9 +97,10 @@ static void segs_walk(rd_segs *s, const rd_dist *mine, int me, const rd_dist *ot
         }
         int64_t loc = rd_local(mine, g);
         for (int64_t h = g; h < end;) {
-            int64_t len = rd_run(other, h), tile_end = (h / s->tile + 1) * s->tile;
+            /* to the tile's end, without forming it (the tile may be near 2^63) */
+            int64_t len = rd_run(other, h), tile_left = s->tile - h % s->tile;
             len = len < end - h ? len : end - h;
-            len = len < tile_end - h ? len : tile_end - h;
+            len = len < tile_left ? len : tile_left;
             int k = rd_owner(other, h);
             if (fill) {
                 s->seg[pos[k]++] = (rd_seg){h, len, loc + (h - g)};

@@ -82,7 +82,9 @@ void rd_parallel(int threads, int64_t n, void (*fn)(void *arg, int64_t lo, int64
  * MPI_Alltoallv when every count and displacement fits in an int (and
  * under rd_count_limit()), else rounds of MPI_Alltoallw moving at most
  * rd_count_limit() elements per pair each, every rank taking the same
- * road.  Collective; local errors only (MPI's). */
+ * road.  Collective: the sizes' reduction, the buffers and each round
+ * are agreed before the next collective (a rank never leaves alone); the
+ * single MPI_Alltoallv's own failure is local (the caller agrees). */
 int rd_exchange(MPI_Comm comm, MPI_Datatype dt, size_t es, const void *sbuf, const int64_t *scount,
                 const int64_t *sdisp, void *rbuf, const int64_t *rcount, const int64_t *rdisp,
                 dd_err *err);

@@ -315,7 +315,11 @@ int check_c_input(MPI_Comm world, const dd_grid *g, dd_engine *e, dd_dtype t, in
 void dd_check_line(const dd_check_result *r, char *buf, size_t n)
 {
     static const char head[] = "||C x - A(B x)||_oo / (eps * k * ||A||_oo * ||B||_oo * ||x||_oo) =";
-    if (r->why_not)
+    if (!buf || !n) /* nowhere to write */
+        return;
+    if (!r) /* no result: a line that cannot be read as PASSED */
+        snprintf(buf, n, "%s not meaningful (no check result: NULL) ...... FAILED", head);
+    else if (r->why_not)
         snprintf(buf, n, "%s not meaningful (%s) ...... FAILED", head, r->why_not);
     else
         snprintf(buf, n, "%s %.1e ...... %s", head, r->residual, r->passed ? "PASSED" : "FAILED");

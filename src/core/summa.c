@@ -170,12 +170,16 @@ static int upload_panel(dd_summa *s, const dd_panel_xfer *x, int64_t t, dd_err *
     return rc;
 }
 
-/* Start panel t: its streamed upload first, when asked, then the broadcasts. */
-static int post_panel(dd_summa *s, int64_t t, int stream_upload, dd_err *err)
+/* Start panel t: its streamed upload first, when asked, then the broadcasts.
+ * A failed upload is this rank's own failure (into *local; none are tried
+ * after one): the broadcasts are posted all the same, so that the peers
+ * waiting in them finish, and the caller agrees. */
+static int post_panel(dd_summa *s, int64_t t, int stream_upload, int *local, dd_err *err)
 {
     dd_panel_xfer x = panel_xfer(s, t);
-    int rc = stream_upload ? upload_panel(s, &x, t, err) : DD_OK;
-    return rc ? rc : s->comm->ops->post(s->comm, &x, err);
+    if (stream_upload && *local == DD_OK)
+        *local = upload_panel(s, &x, t, err);
+    return s->comm->ops->post(s->comm, &x, err);
 }
 
 static int comm_progress(void *arg, dd_err *err)
@@ -222,17 +226,19 @@ int summa_multiply(dd_summa *s, int stream_upload, double *seconds, double *gemm
 {
     dd_engine *e = s->engine;
     dd_comm *c = s->comm;
-    int L = s->lookahead, rc, local = DD_OK;
+    int L = s->lookahead, rc;
     e->ops->reset_timers(e);
-    if ((rc = e->ops->phase_begin(e, err)))
-        return rc;
+    /* After a local failure (the phase clock, an upload, a multiply) this
+     * rank keeps moving panels to the end, so its peers finish their
+     * broadcasts, and the caller agrees. */
+    int local = dd_fault("phase") ? dd_fail(err, DD_EFAIL, "injected fault in the multiply's clock")
+                                  : e->ops->phase_begin(e, err);
     for (int64_t t = 0; t < L && t < s->npanels; t++)
-        if ((rc = comm_failed(post_panel(s, t, stream_upload, err))))
+        if ((rc = comm_failed(post_panel(s, t, stream_upload, &local, err))))
             return rc;
-    /* After a local failure (a multiply) this rank keeps moving panels to the
-     * end, so its peers finish their broadcasts, and the caller agrees. */
     for (int64_t t = 0; t < s->npanels; t++) {
-        if (t + L < s->npanels && (rc = comm_failed(post_panel(s, t + L, stream_upload, err))))
+        if (t + L < s->npanels &&
+            (rc = comm_failed(post_panel(s, t + L, stream_upload, &local, err))))
             return rc;
         dd_panel_xfer x = panel_xfer(s, t);
         if ((rc = comm_failed(c->ops->wait(c, x.slot, err))))
@@ -255,9 +261,9 @@ int summa_warm(dd_summa *s, dd_err *err)
 {
     dd_comm *c = s->comm;
     int64_t n = s->npanels < 2 ? s->npanels : 2;
-    int rc = DD_OK;
+    int rc = DD_OK, none = DD_OK; /* no uploads here */
     for (int64_t t = 0; t < n && t < s->lookahead + 1 && !rc; t++)
-        rc = post_panel(s, t, 0, err);
+        rc = post_panel(s, t, 0, &none, err);
     for (int64_t t = 0; t < n && t < s->lookahead + 1 && !rc; t++) {
         int slot = (int)(t % (s->lookahead + 1));
         rc = c->ops->wait(c, slot, err);
