@@ -97,7 +97,7 @@ static int coll_open_read(dd_io *io, MPI_Comm comm, const char *path, dd_err *er
     if (rc == DD_OK) {
         coll *h = io->impl;
         h->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-        if (h->file < 0)
+        if (h->file < 0 && (rc = io_h5_explain_open(path, err)) == DD_OK)
             rc = dd_fail(err, DD_EIO,
                          "cannot open %s for reading with parallel HDF5; check that it exists, "
                          "or try --io independent",
@@ -183,6 +183,48 @@ static int coll_prepare(dd_io *io, int writing, const char *dset, dd_dtype type,
     return rc;
 }
 
+/* Whether dataset d is virtual: parallel HDF5 (before 1.14) refuses to read
+ * those at all ("parallel reads not supported on virtual datasets"). */
+static int coll_is_virtual(hid_t d)
+{
+    hid_t dcpl = H5Dget_create_plist(d);
+    int v = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_VIRTUAL;
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    return v;
+}
+
+/* A block of a virtual dataset, read by this rank alone through serial
+ * HDF5 (the file opened read-only for the call): HDF5 then opens the
+ * sources with the default driver too.  No collective call, so a rank
+ * with an empty block simply has nothing to do. */
+static int coll_read_serial(const char *path, const char *dset, dd_dtype type, int64_t row0,
+                            int64_t nrows, int64_t col0, int64_t ncols, void *buf, dd_err *err)
+{
+    if (nrows == 0 || ncols == 0)
+        return DD_OK;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    int rc = f >= 0 ? DD_OK : io_h5_explain_open(path, err);
+    if (f < 0 && rc == DD_OK)
+        rc = dd_fail(err, DD_EIO, "cannot open %s with serial HDF5 to read virtual dataset \"%s\"",
+                     path, dset);
+    hid_t d = f < 0 ? H5I_INVALID_HID : H5Dopen2(f, dset, H5P_DEFAULT), fs = H5I_INVALID_HID,
+          ms = H5I_INVALID_HID;
+    if (f >= 0 && (d < 0 || io_h5_block_spaces(d, row0, nrows, col0, ncols, &fs, &ms) < 0))
+        rc = dd_fail(err, DD_EIO, "cannot select a block of dataset \"%s\" in %s", dset, path);
+    else if (f >= 0 && H5Dread(d, io_h5_memtype(type), ms, fs, H5P_DEFAULT, buf) < 0)
+        rc = io_h5_read_failed(path, dset, row0, nrows, col0, ncols, "", err);
+    if (ms >= 0)
+        H5Sclose(ms);
+    if (fs >= 0)
+        H5Sclose(fs);
+    if (d >= 0)
+        H5Dclose(d);
+    if (f >= 0 && H5Fclose(f) < 0 && rc == DD_OK)
+        rc = dd_fail(err, DD_EIO, "cannot close %s after reading it", path);
+    return rc;
+}
+
 static int coll_read_block(dd_io *io, const char *dset, dd_dtype type, int64_t row0, int64_t nrows,
                            int64_t col0, int64_t ncols, void *buf, dd_err *err)
 {
@@ -193,12 +235,11 @@ static int coll_read_block(dd_io *io, const char *dset, dd_dtype type, int64_t r
         return rc;
     coll *h = io->impl;
     double dummy; /* an empty block has no buffer; HDF5 wants a pointer anyway */
-    if (H5Dread(d->id, io_h5_memtype(type), ms, fs, h->dxpl, buf ? buf : &dummy) < 0)
-        rc = dd_fail(err, DD_EIO,
-                     "cannot read rows %lld+%lld, columns %lld+%lld of dataset \"%s\" in %s "
-                     "collectively; is the file truncated? (--io independent avoids MPI-IO)",
-                     (long long)row0, (long long)nrows, (long long)col0, (long long)ncols, dset,
-                     h->path);
+    if (coll_is_virtual(d->id)) /* the same dataset, so the same branch, on every rank */
+        rc = coll_read_serial(h->path, dset, type, row0, nrows, col0, ncols, buf, err);
+    else if (H5Dread(d->id, io_h5_memtype(type), ms, fs, h->dxpl, buf ? buf : &dummy) < 0)
+        rc = io_h5_read_failed(h->path, dset, row0, nrows, col0, ncols,
+                               " collectively (--io independent avoids MPI-IO)", err);
     H5Sclose(ms);
     H5Sclose(fs);
     return rc;

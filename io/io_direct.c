@@ -7,9 +7,16 @@
  * dataset's offset (H5Dget_offset) wherever bytes on disk are bytes in
  * memory: contiguous, unfiltered, allocated, not external, the IEEE
  * little-endian float of its size on a little-endian host, in a sec2 file;
- * anything else (chunked, compressed, big-endian) is read as an HDF5
- * hyperslab.  Row i of a block is ncols·es bytes at offset + ((row0 + i)·gcols
- * + col0)·es.  Reads use up to min(8, cores per rank) threads, or
+ * anything else (chunked, compressed, big-endian, virtual, kept in external
+ * raw files) is read as an HDF5 hyperslab.  An offset is a position in the
+ * file that holds the dataset, which need not be `path`: an external link
+ * (also behind a soft link) leads to another file, and so does a mounted
+ * one.  So the bytes are read through the descriptor of the dataset's own
+ * file as HDF5 has it open (its sec2 driver's), or through ours where that
+ * is the same file (same device and inode); a dataset whose file has no
+ * such descriptor is read through HDF5.  Row i of a block is ncols·es
+ * bytes at offset + ((row0 + i)·gcols + col0)·es.  Reads use up to
+ * min(8, cores per rank) threads, or
  * DD_IO_THREADS, each a contiguous share (≥ 1 MiB); a failure is the failing
  * rank's, and its caller agrees.  Ranks write disjoint bytes, no turns. */
 #define _GNU_SOURCE /* pread, pwrite, sched_getaffinity, CPU_COUNT */
@@ -22,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <hdf5.h>
@@ -35,15 +43,21 @@ enum { MAX_THREADS = 256, DEFAULT_THREADS = 8 };
 #define MAX_SYSCALL ((size_t)1 << 30) /* Linux moves at most ~2 GiB per call */
 #define NOWHERE UINT64_MAX            /* a dataset that is not read or written directly */
 
+/* Where a dataset's bytes lie: at `at` (or NOWHERE) in the file behind `fd`
+ * (-1: the handle's own descriptor; else a copy this handle closes). */
+typedef struct {
+    uint64_t at;
+    int fd;
+} place;
+
 typedef struct {
     int writing; /* opened by create() */
     char *path;
     hid_t file;        /* reading: HDF5, read-only, for lookups and the fallback */
     int fd;            /* the POSIX file, for pread/pwrite */
-    int sec2;          /* reading: HDF5 offsets are offsets in `path` */
     int rank, threads; /* threads per transfer, at most */
     io_h5_table dsets; /* reading: opened on first use; writing: names and shapes */
-    uint64_t *off;     /* off[i]: where dsets.d[i]'s data lies in the file, or NOWHERE */
+    place *off;        /* off[i]: where dsets.d[i]'s data lies */
     int noff;
     dd_io inner; /* writing: the independent path's handle, for the structure */
 } direct;
@@ -103,6 +117,9 @@ static int dir_release(dd_io *io, dd_err *err)
     if (h->fd >= 0 && close(h->fd) != 0)
         rc = dd_fail(err, DD_EIO, "cannot close %s: %s%s", h->path, strerror(errno),
                      h->writing ? "; is the disk full?" : "");
+    for (int i = 0; i < h->dsets.n && i < h->noff; i++)
+        if (h->off[i].fd >= 0)
+            close(h->off[i].fd); /* read-only copies: nothing to lose */
     int rc2 = io_h5_table_free(&h->dsets, h->path, err);
     if (rc == DD_OK)
         rc = rc2;
@@ -134,17 +151,17 @@ static int dir_settle(dd_io *io, MPI_Comm comm, int rc, dd_err *local, dd_err *e
 }
 
 /* Grows off[] to match the dataset table; NULL when out of memory. */
-static uint64_t *off_slot(direct *h, int i)
+static place *off_slot(direct *h, int i)
 {
     if (i >= h->noff) {
         int n = h->dsets.cap > i ? h->dsets.cap : i + 1;
-        uint64_t *p = realloc(h->off, (size_t)n * sizeof *p);
+        place *p = realloc(h->off, (size_t)n * sizeof *p);
         if (p == NULL)
             return NULL;
         h->off = p;
         h->noff = n;
     }
-    h->off[i] = NOWHERE;
+    h->off[i] = (place){NOWHERE, -1};
     return &h->off[i];
 }
 
@@ -164,25 +181,53 @@ static int dir_open_read(dd_io *io, MPI_Comm comm, const char *path, dd_err *err
     if (h != NULL) {
         h->threads = threads;
         h->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-        hid_t fapl = h->file < 0 ? H5I_INVALID_HID : H5Fget_access_plist(h->file);
-        h->sec2 = fapl >= 0 && H5Pget_driver(fapl) == H5FD_SEC2;
-        if (fapl >= 0)
-            H5Pclose(fapl);
-        if (h->file < 0)
-            rc = dd_fail(&local, DD_EIO,
-                         "cannot open %s for reading with HDF5; check that it exists and that "
-                         "no program is writing it",
-                         path);
-        else if ((h->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        if (h->file < 0) {
+            rc = io_h5_explain_open(path, &local);
+            if (rc == DD_OK)
+                rc = dd_fail(&local, DD_EIO,
+                             "cannot open %s for reading with HDF5; check that it exists and "
+                             "that no program is writing it",
+                             path);
+        } else if ((h->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
             rc = dd_fail(&local, DD_EIO, "cannot open %s for reading: %s", path, strerror(errno));
     }
     return dir_settle(io, comm, rc, &local, err);
 }
 
-/* Where dataset d's bytes lie if they are the memory's bytes, else NOWHERE. */
-static int classify(direct *h, const io_h5_dset *d, uint64_t *where, dd_err *err)
+/* The descriptor through which dataset `dset`'s offset is a position in
+ * the file that holds it.  *ok set: -1 where that is the file behind our
+ * h->fd (HDF5's descriptor of it has our device and inode), else a copy of
+ * HDF5's descriptor (an external link's target, a mounted file).  *ok
+ * clear: that file is not read through HDF5's sec2 driver, so no
+ * descriptor is known to be it, and HDF5 reads the dataset. */
+static int dset_fd(direct *h, hid_t dset, int *ok)
 {
-    *where = NOWHERE;
+    *ok = 0;
+    hid_t fid = H5Iget_file_id(dset);
+    hid_t fapl = fid < 0 ? H5I_INVALID_HID : H5Fget_access_plist(fid);
+    void *handle = NULL;
+    struct stat theirs, ours;
+    int fd = -1;
+    if (fapl >= 0 && H5Pget_driver(fapl) == H5FD_SEC2 &&
+        H5Fget_vfd_handle(fid, H5P_DEFAULT, &handle) >= 0 && handle != NULL &&
+        fstat(*(int *)handle, &theirs) == 0 && S_ISREG(theirs.st_mode) &&
+        fstat(h->fd, &ours) == 0) {
+        if (theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino)
+            *ok = 1;
+        else if ((fd = fcntl(*(int *)handle, F_DUPFD_CLOEXEC, 0)) >= 0)
+            *ok = 1;
+    }
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (fid >= 0)
+        H5Fclose(fid);
+    return fd;
+}
+
+/* Where dataset d's bytes lie if they are the memory's bytes, else NOWHERE. */
+static int classify(direct *h, const io_h5_dset *d, place *where, dd_err *err)
+{
+    *where = (place){NOWHERE, -1};
     hid_t dcpl = H5Dget_create_plist(d->id), ft = H5Dget_type(d->id);
     hid_t want = io_h5_filetype(d->type);
     int rc = DD_OK, over = 0;
@@ -190,13 +235,16 @@ static int classify(direct *h, const io_h5_dset *d, uint64_t *where, dd_err *err
     if (dcpl < 0 || ft < 0)
         rc = dd_fail(err, DD_EIO, "cannot read the storage layout of dataset \"%s\" in %s", d->name,
                      h->path);
-    else if (h->sec2 && H5Pget_layout(dcpl) == H5D_CONTIGUOUS && H5Pget_nfilters(dcpl) == 0 &&
+    else if (H5Pget_layout(dcpl) == H5D_CONTIGUOUS && H5Pget_nfilters(dcpl) == 0 &&
              H5Pget_external_count(dcpl) == 0 && H5Tequal(ft, want) > 0 &&
              H5Tequal(io_h5_memtype(d->type), want) > 0 && !over && need > 0 &&
              H5Dget_storage_size(d->id) == need) { /* unallocated: HDF5 gives the fill value */
         haddr_t off = H5Dget_offset(d->id);
+        int ok = 0;
         if (off != HADDR_UNDEF && (uint64_t)off <= (uint64_t)INT64_MAX - need)
-            *where = (uint64_t)off;
+            where->fd = dset_fd(h, d->id, &ok);
+        if (ok)
+            where->at = (uint64_t)off;
     }
     if (ft >= 0)
         H5Tclose(ft);
@@ -205,7 +253,7 @@ static int classify(direct *h, const io_h5_dset *d, uint64_t *where, dd_err *err
     return rc;
 }
 
-static int find_dset(direct *h, const char *name, io_h5_dset **d, uint64_t **off, dd_err *err)
+static int find_dset(direct *h, const char *name, io_h5_dset **d, place **off, dd_err *err)
 {
     if (name == NULL)
         return dd_fail(err, DD_EUSAGE, "no dataset named for %s", h->path);
@@ -223,6 +271,8 @@ static int find_dset(direct *h, const char *name, io_h5_dset **d, uint64_t **off
     if (rc == DD_OK)
         rc = classify(h, *d, *off, err);
     if (rc != DD_OK) { /* forget it (the last entry), so that a retry starts afresh */
+        if (*off != NULL && (*off)->fd >= 0)
+            close((*off)->fd);
         H5Dclose((*d)->id);
         free((*d)->name);
         h->dsets.n--;
@@ -281,15 +331,16 @@ static void *share_run(void *arg)
 }
 
 /* Moves a block (checked, non-empty) between `buf` and the file, its data
- * at `off`, with up to h->threads threads; a share whose thread cannot
+ * at `where`, with up to h->threads threads; a share whose thread cannot
  * start is moved here. */
-static int transfer(direct *h, const io_h5_dset *d, uint64_t off, int64_t row0, int64_t nrows,
+static int transfer(direct *h, const io_h5_dset *d, const place *where, int64_t row0, int64_t nrows,
                     int64_t col0, int64_t ncols, char *buf, dd_err *err)
 {
     size_t es = dd_elsize(d->type);
     uint64_t stride = (uint64_t)d->dims[1] * es,
-             at = off + (uint64_t)row0 * stride + (uint64_t)col0 * es;
-    job j = {h->fd, h->writing, ncols == d->dims[1], buf, at, stride, ncols, es};
+             at = where->at + (uint64_t)row0 * stride + (uint64_t)col0 * es;
+    int fd = where->fd >= 0 ? where->fd : h->fd;
+    job j = {fd, h->writing, ncols == d->dims[1], buf, at, stride, ncols, es};
     int64_t elems = nrows * ncols, t = (int64_t)((size_t)elems * es / MIN_SHARE);
     t = t < 1 ? 1 : t > h->threads ? h->threads : t;
     share s[MAX_THREADS];
@@ -307,10 +358,22 @@ static int transfer(direct *h, const io_h5_dset *d, uint64_t off, int64_t row0, 
         int jr = started[k] ? pthread_join(tid[k], NULL) : 0;
         if (rc != DD_OK || (s[k].err == 0 && jr == 0))
             continue;
+        struct stat st;
+        uint64_t end = where->at + (uint64_t)d->dims[0] * stride; /* the dataset's data end */
+        if (jr == 0 && s[k].err < 0 && !h->writing && fstat(fd, &st) == 0 &&
+            (uint64_t)st.st_size < end) {
+            rc = dd_fail(err, DD_EUSAGE,
+                         "%s is truncated: it ends at byte %llu, but the data of dataset \"%s\" "
+                         "run to byte %llu (%llu bytes are missing); the copy or write that made "
+                         "it was cut short: copy or write it again",
+                         h->path, (unsigned long long)st.st_size, d->name, (unsigned long long)end,
+                         (unsigned long long)(end - (uint64_t)st.st_size));
+            continue;
+        }
         const char *why = jr != 0        ? strerror(jr)
                           : s[k].err > 0 ? strerror(s[k].err)
                           : h->writing   ? "nothing was written; is the disk full?"
-                                         : "the file ends there; is it truncated?";
+                                         : "the file ends there";
         rc = dd_fail(err, DD_EIO,
                      "cannot %s rows %lld+%lld, columns %lld+%lld of dataset \"%s\" in %s at "
                      "byte %llu: %s",
@@ -331,11 +394,7 @@ static int h5_read(direct *h, const io_h5_dset *d, int64_t row0, int64_t nrows, 
                        h->path);
     int rc = DD_OK;
     if (H5Dread(d->id, io_h5_memtype(d->type), ms, fs, H5P_DEFAULT, buf) < 0)
-        rc = dd_fail(err, DD_EIO,
-                     "cannot read rows %lld+%lld, columns %lld+%lld of dataset \"%s\" in %s; "
-                     "is the file truncated?",
-                     (long long)row0, (long long)nrows, (long long)col0, (long long)ncols, d->name,
-                     h->path);
+        rc = io_h5_read_failed(h->path, d->name, row0, nrows, col0, ncols, "", err);
     H5Sclose(ms);
     H5Sclose(fs);
     return rc;
@@ -351,15 +410,15 @@ static int dir_read_block(dd_io *io, const char *dset, dd_dtype type, int64_t ro
         return dd_fail(err, DD_EUSAGE, "%s was created for writing, not opened for reading",
                        h->path);
     io_h5_dset *d = NULL;
-    uint64_t *off = NULL;
+    place *off = NULL;
     int rc = find_dset(h, dset, &d, &off, err);
     if (rc == DD_OK)
         rc = io_h5_check_block(h->path, d, type, row0, nrows, col0, ncols, buf, err);
     if (rc != DD_OK || nrows == 0 || ncols == 0)
         return rc;
-    if (*off == NOWHERE)
+    if (off->at == NOWHERE)
         return h5_read(h, d, row0, nrows, col0, ncols, buf, err);
-    return transfer(h, d, *off, row0, nrows, col0, ncols, buf, err);
+    return transfer(h, d, off, row0, nrows, col0, ncols, buf, err);
 }
 
 /* Rank 0: where each new dataset's data lies (NOWHERE when it is empty). */
@@ -424,8 +483,8 @@ static int dir_create(dd_io *io, MPI_Comm comm, const char *path, int ndsets,
     rc = dd_agree(comm, rc, &local);
     if (rc == DD_OK && MPI_Bcast(offs, ndsets, MPI_UINT64_T, 0, comm) != MPI_SUCCESS)
         rc = dd_fail(&local, DD_EFAIL, "MPI_Bcast failed while creating %s", path);
-    if (rc == DD_OK)
-        memcpy(h->off, offs, (size_t)ndsets * sizeof *offs);
+    for (int i = 0; rc == DD_OK && i < ndsets; i++)
+        h->off[i].at = offs[i]; /* in the file we open: -1, our descriptor */
     if (rc == DD_OK && (h->fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
         rc = dd_fail(&local, DD_EIO, "cannot open %s for writing on rank %d: %s", path, h->rank,
                      strerror(errno));
@@ -447,17 +506,17 @@ static int dir_write_block(dd_io *io, const char *dset, dd_dtype type, int64_t r
     if (!h->writing)
         return dd_fail(err, DD_EUSAGE, "%s was opened for reading, not writing", h->path);
     io_h5_dset *d = NULL;
-    uint64_t *off = NULL;
+    place *off = NULL;
     int rc = find_dset(h, dset, &d, &off, err);
     if (rc == DD_OK)
         rc = io_h5_check_block(h->path, d, type, row0, nrows, col0, ncols, buf, err);
     if (rc != DD_OK || nrows == 0 || ncols == 0)
         return rc;
-    if (*off == NOWHERE) /* cannot happen: create() found every non-empty dataset */
+    if (off->at == NOWHERE) /* cannot happen: create() found every non-empty dataset */
         return dd_fail(err, DD_EIO, "dataset \"%s\" in %s has no place in the file", d->name,
                        h->path);
     /* pwrite only reads the buffer; the job is shared with reads */
-    return transfer(h, d, *off, row0, nrows, col0, ncols, (char *)(uintptr_t)buf, err);
+    return transfer(h, d, off, row0, nrows, col0, ncols, (char *)(uintptr_t)buf, err);
 }
 
 /* Once every rank has written (a barrier), the independent path's: rank 0

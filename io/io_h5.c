@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +66,7 @@ void io_h5_type_name(hid_t t, char *out, size_t len)
 
 /* H5Lexists fails (rather than saying no) when an intermediate group is
  * missing, so walk "g1/g2/name" one component at a time. */
-int io_h5_link_exists(hid_t file, const char *name)
+int io_h5_link_exists(hid_t file, const char *name, hid_t lapl)
 {
     char path[1024];
     size_t n = strlen(name);
@@ -77,12 +78,203 @@ int io_h5_link_exists(hid_t file, const char *name)
             continue;
         char c = path[i];
         path[i] = '\0';
-        htri_t e = H5Lexists(file, path, H5P_DEFAULT);
+        htri_t e = H5Lexists(file, path, lapl);
         path[i] = c;
         if (e <= 0)
             return 0;
     }
     return 1;
+}
+
+const char *io_h5_file_kind(unsigned mode)
+{
+    mode_t m = (mode_t)mode;
+    return S_ISFIFO(m)   ? "a FIFO"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISSOCK(m) ? "a socket"
+           : S_ISDIR(m)  ? "a directory"
+                         : "not a regular file";
+}
+
+/* One place HDF5 tries: 1 a regular file, -1 something else that open(2)
+ * would reach (a FIFO blocks it), 0 nothing there (or a directory, whose
+ * open HDF5 passes over). */
+static int try_place(const char *cand, char *out, size_t n, const char **kind)
+{
+    struct stat st;
+    if (stat(cand, &st) != 0 || S_ISDIR(st.st_mode))
+        return 0;
+    snprintf(out, n, "%s", cand);
+    if (S_ISREG(st.st_mode))
+        return 1;
+    *kind = io_h5_file_kind((unsigned)st.st_mode);
+    return -1;
+}
+
+/* dir + "/" + name, as HDF5 joins a prefix and a name. */
+static int try_in(const char *dir, size_t dirlen, const char *name, char *out, size_t n,
+                  const char **kind)
+{
+    char cand[4096];
+    int slash = dirlen > 0 && dir[dirlen - 1] == '/';
+    if (snprintf(cand, sizeof cand, "%.*s%s%s", (int)dirlen, dir, slash ? "" : "/", name) >=
+        (int)sizeof cand)
+        return 0;
+    return try_place(cand, out, n, kind);
+}
+
+int io_h5_find_file(const char *parent, const char *name, const char *env, char *out, size_t n,
+                    const char **kind)
+{
+    *kind = "";
+    out[0] = '\0';
+    const char *base = name, *slash;
+    int r = 0;
+    if (name[0] == '/') {
+        if ((r = try_place(name, out, n, kind)) != 0)
+            return r;
+        base = strrchr(name, '/') + 1;
+    }
+    /* the environment's prefixes, colon-separated ("${ORIGIN}": the parent's directory) */
+    const char *pre = env ? getenv(env) : NULL;
+    slash = strrchr(parent, '/');
+    size_t pdir = slash ? (size_t)(slash - parent) + (slash == parent) : 0;
+    while (pre && *pre && r == 0) {
+        const char *colon = strchr(pre, ':');
+        size_t len = colon ? (size_t)(colon - pre) : strlen(pre);
+        char dir[4096];
+        if (len >= 9 && strncmp(pre, "${ORIGIN}", 9) == 0)
+            snprintf(dir, sizeof dir, "%.*s%.*s", (int)(slash ? pdir : 1), slash ? parent : ".",
+                     (int)(len - 9), pre + 9);
+        else
+            snprintf(dir, sizeof dir, "%.*s", (int)len, pre);
+        if (dir[0] != '\0')
+            r = try_in(dir, strlen(dir), base, out, n, kind);
+        pre = colon ? colon + 1 : NULL;
+    }
+    /* the parent's directory (HDF5's "extpath"), then the working directory */
+    if (r == 0 && slash)
+        r = try_in(parent, pdir, base, out, n, kind);
+    if (r == 0)
+        r = try_place(base, out, n, kind);
+    /* the directory of the parent's real path (it may be reached through a link) */
+    char real[PATH_MAX];
+    if (r == 0 && realpath(parent, real) != NULL && (slash = strrchr(real, '/')) != NULL)
+        r = try_in(real, (size_t)(slash - real) + (slash == real), base, out, n, kind);
+    if (r == 0)
+        out[0] = '\0';
+    return r;
+}
+
+/* HDF5 calls this before it opens an external link's target file. */
+static herr_t guard_elink(const char *parent_file, const char *parent_group, const char *child_file,
+                          const char *child_obj, unsigned *flags, hid_t fapl, void *op)
+{
+    (void)flags;
+    (void)fapl;
+    io_h5_guard *g = op;
+    char found[4096];
+    const char *kind = "";
+    if (io_h5_find_file(parent_file, child_file, "HDF5_EXT_PREFIX", found, sizeof found, &kind) >=
+        0)
+        return 0;
+    dd_fail(&g->err, DD_EUSAGE,
+            "an external link in group \"%s\" of %s points to \"%s\" in file %s, and %s is %s, "
+            "not a regular file (opening it could wait for ever); make the link point to an "
+            "HDF5 file",
+            parent_group, parent_file, child_obj, child_file, found, kind);
+    return -1;
+}
+
+hid_t io_h5_guard_apl(io_h5_guard *g)
+{
+    dd_err_clear(&g->err);
+    hid_t apl = H5Pcreate(H5P_DATASET_ACCESS); /* a link access list too */
+    if (apl >= 0 && H5Pset_elink_cb(apl, guard_elink, g) < 0) {
+        H5Pclose(apl);
+        apl = H5I_INVALID_HID;
+    }
+    return apl;
+}
+
+/* What HDF5's error stack says about the call that just failed. */
+typedef struct {
+    int truncated, locked, checksum, filter;
+    unsigned long long eof, base, stored;
+    char inner[160]; /* the innermost description */
+} why_failed;
+
+static herr_t why_walk(unsigned n, const H5E_error2_t *e, void *op)
+{
+    why_failed *w = op;
+    const char *d = e->desc ? e->desc : "";
+    if (n == 0)
+        snprintf(w->inner, sizeof w->inner, "%s", d);
+    const char *at = strstr(d, "eof = ");
+    if (e->min_num == H5E_TRUNCATED && at &&
+        sscanf(at, "eof = %llu, sblock->base_addr = %llu, stored_eof = %llu", &w->eof, &w->base,
+               &w->stored) == 3)
+        w->truncated = 1;
+    if (e->min_num == H5E_CANTLOCKFILE || strstr(d, "already open for write"))
+        w->locked = 1;
+    if (strstr(d, "Fletcher32"))
+        w->checksum = 1;
+    if (e->maj_num == H5E_PLINE)
+        w->filter = 1;
+    return 0;
+}
+
+static void why(why_failed *w)
+{
+    memset(w, 0, sizeof *w);
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, why_walk, w);
+}
+
+int io_h5_explain_open(const char *path, dd_err *err)
+{
+    why_failed w;
+    why(&w);
+    if (w.truncated) {
+        unsigned long long have = w.eof + w.base, need = w.stored > have ? w.stored : have;
+        return dd_fail(err, DD_EUSAGE,
+                       "%s is truncated: it is %llu bytes long, but its datasets and metadata "
+                       "need %llu (%llu bytes, %.0f%%, are missing); the copy or write that "
+                       "made it was cut short: copy or write it again",
+                       path, have, need, need - have,
+                       need ? 100.0 * (double)(need - have) / (double)need : 0.0);
+    }
+    if (w.locked)
+        return dd_fail(err, DD_EIO,
+                       "cannot open %s: another program has it open for writing; if it is "
+                       "writing it, wait for it to finish (on file systems without locks set "
+                       "HDF5_USE_FILE_LOCKING=FALSE; a file marked open by a program that died "
+                       "is cleared with h5clear -s)",
+                       path);
+    return DD_OK;
+}
+
+int io_h5_read_failed(const char *path, const char *dset, int64_t row0, int64_t nrows, int64_t col0,
+                      int64_t ncols, const char *how, dd_err *err)
+{
+    why_failed w;
+    why(&w);
+    char block[128];
+    snprintf(block, sizeof block, "rows %lld+%lld, columns %lld+%lld", (long long)row0,
+             (long long)nrows, (long long)col0, (long long)ncols);
+    if (w.checksum)
+        return dd_fail(err, DD_EUSAGE,
+                       "the fletcher32 checksum of dataset \"%s\" in %s failed reading %s: the "
+                       "file is corrupt (damaged on disk or in a copy); restore it from a good "
+                       "copy or write it again",
+                       dset, path, block);
+    if (w.filter)
+        return dd_fail(err, DD_EUSAGE,
+                       "the data of dataset \"%s\" in %s could not be decoded reading %s (HDF5: "
+                       "%s): the file is corrupt; restore it from a good copy or write it again",
+                       dset, path, block, w.inner);
+    return dd_fail(err, DD_EIO, "cannot read %s of dataset \"%s\" in %s%s (HDF5: %s)", block, dset,
+                   path, how, w.inner[0] ? w.inner : "no reason given");
 }
 
 /* The checks every matrix dataset passes, for the probe and for the
@@ -190,9 +382,19 @@ int io_h5_table_free(io_h5_table *t, const char *path, dd_err *err)
 int io_h5_open_dset(io_h5_table *t, hid_t file, const char *path, const char *name,
                     io_h5_dset **out, dd_err *err)
 {
-    if (!io_h5_link_exists(file, name))
+    io_h5_guard g;
+    hid_t apl = io_h5_guard_apl(&g);
+    if (apl < 0)
+        return dd_fail(err, DD_EIO, "cannot make an HDF5 access property list for %s", path);
+    hid_t d = H5I_INVALID_HID;
+    int there = io_h5_link_exists(file, name, apl);
+    if (there)
+        d = H5Dopen2(file, name, apl);
+    H5Pclose(apl);
+    if (g.err.msg[0])
+        return dd_fail(err, DD_EUSAGE, "%s", g.err.msg);
+    if (!there)
         return dd_fail(err, DD_EUSAGE, "file %s has no dataset \"%s\"", path, name);
-    hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
     if (d < 0)
         return dd_fail(err, DD_EIO, "cannot open \"%s\" in %s as a dataset", name, path);
     int64_t d2[2] = {0, 0};

@@ -23,8 +23,49 @@ char *io_h5_strdup(const char *s);
 /* A short human name for an HDF5 type: "int32", "uint8", "2-byte float", "string". */
 void io_h5_type_name(hid_t t, char *out, size_t len);
 /* Whether "g1/g2/name" exists, walking one component at a time (H5Lexists
- * fails rather than saying no when an intermediate group is missing). */
-int io_h5_link_exists(hid_t file, const char *name);
+ * fails rather than saying no when an intermediate group is missing);
+ * links are traversed with `lapl` (H5P_DEFAULT, or a guard's below). */
+int io_h5_link_exists(hid_t file, const char *name, hid_t lapl);
+
+/* ---- the files HDF5 opens on its own: external links' targets, virtual
+ * datasets' sources ---- */
+
+/* Where HDF5 finds file `name`, named by an external link (env
+ * "HDF5_EXT_PREFIX") or a virtual dataset's mapping (env "HDF5_VDS_PREFIX")
+ * in file `parent`, trying HDF5's places in HDF5's order (an absolute name
+ * as given; then, without its directory, the environment's prefixes, the
+ * parent's directory, the working directory, the directory of the parent's
+ * real path).  1: `out` is the regular file HDF5 opens; 0: none exists
+ * (`out` empty); -1: `out` is the first one there and it is not a regular
+ * file (*kind says what: "a FIFO", ...; a FIFO would block open(2) for
+ * ever).  Directories are passed over, as HDF5's failed open passes them. */
+int io_h5_find_file(const char *parent, const char *name, const char *env, char *out, size_t n,
+                    const char **kind);
+/* "a FIFO", "a character device", ... for a file that is not regular. */
+const char *io_h5_file_kind(unsigned mode);
+
+/* A dataset (and link) access property list whose external-link traversals
+ * refuse a target that is not a regular file: the traversal fails, HDF5
+ * never opens it, and g->err says which link and file (exit status 2).
+ * The caller closes the list; g lives as long as it. */
+typedef struct {
+    dd_err err;
+} io_h5_guard;
+hid_t io_h5_guard_apl(io_h5_guard *g);
+
+/* ---- why an HDF5 call failed, read from HDF5's error stack right after
+ * the failed call (any other HDF5 call clears it) ---- */
+
+/* After H5Fopen(path) failed: 0 when the stack says nothing specific, else
+ * the message: a truncated file (how many bytes are missing: exit 2), or a
+ * file another program holds open for writing (wait: exit 1). */
+int io_h5_explain_open(const char *path, dd_err *err);
+/* After H5Dread of rows row0+nrows, columns col0+ncols of dataset `dset`
+ * failed (`how`: "" or " collectively"): the message, from the stack: a
+ * fletcher32 checksum that failed, or a filter that could not decode the
+ * data (the file is corrupt: exit 2), else HDF5's innermost reason (exit 1). */
+int io_h5_read_failed(const char *path, const char *dset, int64_t row0, int64_t nrows, int64_t col0,
+                      int64_t ncols, const char *how, dd_err *err);
 /* 2-D IEEE float of 8 or 4 bytes: its dims and type, or one message;
  * `label` ("A", "B") names the matrix in it, NULL only the dataset. */
 int io_h5_check_matrix(hid_t dset, const char *path, const char *name, const char *label,

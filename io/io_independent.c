@@ -65,7 +65,8 @@ static int indep_open_read(dd_io *io, MPI_Comm comm, const char *path, dd_err *e
         return dd_fail(err, DD_EUSAGE, "no HDF5 file named to read");
     indep *h = indep_new(io, comm, path, 0, err);
     int rc = h ? DD_OK : DD_ENOMEM;
-    if (h && (h->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
+    if (h && (h->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0 &&
+        (rc = io_h5_explain_open(path, err)) == DD_OK)
         rc = dd_fail(err, DD_EIO,
                      "cannot open %s for reading with HDF5; check that it exists and that no "
                      "program is writing it",
@@ -169,11 +170,7 @@ static int indep_read_block(dd_io *io, const char *dset, dd_dtype type, int64_t 
     if (io_h5_block_spaces(d->id, row0, nrows, col0, ncols, &fs, &ms) < 0)
         return dd_fail(err, DD_EIO, "cannot select a block of dataset \"%s\" in %s", dset, h->path);
     if (H5Dread(d->id, io_h5_memtype(type), ms, fs, H5P_DEFAULT, buf) < 0)
-        rc = dd_fail(err, DD_EIO,
-                     "cannot read rows %lld+%lld, columns %lld+%lld of dataset \"%s\" in %s; "
-                     "is the file truncated?",
-                     (long long)row0, (long long)nrows, (long long)col0, (long long)ncols, dset,
-                     h->path);
+        rc = io_h5_read_failed(h->path, dset, row0, nrows, col0, ncols, "", err);
     H5Sclose(ms);
     H5Sclose(fs);
     return rc;

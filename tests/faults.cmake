@@ -23,3 +23,5 @@ dd_fault_test(faults_signals_mid_write_and_stale_temporaries      signals.sh   6
 dd_fault_test(faults_one_rank_error_ends_all_ranks_same_status    agreement.sh 30)
 dd_fault_test(faults_impossible_sizes_refused_no_crash            crafted.sh   20)
 dd_fault_test(faults_check_failed_nothing_committed               verify.sh    40)
+dd_fault_test(faults_inputs_links_virtual_damaged_and_fifos       inputs.sh    120)
+dd_fault_test(faults_names_at_their_limits_long_outputs_datasets   names.sh     90)

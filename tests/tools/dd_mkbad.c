@@ -14,7 +14,27 @@
  *   extreme.h5  A 24×16 with |entries| in [1e300, 4e300], B 16×20 with
  *               |entries| in [1e-300, 4e-300]: every product and sum is finite;
  *   extreme307.h5  the same with A at 2e306·[1, 4] and B at 1e-307·[1, 4]
- *               (A's row sums of |a| reach about 1e308, just below DBL_MAX). */
+ *               (A's row sums of |a| reach about 1e308, just below DBL_MAX).
+ *   dd-mkbad DIR inputs
+ * makes the inputs whose A lives elsewhere or is damaged (tests/faults/inputs.sh);
+ * each file has B 16×20 f64 of its own, and A is 12×16 f64:
+ *   target.h5        A itself, the target of the links below;
+ *   extlink.h5       A an external link to target.h5:/A, and a dataset "pad" after
+ *                    B, so that A's offset in target.h5 lies inside this file too;
+ *   softext.h5       A a soft link to /X, X an external link to target.h5:/A (pad too),
+ *                    and C (the input --beta reads) a soft link to /noC, which is not there;
+ *   extraw.h5        A kept whole in the external raw file extraw.raw;
+ *   vds.h5           A a virtual dataset: rows 0-5 from vds_src1.h5:/S, 6-11 from
+ *                    vds_src2.h5:/S (both made here);
+ *   vds_missing.h5   the same with rows 6-11 from vds_gone.h5, which does not exist;
+ *   vds_fifo.h5      the same with rows 6-11 from vds_fifo_src.h5 (the test makes a FIFO);
+ *   dangling_soft.h5    A a soft link to /nowhere;
+ *   dangling_ext.h5     A an external link to gone.h5:/A (no such file);
+ *   dangling_extobj.h5  A an external link to target.h5:/nothing;
+ *   ext_fifo.h5      A an external link to fifo_target.h5:/A (the test makes a FIFO);
+ *   extraw_fifo.h5   A in the external raw file fifo.raw (the test makes a FIFO);
+ *   fletcher.h5      A chunked (two chunks of 6 rows) with the fletcher32 checksum,
+ *                    one byte of its second chunk changed after it was written. */
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
@@ -83,20 +103,23 @@ static int put_scaled(hid_t f, const char *name, hsize_t rows, hsize_t cols, dou
     return rc < 0 ? -1 : 0;
 }
 
-/* A (rows×cols f64) kept in an external raw file "NAME.raw" beside the
- * file, written only `keep` bytes long: HDF5 would read the rest as zeros. */
-static int put_external(const char *dir, hid_t f, const char *name, hsize_t rows, hsize_t cols,
-                        size_t keep)
+/* Dataset `name` (rows×cols f64) kept in the external raw file DIR/RAW,
+ * written `keep` bytes long (HDF5 would read the rest as zeros), or not
+ * written at all when keep is (size_t)-1. */
+static int put_external_in(const char *dir, hid_t f, const char *name, const char *rel,
+                           hsize_t rows, hsize_t cols, size_t keep)
 {
-    char raw[4096], rel[256];
-    snprintf(rel, sizeof rel, "%s.raw", name);
+    char raw[4096];
     snprintf(raw, sizeof raw, "%s/%s", dir, rel);
-    FILE *r = fopen(raw, "wb");
-    if (!r)
-        return -1;
-    for (size_t i = 0; i < keep; i++)
-        fputc(0x3f, r);
-    fclose(r);
+    if (keep != (size_t)-1) {
+        FILE *r = fopen(raw, "wb");
+        if (!r)
+            return -1;
+        for (size_t i = 0; i < keep; i++)
+            fputc(0x3f, r); /* 0x3f3f3f3f3f3f3f3f is a double near 0.49 */
+        if (fclose(r) != 0)
+            return -1;
+    }
     hsize_t dims[2] = {rows, cols};
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), space = H5Screate_simple(2, dims, NULL);
     int rc = dcpl < 0 || space < 0 ||
@@ -110,6 +133,15 @@ static int put_external(const char *dir, hid_t f, const char *name, hsize_t rows
     if (dcpl >= 0)
         H5Pclose(dcpl);
     return rc ? -1 : 0;
+}
+
+/* A (rows×cols f64) in the external raw file "NAME.raw" beside the file. */
+static int put_external(const char *dir, hid_t f, const char *name, hsize_t rows, hsize_t cols,
+                        size_t keep)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "%s.raw", name);
+    return put_external_in(dir, f, name, rel, rows, cols, keep);
 }
 
 static hid_t make(const char *dir, const char *name)
@@ -144,12 +176,143 @@ static int make_faults(const char *dir)
     return rc ? 1 : 0;
 }
 
+/* A 12×16 virtual dataset "A": rows 0-5 from src1:/S, rows 6-11 from src2:/S. */
+static int put_vds(hid_t f, const char *src1, const char *src2)
+{
+    hsize_t dims[2] = {12, 16}, half[2] = {6, 16}, start[2] = {0, 0};
+    hid_t vspace = H5Screate_simple(2, dims, NULL), sspace = H5Screate_simple(2, half, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    int rc = vspace < 0 || sspace < 0 || dcpl < 0;
+    const char *src[2] = {src1, src2};
+    for (int i = 0; !rc && i < 2; i++) {
+        start[0] = (hsize_t)(6 * i);
+        rc = H5Sselect_hyperslab(vspace, H5S_SELECT_SET, start, NULL, half, NULL) < 0 ||
+             H5Pset_virtual(dcpl, vspace, src[i], "/S", sspace) < 0;
+    }
+    rc = rc || H5Sselect_all(vspace) < 0;
+    hid_t d = rc ? -1 : H5Dcreate2(f, "A", H5T_IEEE_F64LE, vspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    rc |= d < 0;
+    if (d >= 0)
+        H5Dclose(d);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (sspace >= 0)
+        H5Sclose(sspace);
+    if (vspace >= 0)
+        H5Sclose(vspace);
+    return rc ? -1 : 0;
+}
+
+/* A 12×16 f64, two chunks of 6 rows with the fletcher32 checksum, then one
+ * byte of the second chunk changed in the closed file. */
+static int put_fletcher(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hsize_t dims[2] = {12, 16}, chunk[2] = {6, 16};
+    double v[12 * 16];
+    for (int i = 0; i < 12 * 16; i++)
+        v[i] = 1.0 + (double)(i % 5) / 8.0;
+    hid_t s = H5Screate_simple(2, dims, NULL), p = H5Pcreate(H5P_DATASET_CREATE);
+    int rc = f < 0 || s < 0 || p < 0 || H5Pset_chunk(p, 2, chunk) < 0 || H5Pset_fletcher32(p) < 0;
+    hid_t d = rc ? -1 : H5Dcreate2(f, "A", H5T_IEEE_F64LE, s, H5P_DEFAULT, p, H5P_DEFAULT);
+    rc = rc || d < 0 || H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0 ||
+         H5Dflush(d) < 0;
+    haddr_t addr = HADDR_UNDEF;
+    hsize_t off[2] = {6, 0};
+    unsigned mask = 0;
+    hsize_t size = 0;
+    if (!rc && H5Dget_chunk_info_by_coord(d, off, &mask, &addr, &size) < 0)
+        rc = 1;
+    if (d >= 0)
+        H5Dclose(d);
+    if (p >= 0)
+        H5Pclose(p);
+    if (s >= 0)
+        H5Sclose(s);
+    rc = rc || put_scaled(f, "B", 16, 20, 1.0);
+    if (f >= 0)
+        H5Fclose(f);
+    if (rc || addr == HADDR_UNDEF || size < 16)
+        return -1;
+    FILE *raw = fopen(path, "r+b");
+    unsigned char byte = 0;
+    rc = !raw || fseek(raw, (long)(addr + 10), SEEK_SET) != 0 || fread(&byte, 1, 1, raw) != 1;
+    byte ^= 0x40;
+    rc = rc || fseek(raw, (long)(addr + 10), SEEK_SET) != 0 || fwrite(&byte, 1, 1, raw) != 1;
+    if (raw && fclose(raw) != 0)
+        rc = 1;
+    return rc ? -1 : 0;
+}
+
+static int make_inputs(const char *dir)
+{
+    int rc = 0;
+    hid_t f = make(dir, "target.h5");
+    rc |= f < 0 || put_scaled(f, "A", 12, 16, 2.0);
+    H5Fclose(f);
+    const char *linked[2] = {"extlink.h5", "softext.h5"};
+    for (int i = 0; i < 2; i++) {
+        f = make(dir, linked[i]);
+        rc |= f < 0 || put_scaled(f, "B", 16, 20, 1.0) || put_scaled(f, "pad", 64, 64, 0.5);
+        if (i == 0)
+            rc |= H5Lcreate_external("target.h5", "/A", f, "A", H5P_DEFAULT, H5P_DEFAULT) < 0;
+        else
+            rc |= H5Lcreate_external("target.h5", "/A", f, "X", H5P_DEFAULT, H5P_DEFAULT) < 0 ||
+                  H5Lcreate_soft("/X", f, "A", H5P_DEFAULT, H5P_DEFAULT) < 0 ||
+                  H5Lcreate_soft("/noC", f, "C", H5P_DEFAULT, H5P_DEFAULT) < 0;
+        H5Fclose(f);
+    }
+    f = make(dir, "extraw.h5");
+    rc |= f < 0 || put_external_in(dir, f, "A", "extraw.raw", 12, 16, 12 * 16 * 8) ||
+          put_scaled(f, "B", 16, 20, 1.0);
+    H5Fclose(f);
+    f = make(dir, "extraw_fifo.h5");
+    rc |= f < 0 || put_external_in(dir, f, "A", "fifo.raw", 12, 16, (size_t)-1) ||
+          put_scaled(f, "B", 16, 20, 1.0);
+    H5Fclose(f);
+    const char *srcs[2] = {"vds_src1.h5", "vds_src2.h5"};
+    for (int i = 0; i < 2; i++) {
+        f = make(dir, srcs[i]);
+        rc |= f < 0 || put_scaled(f, "S", 6, 16, 1.0 + i);
+        H5Fclose(f);
+    }
+    const char *vds[3][2] = {{"vds.h5", "vds_src2.h5"},
+                             {"vds_missing.h5", "vds_gone.h5"},
+                             {"vds_fifo.h5", "vds_fifo_src.h5"}};
+    for (int i = 0; i < 3; i++) {
+        f = make(dir, vds[i][0]);
+        rc |= f < 0 || put_vds(f, "vds_src1.h5", vds[i][1]) || put_scaled(f, "B", 16, 20, 1.0);
+        H5Fclose(f);
+    }
+    f = make(dir, "dangling_soft.h5");
+    rc |= f < 0 || put_scaled(f, "B", 16, 20, 1.0) ||
+          H5Lcreate_soft("/nowhere", f, "A", H5P_DEFAULT, H5P_DEFAULT) < 0;
+    H5Fclose(f);
+    const char *ext[3][3] = {{"dangling_ext.h5", "gone.h5", "/A"},
+                             {"dangling_extobj.h5", "target.h5", "/nothing"},
+                             {"ext_fifo.h5", "fifo_target.h5", "/A"}};
+    for (int i = 0; i < 3; i++) {
+        f = make(dir, ext[i][0]);
+        rc |= f < 0 || put_scaled(f, "B", 16, 20, 1.0) ||
+              H5Lcreate_external(ext[i][1], ext[i][2], f, "A", H5P_DEFAULT, H5P_DEFAULT) < 0;
+        H5Fclose(f);
+    }
+    rc |= put_fletcher(dir, "fletcher.h5");
+    if (rc)
+        fprintf(stderr, "dd-mkbad: could not write every input file in %s\n", dir);
+    return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[2], "faults"))
         return make_faults(argv[1]);
+    if (argc == 3 && !strcmp(argv[2], "inputs"))
+        return make_inputs(argv[1]);
     if (argc != 2) {
-        fprintf(stderr, "usage: dd-mkbad DIR [faults]\n");
+        fprintf(stderr, "usage: dd-mkbad DIR [faults|inputs]\n");
         return 2;
     }
     const char *dir = argv[1];
