@@ -113,9 +113,46 @@ static int split_path(const char *path, char *dir, size_t dlen, const char **bas
     return 0;
 }
 
-/* Removes stale temporaries of this output's naming in `dir`: directories
- * of ours whose owner file names this host and a process that is gone.
- * unlinkat never follows a link, so nothing outside them is touched. */
+/* The temporary directory's name: ".<name>.tmp.XXXXXX" where that fits in
+ * the file system's longest name, else the fixed-length SHORT_TMP (an
+ * output name of up to NAME_MAX bytes is legal, and the long form adds 12).
+ * Either way the owner file names the output, so the sweep below tells
+ * whose a temporary is. */
+#define SHORT_TMP ".dgemm-dist.tmp."
+
+static long name_max(const char *dir)
+{
+    long n = pathconf(dir, _PC_NAME_MAX);
+    return n > 0 ? n : NAME_MAX;
+}
+
+/* The owner file's text: "<host> <pid>\n<output name>\n".  Parsed back into
+ * who, pid and target (empty where a file of an older version names no
+ * output); 0 when it does not parse. */
+static int parse_owner(const char *buf, size_t n, char who[256], long *pid, char *target,
+                       size_t tlen)
+{
+    if (sscanf(buf, "%255s %ld", who, pid) != 2)
+        return 0;
+    const char *nl = memchr(buf, '\n', n);
+    target[0] = '\0';
+    if (nl != NULL && (size_t)(nl + 1 - buf) < n) {
+        size_t len = n - (size_t)(nl + 1 - buf);
+        if (buf[n - 1] == '\n')
+            len--;
+        if (len >= tlen)
+            return 0;
+        memcpy(target, nl + 1, len);
+        target[len] = '\0';
+    }
+    return 1;
+}
+
+/* Removes stale temporaries of this output in `dir`: directories of ours
+ * named for it (either form) whose owner file names this host, a process
+ * that is gone and this output (an owner file naming none, from an older
+ * version, counts for the long form only).  unlinkat never follows a link,
+ * so nothing outside them is touched. */
 static void remove_stale(const char *dir, const char *base)
 {
     char prefix[512], host[256] = "";
@@ -128,16 +165,18 @@ static void remove_stale(const char *dir, const char *base)
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         struct stat st;
-        if (strncmp(e->d_name, prefix, strlen(prefix)) ||
+        int long_form = !strncmp(e->d_name, prefix, strlen(prefix));
+        if ((!long_form && strncmp(e->d_name, SHORT_TMP, strlen(SHORT_TMP))) ||
             fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) ||
             st.st_uid != geteuid())
             continue;
         int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
         int fd = sub < 0 ? -1 : openat(sub, OWNER_FILE, O_RDONLY | O_NOFOLLOW);
-        char buf[320] = "", who[256] = "";
+        char buf[640] = "", who[256] = "", target[512];
         long pid = 0;
         ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
-        if (n > 0 && sscanf(buf, "%255s %ld", who, &pid) == 2 && !strcmp(who, host) && pid > 0 &&
+        if (n > 0 && parse_owner(buf, (size_t)n, who, &pid, target, sizeof target) &&
+            (target[0] ? !strcmp(target, base) : long_form) && !strcmp(who, host) && pid > 0 &&
             kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
             unlinkat(sub, base, 0);
             unlinkat(sub, OWNER_FILE, 0);
@@ -152,28 +191,34 @@ static void remove_stale(const char *dir, const char *base)
 }
 
 /* Rank 0: a fresh private directory beside the output, holding an owner
- * file (host and pid, for the stale sweep) and, later, the HDF5 file. */
+ * file (host, pid and the output's name, for the stale sweep) and, later,
+ * the HDF5 file under the output's own name. */
 static int make_temporary(dd_output *out, const char *dir, const char *base, dd_err *err)
 {
-    /* the directory's name, then the file inside it: both must fit */
-    if (strlen(dir) + 2 * strlen(base) + 20 >= sizeof out->dir)
-        return dd_fail(err, DD_EUSAGE, "output path %s is too long for a temporary name",
-                       out->path);
     /* a bare output name keeps a relative temporary, as the user gave it */
     int bare = strchr(out->path, '/') == NULL;
-    if (snprintf(out->dir, sizeof out->dir, "%s%s.%s.tmp.XXXXXX", bare ? "" : dir, bare ? "" : "/",
-                 base) >= (int)sizeof out->dir ||
-        !mkdtemp(out->dir))
+    size_t blen = strlen(base);
+    int fits = 1 + blen + strlen(".tmp.XXXXXX") <= (size_t)name_max(dir);
+    int n = fits ? snprintf(out->dir, sizeof out->dir, "%s%s.%s.tmp.XXXXXX", bare ? "" : dir,
+                            bare ? "" : "/", base)
+                 : snprintf(out->dir, sizeof out->dir, "%s%s" SHORT_TMP "XXXXXX", bare ? "" : dir,
+                            bare ? "" : "/");
+    /* the directory, then the file inside it: both within PATH_MAX */
+    if (n < 0 || (size_t)n + 1 + blen >= PATH_MAX || (size_t)n >= sizeof out->dir)
+        return dd_fail(err, DD_EUSAGE,
+                       "output path %s is too long: the temporary file beside it would have more "
+                       "than %d bytes in its path; choose a shorter --out",
+                       out->path, PATH_MAX - 1);
+    if (!mkdtemp(out->dir))
         return dd_fail(err, DD_EIO, "cannot create a temporary directory beside %s: %s", out->path,
                        strerror(errno));
-    if (snprintf(out->tmp, sizeof out->tmp, "%s/%s", out->dir, base) >= (int)sizeof out->tmp)
-        return dd_fail(err, DD_EUSAGE, "output path %s is too long", out->path);
-    char owner[4200], line[320], host[256] = "";
+    snprintf(out->tmp, sizeof out->tmp, "%s/%s", out->dir, base);
+    char owner[4200], line[640], host[256] = "";
     gethostname(host, sizeof host - 1);
     snprintf(owner, sizeof owner, "%s/" OWNER_FILE, out->dir);
-    int len = snprintf(line, sizeof line, "%s %ld\n", host, (long)getpid());
+    int len = snprintf(line, sizeof line, "%s %ld\n%s\n", host, (long)getpid(), base);
     int fd = open(owner, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    int ok = fd >= 0 && write(fd, line, (size_t)len) == len;
+    int ok = fd >= 0 && len > 0 && len < (int)sizeof line && write(fd, line, (size_t)len) == len;
     if (fd >= 0)
         ok = close(fd) == 0 && ok;
     if (!ok) {
@@ -293,6 +338,11 @@ static int prepare_local(dd_output *out, const char *input_path, dd_err *err)
     if (base[0] == '\0')
         return dd_fail(err, DD_EUSAGE, "output %s names a directory; give a file name", path);
     struct stat st;
+    if (stat(dir, &st) != 0 && errno == ENAMETOOLONG)
+        return dd_fail(err, DD_EUSAGE,
+                       "output directory %s has a name longer than the file system allows; "
+                       "choose a shorter --out",
+                       dir);
     if (stat(dir, &st) != 0)
         return dd_fail(err, DD_EUSAGE, "output directory %s does not exist; create it first", dir);
     if (!S_ISDIR(st.st_mode))
@@ -300,6 +350,12 @@ static int prepare_local(dd_output *out, const char *input_path, dd_err *err)
     if (access(dir, W_OK | X_OK) != 0)
         return dd_fail(err, DD_EUSAGE,
                        "output directory %s is not writable; choose another place for --out", dir);
+    long most = name_max(dir);
+    if (strlen(base) > (size_t)most)
+        return dd_fail(err, DD_EUSAGE,
+                       "output name %.40s... is %zu bytes long; the file system allows at most "
+                       "%ld: choose a shorter --out",
+                       base, strlen(base), most);
     int rc = check_existing(path, input_path, out->force, err);
     if (rc)
         return rc;

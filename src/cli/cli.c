@@ -259,17 +259,57 @@ static int take_number(cli_state *st, int id, const char *v)
     return DD_OK;
 }
 
+/* A dataset name as HDF5 finds it from the file's root group: "A", "/A",
+ * "./A", "A/" and "g//A" name the same dataset, so the name kept drops
+ * empty and "." components ("g/A").  Nothing left: the root group itself.
+ * -1 when the name does not fit in len. */
+static int dset_canon(const char *v, char *out, size_t len)
+{
+    size_t n = 0;
+    for (const char *p = v; *p;) {
+        size_t w = strcspn(p, "/");
+        if (w > 0 && !(w == 1 && p[0] == '.')) {
+            if (n + (n > 0) + w >= len)
+                return -1;
+            if (n > 0)
+                out[n++] = '/';
+            memcpy(out + n, p, w);
+            n += w;
+        }
+        p += w;
+        while (*p == '/')
+            p++;
+    }
+    out[n] = '\0';
+    return 0;
+}
+
+static int take_dset(cli_state *st, int id, const char *v)
+{
+    dd_run_opts *r = &st->o->run;
+    char *slot = st->o->dsets[id == O_A ? 0 : id == O_B ? 1 : 2];
+    if (dset_canon(v, slot, DSET_NAME_MAX))
+        return dd_fail(st->err, DD_EUSAGE, "dataset name for %s is too long: at most %d bytes",
+                       cli_specs[id].spelling, DSET_NAME_MAX - 1);
+    if (!*slot)
+        return dd_fail(st->err, DD_EUSAGE,
+                       "bad value '%s' for %s: it names the file's root group, not a dataset; "
+                       "give a dataset name such as %s",
+                       v, cli_specs[id].spelling, id == O_A ? "A" : id == O_B ? "B" : "C");
+    *(id == O_A ? &r->a : id == O_B ? &r->b : &r->c) = slot;
+    return DD_OK;
+}
+
 static int take_name(cli_state *st, int id, const char *v)
 {
     dd_run_opts *r = &st->o->run;
     if (!*v)
         return dd_fail(st->err, DD_EUSAGE, "empty value for %s: expected the name of %s",
                        cli_specs[id].spelling, cli_specs[id].what);
+    if (id == O_A || id == O_B || id == O_C)
+        return take_dset(st, id, v);
     const char **slot = id == O_IN     ? &r->in
                         : id == O_OUT  ? &r->out
-                        : id == O_A    ? &r->a
-                        : id == O_B    ? &r->b
-                        : id == O_C    ? &r->c
                         : id == O_JSON ? &r->json
                                        : &r->kernel;
     *slot = v;
@@ -349,6 +389,18 @@ static int finish_gen(cli_state *st)
                        "--with-c writes dataset \"C\", which --%s also names: give A and B other "
                        "names",
                        !strcmp(r->a, "C") ? "a" : "b");
+    /* gen creates the groups on a name's path: one dataset cannot be a
+     * group that holds another */
+    const char *names[3] = {r->a, r->b, "C"}, *opts[3] = {"--a", "--b", "--with-c"};
+    for (int i = 0; i < 2 + r->with_c; i++)
+        for (int j = 0; j < 2 + r->with_c; j++) {
+            size_t n = strlen(names[i]);
+            if (i != j && !strncmp(names[i], names[j], n) && names[j][n] == '/')
+                return dd_fail(st->err, DD_EUSAGE,
+                               "dataset \"%s\" (%s) would have to be the group holding \"%s\" "
+                               "(%s): give dataset names where neither is inside the other",
+                               names[i], opts[i], names[j], opts[j]);
+        }
     st->o->have_size = 1;
     return DD_OK;
 }

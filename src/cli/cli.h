@@ -12,6 +12,7 @@
 #define INT_MAX31 UINT64_C(2147483647) /* --panel, --grid's P·Q */
 #define REPEAT_MAX UINT64_C(1000000)   /* --repeat, --warmup */
 #define THREADS_MAX UINT64_C(4096)
+#define DSET_NAME_MAX 1024 /* bytes of a dataset name, its end included */
 
 typedef enum { DD_CMD_RUN, DD_CMD_GEN } dd_cmd;
 
@@ -21,6 +22,7 @@ typedef struct {
     int check_given, no_check; /* --check (the default) and --no-check */
     int have_size;             /* --size, or gen's -m -n -k */
     dd_run_opts run;           /* what the driver gets */
+    char dsets[3][DSET_NAME_MAX]; /* --a, --b, --c as HDF5 resolves them (run.a/b/c point here) */
     char cmdline[2048];        /* the command line, for records (run.cmdline points here) */
 } dd_cli;
 

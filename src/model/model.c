@@ -235,7 +235,11 @@ int model_predict(const dd_model_in *in, dd_model_out *o, dd_err *err)
     o->work_bytes = model_work_bytes(in->P, in->Q, 0, 0, in->M, in->N, in->K, in->nb, in->L,
                                      in->type, &o->slot_bytes, &overflow);
     if (overflow)
-        return dd_fail(err, DD_EUSAGE, "the model's memory figure overflows");
+        return dd_fail(err, DD_EUSAGE,
+                       "the sizes are too large: M=%lld N=%lld K=%lld (%s) need more than 2^64 "
+                       "bytes on a rank of the %dx%d grid; give smaller sizes",
+                       (long long)in->M, (long long)in->N, (long long)in->K,
+                       dd_dtype_name(in->type), in->P, in->Q);
     o->row_spans = model_row_spans(in->P, in->Q, in->ranks_per_node);
     o->col_spans = model_col_spans(in->P, in->Q, in->ranks_per_node);
     const dd_link *inter = in->inter ? in->inter : in->intra;

@@ -41,5 +41,11 @@ int model_predict_25d(const dd_model_in *in, int c, dd_model_out *o, dd_err *err
     o->work_bytes = model_work_bytes(in->P, in->Q, 0, 0, in->M, in->N, in->K, in->nb, in->L,
                                      in->type, &o->slot_bytes, &overflow);
     o->work_bytes = dd_add(o->work_bytes, (size_t)(Mp * Nq * es), &overflow);
-    return overflow ? dd_fail(err, DD_EUSAGE, "the model's memory figure overflows") : DD_OK;
+    if (overflow)
+        return dd_fail(err, DD_EUSAGE,
+                       "the sizes are too large: M=%lld N=%lld K=%lld (%s) need more than 2^64 "
+                       "bytes on a rank of the %dx%dx%d grid; give smaller sizes",
+                       (long long)in->M, (long long)in->N, (long long)in->K,
+                       dd_dtype_name(in->type), in->P, in->Q, c);
+    return DD_OK;
 }
