@@ -324,20 +324,35 @@ static int check_virtual(hid_t dset, const char *path, const char *label, const 
         else if (sd < 0)
             rc = dd_fail(err, DD_EUSAGE, "%s, which has no dataset \"%s\": %s; restore it", what,
                          dname, advice);
-        else if (sel >= 0 && ext >= 0 && H5Sget_select_type(sel) != H5S_SEL_ALL) {
-            /* a bounded selection must lie inside the source's extent */
+        else if (sel >= 0 && ext >= 0 && H5Sget_select_type(sel) == H5S_SEL_ALL) {
+            /* all of the source: it must hold as many values as the mapping's
+             * part of the virtual dataset (HDF5 keeps no extent for it) */
+            hid_t vsel = H5Pget_virtual_vspace(dcpl, i);
+            hssize_t need = vsel < 0 ? -1 : H5Sget_select_npoints(vsel);
+            hssize_t have = H5Sget_simple_extent_npoints(ext);
+            if (need > 0 && have >= 0 && have != need)
+                rc = dd_fail(err, DD_EUSAGE,
+                             "%s, which holds %lld values where the mapping needs %lld: HDF5 "
+                             "cannot read it as mapped; make the source and the mapping agree",
+                             what, (long long)have, (long long)need);
+            if (vsel >= 0)
+                H5Sclose(vsel);
+        } else if (sel >= 0 && ext >= 0) {
+            /* a selection in the source: inside the source's extent now (an
+             * unlimited selection has no bounds, and is not checked) */
             hsize_t lo[H5S_MAX_RANK], hi[H5S_MAX_RANK], dims[H5S_MAX_RANK];
             int nd = H5Sget_simple_extent_ndims(ext), ns = H5Sget_simple_extent_ndims(sel);
-            if (nd > 0 && nd == ns && H5Sis_regular_hyperslab(sel) >= 0 &&
-                H5Sget_select_npoints(sel) > 0 && H5Sget_select_bounds(sel, lo, hi) >= 0 &&
+            if (nd > 0 && nd == ns && H5Sget_select_npoints(sel) > 0 &&
+                H5Sget_select_bounds(sel, lo, hi) >= 0 &&
                 H5Sget_simple_extent_dims(ext, dims, NULL) >= 0)
                 for (int k = 0; k < nd && rc == DD_OK; k++)
-                    if (hi[k] >= dims[k] && hi[k] != H5S_UNLIMITED)
+                    if (hi[k] >= dims[k])
                         rc = dd_fail(err, DD_EUSAGE,
                                      "%s, which has only %llu where the mapping needs %llu in "
-                                     "dimension %d: %s",
+                                     "dimension %d: the values past its end cannot be read as "
+                                     "mapped; make the source and the mapping agree",
                                      what, (unsigned long long)dims[k],
-                                     (unsigned long long)hi[k] + 1, k + 1, advice);
+                                     (unsigned long long)hi[k] + 1, k + 1);
         }
         if (rc == DD_OK && sd >= 0 && depth < 4)
             rc = check_virtual(sd, found[0] ? found : path, label, dname, depth + 1, err);

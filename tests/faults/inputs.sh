@@ -8,8 +8,9 @@
 #    exit 3 with the check, a wrong C without it); a complete external raw
 #    file and a virtual dataset whose sources are all there work too (the
 #    collective path could not read a virtual dataset at all);
-#  - a virtual dataset with a missing source file: exit 2 naming it (it read
-#    the fill value and PASSED), also with --dry-run;
+#  - a virtual dataset with a missing source file: exit 2 naming it (it
+#    read the fill value and PASSED), also with --dry-run; a source smaller
+#    than its mapping: exit 2 naming it (was 1, "is the file truncated?");
 #  - A a dangling soft or external link (to a missing file or a missing
 #    object), C (--beta) a dangling soft link: exit 2 naming the link and
 #    where it points (was 1, "is the file damaged?");
@@ -102,6 +103,10 @@ for io in "${paths[@]}"; do
         --in truncated.h5 --out o.h5 --io "$io" --quiet
     refused "fifo_input_$io" 'FIFO, not a regular file' --in fifo.h5 --out o.h5 --io "$io" --quiet
 done
+refused virtual_source_short 'vds_short_src\.h5, which holds 48 values where the mapping needs 96' \
+    --in vds_short.h5 --out o.h5 --quiet
+refused virtual_source_selection_past_its_end 'vds_short_src\.h5, which has only 3 where the mapping needs 8' \
+    --in vds_beyond.h5 --out o.h5 --quiet
 refused virtual_source_missing_dry_run 'vds_gone\.h5.*does not exist' --in vds_missing.h5 --dry-run
 refused dangling_soft_link_dry_run 'soft link to "/nowhere"' --in dangling_soft.h5 --dry-run
 refused truncated_inside_A_dry_run 'truncated.*missing' '!wait' --in truncated.h5 --dry-run

@@ -28,6 +28,8 @@
  *                    vds_src2.h5:/S (both made here);
  *   vds_missing.h5   the same with rows 6-11 from vds_gone.h5, which does not exist;
  *   vds_fifo.h5      the same with rows 6-11 from vds_fifo_src.h5 (the test makes a FIFO);
+ *   vds_short.h5     the same with rows 6-11 from vds_short_src.h5:/S, which has 3 rows;
+ *   vds_beyond.h5    the same with rows 6-11 from rows 2-7 of vds_short_src.h5:/S;
  *   dangling_soft.h5    A a soft link to /nowhere;
  *   dangling_ext.h5     A an external link to gone.h5:/A (no such file);
  *   dangling_extobj.h5  A an external link to target.h5:/nothing;
@@ -176,18 +178,23 @@ static int make_faults(const char *dir)
     return rc ? 1 : 0;
 }
 
-/* A 12×16 virtual dataset "A": rows 0-5 from src1:/S, rows 6-11 from src2:/S. */
-static int put_vds(hid_t f, const char *src1, const char *src2)
+/* A 12×16 virtual dataset "A": rows 0-5 from all of src1:/S, rows 6-11 from
+ * all of src2:/S, or with `rows2` from rows 2-7 of src2:/S, an 8×16 extent
+ * when the mapping was made. */
+static int put_vds(hid_t f, const char *src1, const char *src2, int rows2)
 {
-    hsize_t dims[2] = {12, 16}, half[2] = {6, 16}, start[2] = {0, 0};
+    hsize_t dims[2] = {12, 16}, half[2] = {6, 16}, start[2] = {0, 0}, eight[2] = {8, 16};
+    hsize_t from[2] = {2, 0};
     hid_t vspace = H5Screate_simple(2, dims, NULL), sspace = H5Screate_simple(2, half, NULL);
+    hid_t part = H5Screate_simple(2, eight, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    int rc = vspace < 0 || sspace < 0 || dcpl < 0;
+    int rc = vspace < 0 || sspace < 0 || part < 0 || dcpl < 0 ||
+             H5Sselect_hyperslab(part, H5S_SELECT_SET, from, NULL, half, NULL) < 0;
     const char *src[2] = {src1, src2};
     for (int i = 0; !rc && i < 2; i++) {
         start[0] = (hsize_t)(6 * i);
         rc = H5Sselect_hyperslab(vspace, H5S_SELECT_SET, start, NULL, half, NULL) < 0 ||
-             H5Pset_virtual(dcpl, vspace, src[i], "/S", sspace) < 0;
+             H5Pset_virtual(dcpl, vspace, src[i], "/S", i && rows2 ? part : sspace) < 0;
     }
     rc = rc || H5Sselect_all(vspace) < 0;
     hid_t d = rc ? -1 : H5Dcreate2(f, "A", H5T_IEEE_F64LE, vspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
@@ -196,6 +203,8 @@ static int put_vds(hid_t f, const char *src1, const char *src2)
         H5Dclose(d);
     if (dcpl >= 0)
         H5Pclose(dcpl);
+    if (part >= 0)
+        H5Sclose(part);
     if (sspace >= 0)
         H5Sclose(sspace);
     if (vspace >= 0)
@@ -272,18 +281,21 @@ static int make_inputs(const char *dir)
     rc |= f < 0 || put_external_in(dir, f, "A", "fifo.raw", 12, 16, (size_t)-1) ||
           put_scaled(f, "B", 16, 20, 1.0);
     H5Fclose(f);
-    const char *srcs[2] = {"vds_src1.h5", "vds_src2.h5"};
-    for (int i = 0; i < 2; i++) {
+    const char *srcs[3] = {"vds_src1.h5", "vds_src2.h5", "vds_short_src.h5"};
+    for (int i = 0; i < 3; i++) {
         f = make(dir, srcs[i]);
-        rc |= f < 0 || put_scaled(f, "S", 6, 16, 1.0 + i);
+        rc |= f < 0 || put_scaled(f, "S", i < 2 ? 6 : 3, 16, 1.0 + i);
         H5Fclose(f);
     }
-    const char *vds[3][2] = {{"vds.h5", "vds_src2.h5"},
+    const char *vds[5][2] = {{"vds.h5", "vds_src2.h5"},
                              {"vds_missing.h5", "vds_gone.h5"},
-                             {"vds_fifo.h5", "vds_fifo_src.h5"}};
-    for (int i = 0; i < 3; i++) {
+                             {"vds_fifo.h5", "vds_fifo_src.h5"},
+                             {"vds_short.h5", "vds_short_src.h5"},
+                             {"vds_beyond.h5", "vds_short_src.h5"}};
+    for (int i = 0; i < 5; i++) {
         f = make(dir, vds[i][0]);
-        rc |= f < 0 || put_vds(f, "vds_src1.h5", vds[i][1]) || put_scaled(f, "B", 16, 20, 1.0);
+        rc |= f < 0 || put_vds(f, "vds_src1.h5", vds[i][1], i == 4) ||
+              put_scaled(f, "B", 16, 20, 1.0);
         H5Fclose(f);
     }
     f = make(dir, "dangling_soft.h5");
