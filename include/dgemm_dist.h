@@ -171,7 +171,8 @@ dd_status dd_block_range(int64_t n, int parts, int index, int64_t *start, int64_
 
 /* What one multiply did.  The caller sets `check`; the rest is output. */
 typedef struct {
-    int check;                   /* in: 1 = verify C afterwards (an O(MN + MK + KN) check) */
+    int check; /* in: 1 = verify C afterwards (an O(MN + MK + KN) check), and samples of
+                * A, B and C's input against the blocks they became */
     double multiply_seconds;     /* the distributed multiply, slowest rank */
     double exposed_comm_seconds; /* multiply time not spent in local multiplies, mean of ranks */
     double tflops;         /* 2·M·N·K / multiply_seconds / 1e12 (0 when nothing multiplied) */

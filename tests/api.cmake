@@ -104,3 +104,54 @@ foreach(_case "bounds;1;2;4" "agree;1;2;3" "null;1;2;3" "finalize;1;2")
       FAIL_REGULAR_EXPRESSION "FAILED")
   endforeach()
 endforeach()
+
+# Every entry (dd_gemm, dd_gemm_device, dd_pgemm in place and through the
+# redistribution, a streamed plan) on a generated table of shapes (each of
+# M, N, K in {1, 2, 3, 7}), transa and transb in {N, T, C}, beta 0 on a
+# NaN C and beta 2, against the exact product, the check on half the
+# calls; on the GPU at 1 and 2 ranks.
+add_executable(test-ops-sweep ${PROJECT_SOURCE_DIR}/tests/api/test_ops_sweep.c)
+target_link_libraries(test-ops-sweep PRIVATE dgemm_dist_shared dd_base m)
+target_compile_options(test-ops-sweep PRIVATE ${DD_WARN})
+foreach(n 1 2 4)
+  dd_mpirun(_run ${n})
+  add_test(NAME api_ops_sweep_every_entry_${n}rank COMMAND ${_run} $<TARGET_FILE:test-ops-sweep>)
+  set_tests_properties(api_ops_sweep_every_entry_${n}rank PROPERTIES
+    LABELS "api;mpi" TIMEOUT 60 PROCESSORS ${n} ENVIRONMENT "${DD_API_ENV}"
+    PASS_REGULAR_EXPRESSION " 0 failed assertions")
+endforeach()
+foreach(n 1 2)
+  if(NOT DD_HAVE_CUDA)
+    break()
+  endif()
+  dd_mpirun(_run ${n})
+  add_test(NAME gpu_api_ops_sweep_every_entry_${n}rank COMMAND ${_run} $<TARGET_FILE:test-ops-sweep>)
+  set_tests_properties(gpu_api_ops_sweep_every_entry_${n}rank PROPERTIES
+    LABELS "gpu;api" TIMEOUT 180 PROCESSORS ${n} SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu
+    ENVIRONMENT "${DD_API_ENV};NCCL_NVLS_ENABLE=0;DD_SWEEP_BACKEND=cuda"
+    PASS_REGULAR_EXPRESSION " 0 failed assertions" SKIP_REGULAR_EXPRESSION "SKIP:")
+endforeach()
+# The check sees the caller's operands: op(A) doubled on its way into work
+# memory (DD_FAULT=misload) leaves C consistent with the work blocks, and
+# the check must still FAIL, naming op(A).
+foreach(n 1 3)
+  dd_mpirun(_run ${n})
+  add_test(NAME api_check_sees_caller_operands_${n}rank
+    COMMAND ${_run} $<TARGET_FILE:test-ops-sweep> misload)
+  set_tests_properties(api_check_sees_caller_operands_${n}rank PROPERTIES
+    LABELS "api;mpi" TIMEOUT 30 PROCESSORS ${n} ENVIRONMENT "${DD_API_ENV};DD_FAULT=misload:*"
+    PASS_REGULAR_EXPRESSION " 0 failed assertions")
+endforeach()
+# beta = 0: C's input is never read, shown on C's pages (PROT_NONE, reads
+# told from writes by the fault's error code) for dd_gemm and dd_pgemm on
+# both paths; beta = 1 shows the detector sees reads.
+add_executable(test-beta0 ${PROJECT_SOURCE_DIR}/tests/api/test_beta0.c)
+target_link_libraries(test-beta0 PRIVATE dgemm_dist_shared dd_base m)
+target_compile_options(test-beta0 PRIVATE ${DD_WARN})
+foreach(n 1 4)
+  dd_mpirun(_run ${n})
+  add_test(NAME api_beta0_never_reads_c_${n}rank COMMAND ${_run} $<TARGET_FILE:test-beta0>)
+  set_tests_properties(api_beta0_never_reads_c_${n}rank PROPERTIES
+    LABELS "api;mpi" TIMEOUT 30 PROCESSORS ${n} ENVIRONMENT "${DD_API_ENV}" SKIP_RETURN_CODE 77
+    PASS_REGULAR_EXPRESSION " 0 failed assertions")
+endforeach()

@@ -13,6 +13,7 @@
 #include "agree.h"
 #include "api_impl.h"
 #include "check.h"
+#include "dd_fault.h"
 #include "summa.h"
 
 static int check_trans(char t, const char *name, int number, gemm_call *g, dd_err *err)
@@ -255,6 +256,19 @@ static int load(gemm_call *g, dd_err *err)
         if (rc)
             return rc;
     }
+    if (!rc && dd_fault("misload") && s->Mp * s->Kq > 0) /* tests: op(A) arrives doubled */
+        rc = e->ops->scale(e, g->t, s->A, s->Mp * s->Kq, 2.0, err);
+    rc = dd_agree(ctx->world, rc, err);
+    /* the check's look at the operands as they arrived (kept for finish:
+     * C is still computed and written, as for a FAILED residual) */
+    if (g->check && (rc = api_sample_operands(g, err)) == DD_ECHECK) {
+        g->sample_failed = 1;
+        snprintf(g->sample_msg, sizeof g->sample_msg, "%s", err->msg);
+        dd_err_clear(err);
+        rc = DD_OK;
+    }
+    if (rc)
+        return rc;
     /* alpha = 0: A and B were not read; zeros, for the check */
     rc = e->ops->scale(e, g->t, s->A, s->Mp * s->Kq, g->alpha, err);
     if (!rc && g->alpha == 0)
@@ -327,6 +341,10 @@ static int finish(gemm_call *g, dd_err *err)
     api_tick(g, API_T_STORE);
     if (rc)
         return rc;
+    if (g->sample_failed) {
+        g->chk.passed = 0;
+        return dd_fail(err, DD_ECHECK, "the check FAILED: %s", g->sample_msg);
+    }
     if (g->check && !g->chk.passed) {
         char line[256];
         dd_check_line(&g->chk, line, sizeof line);

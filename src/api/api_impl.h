@@ -83,6 +83,8 @@ typedef struct {
     double sec, gemm;    /* this rank's multiply phase and local multiplies */
     double tm[8], tlast; /* DD_API_TIMING: seconds per step (api_tick) */
     dd_check_result chk;
+    int sample_failed;            /* api_sample.c found an operand not as the caller holds it */
+    char sample_msg[DD_ERRLEN];   /* ... and which element */
 } gemm_call;
 
 /* dd_pgemm's descriptors given (not NULL), before the same-argument
@@ -113,6 +115,12 @@ int api_span_fits(int64_t lines, int64_t len, int64_t ld, size_t es);
 /* The work layout (2-D block, row-major, contiguous) of op(A) (0), op(B)
  * (1) or C (2) on the context's grid. */
 void api_work_layout(const gemm_call *g, int which, rd_layout *l);
+
+/* api_sample.c: with the check, samples of the caller's A, B (alpha ≠ 0)
+ * and C's input (beta ≠ 0) compared with the work blocks they went to,
+ * before alpha and beta are applied.  Agreed: DD_ECHECK naming the first
+ * element that differs. */
+int api_sample_operands(gemm_call *g, dd_err *err);
 
 /* The call: checked, multiplied, reported into info (may be NULL). */
 dd_status api_gemm(gemm_call *g, dd_gemm_info *info);

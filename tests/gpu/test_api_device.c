@@ -4,7 +4,8 @@
  * Every rank builds its blocks of A, B and C in the 2-D block layout
  * (dgemm_dist.h), copies them to cudaMalloc'ed memory on the device the
  * context chose, and calls dd_gemm_device / dd_sgemm_device for
- * C = 1.5·op(A)·op(B) − C with op = N and T.  Values carry 20 significant
+ * C = 1.5·op(A)·op(B) − C with op = N and T, and C = 1.5·op(A)·op(B) over
+ * a C whose device memory is all NaN (beta = 0: never read).  Values carry 20 significant
  * bits, so every FP64 product and sum here is exact: C must equal the
  * reference computed on the host bit for bit (FP32: within rounding).
  * Padded leading dimensions are used throughout.  dd_pgemm_device on
@@ -72,7 +73,8 @@ static void *make_block(int tag, int trans, int64_t r0, int64_t rows, int64_t c0
 
 /* One call of the device entry for (ta, tb); C checked against the host
  * reference on this rank's block. */
-static void one_case(dd_context *ctx, char ta, char tb, int single, int64_t M, int64_t N, int64_t K)
+static void one_case_beta(dd_context *ctx, char ta, char tb, int single, int64_t M, int64_t N,
+                          int64_t K, double beta)
 {
     int P, Q, p, q;
     dd_context_grid(ctx, &P, &Q, &p, &q);
@@ -93,23 +95,27 @@ static void one_case(dd_context *ctx, char ta, char tb, int single, int64_t M, i
     int64_t ldb = trb ? tl + 5 : Nq + 5;
     int64_t ldc = Nq + 2;
     void *C = make_block(3, 0, m0, Mp, n0, Nq, ldc, single);
-    dd_status st =
-        single ? dd_sgemm_device(ctx, ta, tb, M, N, K, 1.5f, A, lda, B, ldb, -1.0f, C, ldc, NULL)
-               : dd_gemm_device(ctx, ta, tb, M, N, K, 1.5, A, lda, B, ldb, -1.0, C, ldc, NULL);
-    CHECK(st == DD_SUCCESS, "%s %c%c: %s: %s", single ? "sgemm" : "dgemm", ta, tb,
-          dd_status_string(st), dd_context_last_error(ctx));
     size_t es = single ? sizeof(float) : sizeof(double);
+    /* beta = 0: C's device memory all NaN (every byte 0xff), which must not survive */
+    if (beta == 0 && cudaMemset(C, 0xff, (size_t)(Mp ? Mp : 1) * (size_t)ldc * es) != cudaSuccess)
+        CHECK(0, "cudaMemset of C");
+    dd_status st = single ? dd_sgemm_device(ctx, ta, tb, M, N, K, 1.5f, A, lda, B, ldb,
+                                            (float)beta, C, ldc, NULL)
+                          : dd_gemm_device(ctx, ta, tb, M, N, K, 1.5, A, lda, B, ldb, beta, C,
+                                           ldc, NULL);
+    CHECK(st == DD_SUCCESS, "%s %c%c beta %g: %s: %s", single ? "sgemm" : "dgemm", ta, tb, beta,
+          dd_status_string(st), dd_context_last_error(ctx));
     char *h = malloc((size_t)(Mp ? Mp : 1) * (size_t)ldc * es);
     if (cudaMemcpy(h, C, (size_t)Mp * (size_t)ldc * es, cudaMemcpyDeviceToHost) != cudaSuccess)
         CHECK(0, "cudaMemcpy of C back");
     double worst = 0;
     for (int64_t i = 0; i < Mp; i++)
         for (int64_t j = 0; j < Nq; j++) {
-            double ref = -C_AT(m0 + i, n0 + j);
+            double ref = beta == 0 ? 0 : beta * C_AT(m0 + i, n0 + j);
             for (int64_t k = 0; k < K; k++)
                 ref += 1.5 * A_AT(m0 + i, k) * B_AT(k, n0 + j);
             double got = single ? ((float *)h)[i * ldc + j] : ((double *)h)[i * ldc + j];
-            double e = fabs(got - ref);
+            double e = isnan(got) ? INFINITY : fabs(got - ref);
             worst = e > worst ? e : worst;
         }
     double tol = single ? 1e-4 * sqrt((double)K) : 0; /* FP64: exact */
@@ -117,6 +123,13 @@ static void one_case(dd_context *ctx, char ta, char tb, int single, int64_t M, i
           single ? "sgemm" : "dgemm", ta, tb, worst, tol);
     free(h);
     cudaFree(A), cudaFree(B), cudaFree(C);
+}
+
+/* C = 1.5·op(A)·op(B) − C, and (beta = 0) C = 1.5·op(A)·op(B) over a NaN C */
+static void one_case(dd_context *ctx, char ta, char tb, int single, int64_t M, int64_t N, int64_t K)
+{
+    one_case_beta(ctx, ta, tb, single, M, N, K, -1.0);
+    one_case_beta(ctx, ta, tb, single, M, N, K, 0.0);
 }
 
 /* Global (i, j) of local (li, lj) on grid process (pr, pc): blocks of

@@ -16,7 +16,9 @@
  * Cases: every grid of 1x1, 1x2, 2x1, 2x2, 2x3, 3x2 that fits the ranks,
  * BLACS order R and C, block sizes 1, 7, 64 (and unequal ones), the four
  * transpose pairs, alpha/beta with beta = 0 on NaN in C, offsets ia, ja,
- * ib, jb, ic, jc other than 1, first blocks off process (0, 0), psgemm_.
+ * ib, jb, ic, jc other than 1, first blocks off process (0, 0), psgemm_;
+ * and on the 1x1 (column order) and 2x2 (row order) grids a generated
+ * table: each of M, N, K in {1, 3, 8} with transa, transb in {N, T, C}.
  *
  *   test_pdgemm            the oracle cases, then the refusals
  *   test_pdgemm fallback   DD_SCALAPACK_BACKEND is bad: every call must
@@ -197,8 +199,11 @@ static dd_status call_direct(dd_context *ctx, const pcase *c, mat *A, mat *B, ma
         dd_desc_block_cyclic(&d[i], s[2], s[3], s[4], s[5], s[6], s[7], P, Q, order, s[8]);
     }
     /* on the CPU backend host arrays are its "device" arrays: every other
-     * case goes through dd_pgemm_device, which must give the same */
-    int dev = !strcmp(dd_context_backend(ctx), "cpu") && (g_cases & 1);
+     * direct call goes through dd_pgemm_device, which must give the same
+     * (counted here: every rank makes every direct call, unlike the cases
+     * of smaller grids) */
+    static int direct_calls;
+    int dev = !strcmp(dd_context_backend(ctx), "cpu") && (direct_calls++ & 1);
     if (c->single)
         return (dev ? dd_psgemm_device : dd_psgemm)(
             ctx, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, A->f, c->ia, c->ja, &d[0], B->f,
@@ -308,6 +313,24 @@ static void grid_cases(int ctxt, char order, dd_context *world_ctx, int quick, i
     }
 }
 
+/* A generated table rather than chosen shapes: each of M, N, K in {1, 3, 8}
+ * (square op(A) with M = K, M = N = K, K = 1, sizes below the grid's) with
+ * transa, transb in {N, T, C}, blocks of 2, offsets 1 and 2 in turn. */
+static void sweep_cases(int ctxt, char order, dd_context *world_ctx)
+{
+    static const int sz[] = {1, 3, 8};
+    static const char tr[] = {'N', 'T', 'C'};
+    for (int s = 0; s < 27; s++)
+        for (int t = 0; t < 9; t++) {
+            int n = s * 9 + t, o = 1 + n % 2;
+            pcase c = {.ta = tr[t / 3], .tb = tr[t % 3], .m = sz[s / 9], .n = sz[s / 3 % 3],
+                       .k = sz[s % 3], .ia = o, .ja = 1, .ib = 1, .jb = o, .ic = o, .jc = o,
+                       .alpha = n % 3 ? 1.5 : -1, .beta = n % 4 ? 0 : 0.5, .mbA = 2, .nbA = 2,
+                       .mbB = 2, .nbB = 2, .mbC = 2, .nbC = 2, .src = n % 2, .single = 0};
+            run_case(&c, ctxt, order, world_ctx);
+        }
+}
+
 /* Bad arguments: the PBLAS number through PXERBLA, C untouched, no crash. */
 static void refusals(int ctxt)
 {
@@ -403,6 +426,8 @@ int main(int argc, char **argv)
                 grid_cases(ctxt, order, world_ctx, fallback, (gi * 2 + oi) * 12);
                 if (!fallback && gi == 3 && oi == 0)
                     refusals(ctxt);
+                if (!fallback && ((gi == 0 && oi == 1) || (gi == 3 && oi == 0)))
+                    sweep_cases(ctxt, order, world_ctx);
                 Cblacs_gridexit(ctxt);
             }
             MPI_Barrier(MPI_COMM_WORLD);
