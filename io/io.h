@@ -113,7 +113,15 @@ int io_probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64
  * communicates.
  * io_output_check_side(): a side output such as --json (`option` names it
  * in messages) must not be the input or the output, and must be writable;
- * checked before anything is computed; agreed. */
+ * checked before anything is computed; agreed.
+ * io_output_check_limit(): the output will be a file of about `bytes`:
+ * every rank (each writes into it) checks that its file-size limit
+ * (RLIMIT_FSIZE, `ulimit -f`) allows that; agreed, one message naming
+ * `ulimit -f`.  The program ignores SIGXFSZ, so a write beyond the limit
+ * fails with EFBIG rather than killing the rank.
+ * io_output_check_side_room(): rank 0, which appends the side output,
+ * checks that its file system has `bytes` free and that the file may grow
+ * by that much (`ulimit -f`); agreed (exit 1 on a shortfall). */
 typedef struct {
     char path[4096]; /* the final name */
     char dir[4096];  /* the private temporary directory beside it */
@@ -128,6 +136,9 @@ int io_output_commit(MPI_Comm comm, dd_output *out, dd_err *err);
 void io_output_abort(MPI_Comm comm, dd_output *out);
 int io_output_check_side(MPI_Comm comm, const char *side, const char *option,
                          const char *input_path, const char *output_path, dd_err *err);
+int io_output_check_limit(MPI_Comm comm, const char *path, uint64_t bytes, dd_err *err);
+int io_output_check_side_room(MPI_Comm comm, const char *side, const char *option, uint64_t bytes,
+                              dd_err *err);
 
 /* Closes io whatever came before (close may be collective, so every rank
  * calls it): returns rc if that already failed, its message kept, else the

@@ -23,10 +23,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "agree.h"
 #include "io.h"
 #include "io_h5.h"
 
@@ -441,6 +444,80 @@ int io_output_check_side(MPI_Comm comm, const char *side, const char *option,
         else if ((unfit = side_unfit(side, why, sizeof why)) != NULL)
             rc = dd_fail(&local, DD_EUSAGE, "%s %s cannot be written (%s); choose another file",
                          option, side, unfit);
+    }
+    return io_bcast_verdict(comm, rc, &local, err);
+}
+
+/* ---- room for what will be written ---------------------------------------------- */
+
+/* "12.3 MiB": a size for messages. */
+static const char *human(double bytes, char *buf, size_t len)
+{
+    const char *unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 6) {
+        bytes /= 1024;
+        u++;
+    }
+    snprintf(buf, len, u ? "%.3g %s" : "%.0f %s", bytes, unit[u]);
+    return buf;
+}
+
+/* This process's file-size limit (RLIMIT_FSIZE) in bytes; UINT64_MAX: none. */
+static uint64_t size_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return UINT64_MAX;
+    return (uint64_t)rl.rlim_cur;
+}
+
+int io_output_check_limit(MPI_Comm comm, const char *path, uint64_t bytes, dd_err *err)
+{
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    uint64_t most = size_limit();
+    int rc = DD_OK;
+    if (most < bytes) {
+        char need[32], may[32];
+        rc = dd_fail(err, DD_EIO,
+                     "the output %s will be %s, but this process may write files of at most %s "
+                     "(the file-size limit, ulimit -f, on rank %d); raise it (ulimit -f "
+                     "unlimited) or write a smaller output",
+                     path ? path : "", human((double)bytes, need, sizeof need),
+                     human((double)most, may, sizeof may), rank);
+    }
+    return dd_agree(comm, rc, err);
+}
+
+int io_output_check_side_room(MPI_Comm comm, const char *side, const char *option, uint64_t bytes,
+                              dd_err *err)
+{
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    dd_err local;
+    dd_err_clear(&local);
+    int rc = DD_OK;
+    if (rank == 0 && side) {
+        char dir[4096], need[32], have[32];
+        const char *base;
+        struct stat st;
+        struct statvfs vs;
+        uint64_t now = stat(side, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+        uint64_t most = size_limit();
+        int fs = split_path(side, dir, sizeof dir, &base) == 0 && statvfs(dir, &vs) == 0;
+        double avail = fs ? (double)vs.f_bavail * (double)vs.f_frsize : -1;
+        if (most < now || most - now < bytes)
+            rc = dd_fail(&local, DD_EIO,
+                         "%s %s cannot take the record: it would grow past %s, the file-size "
+                         "limit (ulimit -f); raise it or choose another file",
+                         option, side, human((double)most, have, sizeof have));
+        else if (fs && avail < (double)bytes)
+            rc = dd_fail(&local, DD_EIO,
+                         "not enough space for the record: %s %s needs about %s and its file "
+                         "system has %s free; free space or choose another file",
+                         option, side, human((double)bytes, need, sizeof need),
+                         human(avail, have, sizeof have));
     }
     return io_bcast_verdict(comm, rc, &local, err);
 }

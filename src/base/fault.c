@@ -11,10 +11,15 @@ int dd_fault(const char *point)
     const char *spec = getenv("DD_FAULT");
     if (!spec || !*spec)
         return 0;
-    int rank = 0, init = 0;
+    /* the world rank, kept for points reached after MPI_Finalize (the
+     * record is written then), when MPI may no longer be asked */
+    static int known = 0;
+    int init = 0, fin = 0;
     MPI_Initialized(&init);
-    if (init)
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Finalized(&fin);
+    if (init && !fin)
+        MPI_Comm_rank(MPI_COMM_WORLD, &known);
+    int rank = known;
     size_t n = strlen(point);
     for (const char *p = spec; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
         if (strncmp(p, point, n) || p[n] != ':')

@@ -1,5 +1,6 @@
 /* main.c — dgemm-dist: MPI start-up, the command line, dispatch. */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "agree.h"
@@ -10,6 +11,10 @@
 
 int main(int argc, char **argv)
 {
+    /* A write past the file-size limit (ulimit -f) fails with EFBIG instead
+     * of killing the rank without a word: every rank then agrees on the
+     * error, says which limit was hit, and removes the temporary. */
+    signal(SIGXFSZ, SIG_IGN);
     /* the wall account starts when the launcher (mpirun, srun) did, before MPI */
     double t_main = dd_now();
     double t_start = t_main - dd_launcher_age();

@@ -169,9 +169,12 @@ int dd_gen(const dd_run_opts *o)
         goto fail;
     }
     /* sizes no file system holds are refused before anything is created */
+    uint64_t bytes = 64 << 10; /* HDF5's metadata and the attributes */
     for (int i = 0; ops && i < n; i++) {
         int overflow = 0;
-        (void)dd_mul3((uint64_t)m[i].rows, (uint64_t)m[i].cols, dd_elsize(o->dtype), &overflow);
+        uint64_t b =
+            dd_mul3((uint64_t)m[i].rows, (uint64_t)m[i].cols, dd_elsize(o->dtype), &overflow);
+        bytes = overflow || bytes > UINT64_MAX - b ? UINT64_MAX : bytes + b;
         if (overflow) {
             rc = dd_fail(&err, DD_EUSAGE,
                          "%s would be %lld×%lld: more than 2^64 bytes; give "
@@ -181,6 +184,7 @@ int dd_gen(const dd_run_opts *o)
         }
     }
     if ((rc = io_output_prepare(world, o->out, NULL, o->force, &out, &err)) ||
+        (rc = io_output_check_limit(world, o->out, bytes, &err)) ||
         (rc = write_file(ops, world, o, out.tmp, m, n, &err)) ||
         (rc = verify_file(o, world, out.tmp, m, n, &err)) ||
         (rc = io_output_commit(world, &out, &err)))

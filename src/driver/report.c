@@ -1,10 +1,14 @@
 /* report.c — the text report and the JSON record (report.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "dd_fault.h"
 #include "dd_json.h"
 #include "report.h"
 
@@ -308,12 +312,9 @@ static void json_panels(FILE *f, const dd_record *r)
     fputs("]}", f);
 }
 
-int report_json(const char *path, const dd_record *r, dd_err *err)
+/* The record's line, written to f. */
+static void json_record(FILE *f, const dd_record *r)
 {
-    FILE *f = fopen(path, "a");
-    if (!f)
-        return dd_fail(err, DD_EIO, "cannot append the JSON record to %s: %s", path,
-                       strerror(errno));
     char ts[32];
     time_t now = time(NULL);
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
@@ -381,8 +382,57 @@ int report_json(const char *path, const dd_record *r, dd_err *err)
     if (r->comm_detail && *r->comm_detail)
         dd_json_kv_str(f, "comm", r->comm_detail);
     fprintf(f, "},\"status\":\"%s\"}\n", r->checked && !r->chk.passed ? "failed" : "ok");
-    if (fclose(f))
-        return dd_fail(err, DD_EIO, "writing the JSON record to %s failed: %s", path,
-                       strerror(errno));
+}
+
+/* The line is made in memory and appended with one write(2), so records of
+ * runs appending to one file at once never interleave.  A write cut short
+ * (a full disk) is taken back where nothing was appended after it, so the
+ * file keeps whole lines.  DD_FAULT=json-short: tests get half a line
+ * written, then "no space". */
+int report_json(const char *path, const dd_record *r, dd_err *err)
+{
+    char *line = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&line, &len);
+    if (!mem)
+        return dd_fail(err, DD_ENOMEM, "out of memory making the JSON record");
+    json_record(mem, r);
+    if (fclose(mem) != 0 || !line) {
+        free(line);
+        return dd_fail(err, DD_ENOMEM, "out of memory making the JSON record");
+    }
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        int e = errno;
+        free(line);
+        return dd_fail(err, DD_EIO, "cannot append the JSON record to %s: %s", path, strerror(e));
+    }
+    int fault = dd_fault("json-short");
+    size_t want = fault ? len / 2 : len, done = 0;
+    int e = 0;
+    while (done < want) {
+        ssize_t k = write(fd, line + done, want - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            e = k < 0 ? errno : ENOSPC;
+            break;
+        }
+        done += (size_t)k;
+    }
+    if (fault && !e)
+        e = ENOSPC;
+    struct stat st;
+    off_t end = lseek(fd, 0, SEEK_CUR); /* O_APPEND: where this write ended */
+    if (e && done > 0 && end >= (off_t)done && fstat(fd, &st) == 0 && st.st_size == end &&
+        ftruncate(fd, end - (off_t)done) == 0)
+        done = 0;
+    if (close(fd) != 0 && !e)
+        e = errno;
+    free(line);
+    if (e)
+        return dd_fail(err, DD_EIO, "the JSON record could not be appended to %s: %s%s%s", path,
+                       strerror(e), e == EFBIG ? " (the file-size limit, ulimit -f)" : "",
+                       done > 0 ? "; a partial line was left at its end" : "");
     return DD_OK;
 }

@@ -91,7 +91,8 @@ void report_print(FILE *f, const dd_record *r);
  * telemetry) and the record's ,"telemetry":{...} (null without). */
 void report_telemetry_print(FILE *f, const dd_record *r);
 void report_telemetry_json(FILE *f, const dd_record *r);
-/* Append one JSON object on one line; returns 0 or errno-style failure. */
+/* Appends one JSON object on one line, in one write; DD_OK, or DD_EIO
+ * with the reason (the file keeps whole lines where it can). */
 int report_json(const char *path, const dd_record *r, dd_err *err);
 
 #endif

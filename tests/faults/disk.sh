@@ -4,7 +4,8 @@
 # data is written, and a write that cannot complete fails on every rank
 # with one message about space: exit 1, no hang, the old output intact, no
 # temporary left, no space leaked; also where the file system has no
-# fallocate (the free space is compared instead).  At the edge, where the data's
+# fallocate (the free space is compared instead).  --json on a full disk is
+# refused before the read; with room it takes one line per run.  At the edge, where the data's
 # reservation fits but the metadata written at close may not, a run either
 # succeeds or fails the same clean way.  A 2 MiB tmpfs stands in for the disk;
 # it is mounted in a private mount namespace where unshare(1) allows, so it
@@ -42,6 +43,18 @@ for io in direct "${paths[@]}"; do
     no_temporaries "$fs"
     end
 done
+
+# --json with room on this disk: each run appends one whole line
+begin json_with_room_appended_2ranks
+rm -f "$fs/runs.jsonl"
+run 2 30 --size 50 --json "$fs/runs.jsonl" --quiet
+expect_rc 0 ''
+run 2 30 --size 50 --json "$fs/runs.jsonl" --quiet
+expect_rc 0 ''
+[ "$(wc -l <"$fs/runs.jsonl")" = 2 ] || problem "runs.jsonl does not hold two lines"
+[ "$(tail -c1 "$fs/runs.jsonl" | od -An -c | tr -d ' ')" = '\n' ] || problem "runs.jsonl ends in a partial line"
+rm -f "$fs/runs.jsonl"
+end
 
 # the old output, which every failed run must leave as it was
 run 1 30 --size 50 --out "$fs/c.h5" --quiet
@@ -156,6 +169,17 @@ begin "gen_into_full_disk_4ranks"
 run 4 60 gen --out "$fs/g.h5" -m 10 -n 10 -k 10 --quiet
 expect_rc '[1-9]' 'space'
 [ -e "$fs/g.h5" ] && problem "gen left $fs/g.h5"
+kept_clean "$free2"
+end
+
+# --json on the full disk, the output elsewhere: refused before the read
+# (exit 1), so no output is committed that the run then calls failed
+begin "json_on_full_disk_refused_before_compute_2ranks"
+rm -f "$work/j.h5"
+run 2 30 --size 100 --out "$work/j.h5" --json "$fs/runs.jsonl" --quiet
+expect_rc 1 'space for the record'
+[ -e "$work/j.h5" ] && problem "the output was written (and committed) anyway"
+[ -e "$fs/runs.jsonl" ] && problem "runs.jsonl was created"
 kept_clean "$free2"
 end
 

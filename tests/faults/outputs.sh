@@ -14,6 +14,8 @@
 #    Names are compared as files: an output that does not exist yet is
 #    still the output when --json spells it ./o.h5, by its absolute path,
 #    through "..", a linked directory or a (dangling) symbolic link.
+#  - A record that cannot be appended after the output's commit is a
+#    warning that keeps the run's status, and leaves no partial line.
 dir=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=common.sh
 . "$dir/common.sh"
@@ -75,6 +77,24 @@ expect_rc 2 'json.*output'
 [ -e o.h5 ] && problem "the output o.h5 was written"
 no_temporaries .
 end
+# a record that cannot be appended after a good commit (the disk filled
+# during the run: DD_FAULT=json-short:0 writes half the line, then "no
+# space") is a warning: exit 0, the output committed, the half line taken
+# back so the file keeps whole records
+begin json_cut_short_after_commit_is_a_warning
+rm -f o.h5
+echo '{"earlier":"record"}' >runs.jsonl
+runs_sum=$(sum runs.jsonl)
+DD_FAULT=json-short:0 run 2 30 --in in.h5 --out o.h5 --json runs.jsonl --quiet
+expect_rc 0 ''
+grep -q '^dgemm-dist: error:' "$work/stderr" && problem "an error line was printed"
+grep -Eq '^dgemm-dist: warning: .*record.*No space left.*committed' "$work/stderr" ||
+    problem "no warning naming the record and the committed output"
+"$DD_COMPARE" product in.h5 o.h5 >/dev/null 2>&1 || problem "o.h5 is not the product"
+[ "$(sum runs.jsonl)" = "$runs_sum" ] || problem "runs.jsonl changed (a partial line left?)"
+no_temporaries .
+end
+
 # and a record beside the output, in a name of its own, is taken
 begin json_beside_output_taken
 rm -f o.h5 o.jsonl

@@ -8,7 +8,9 @@
 # .c.h5.tmp.* behind, and keep the old output.  A lone rank killed with
 # SIGKILL cannot clean up, but the next run to that output removes the
 # temporary (its owner is gone).  A stale temporary whose owner is alive, or on another
-# host, is left alone.
+# host, is left alone.  A file-size limit (ulimit -f) below the output or
+# the record ends the run before the read with a message naming it, never
+# SIGXFSZ.
 dir=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=common.sh
 . "$dir/common.sh"
@@ -138,6 +140,49 @@ end
 begin stale_temporary_of_other_host_kept
 [ -f .c.h5.tmp.OTHER1/c.h5 ] && [ -f .c.h5.tmp.OTHER1/owner ] ||
     problem ".c.h5.tmp.OTHER1 (owner on another host) was touched"
+end
+rm -rf .c.h5.tmp.*
+
+# ---- SIGXFSZ: a file-size limit (ulimit -f) below the output ----------------------
+# The kernel would kill every rank with SIGXFSZ (exit 153, no word, the
+# temporary left with --io collective); the program ignores it and checks
+# the limit before the read: exit 1, one message naming ulimit -f, the old
+# output kept, no temporary.  8 MiB leaves room for MPI's own files; C of
+# 2000×2000 f64 is 30.5 MiB.
+paths=(direct independent)
+have_collective && paths+=(collective)
+old=$(sum c.h5)
+limited() { # limited KIB RANKS SECS ARGS...: run under a soft file-size limit of KIB
+    local kib=$1 hard
+    shift
+    hard=$(ulimit -H -f)
+    ulimit -S -f "$kib"
+    run "$@"
+    ulimit -S -f "$hard"
+}
+for io in "${paths[@]}"; do
+    begin "ulimit_f_below_output_2ranks_${io}"
+    limited 8192 2 30 --size 2000,2000,16 --out c.h5 --force --io "$io" --quiet
+    expect_rc 1 'ulimit -f'
+    [ "$(sum c.h5)" = "$old" ] || problem "the old output changed"
+    no_temporaries .
+    end
+done
+begin ulimit_f_below_gen_output_2ranks
+limited 8192 2 30 gen --out g.h5 -m 2000 -n 2000 -k 2000 --quiet
+expect_rc 1 'ulimit -f'
+[ -e g.h5 ] && problem "gen left g.h5"
+no_temporaries .
+end
+# a JSON record that would grow past the limit: refused before the read
+begin ulimit_f_below_json_record_2ranks
+head -c $((8192 * 1024 - 100)) /dev/zero | tr '\0' ' ' >big.jsonl
+big_sum=$(sum big.jsonl)
+limited 8192 2 30 --in in.h5 --out j.h5 --json big.jsonl --quiet
+expect_rc 1 'ulimit -f'
+[ -e j.h5 ] && problem "the output j.h5 was written"
+[ "$(sum big.jsonl)" = "$big_sum" ] || problem "big.jsonl changed"
+no_temporaries .
 end
 
 finish
