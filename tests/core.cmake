@@ -6,6 +6,12 @@ target_compile_options(test-grid PRIVATE ${DD_WARN})
 add_test(NAME unit_grid_every_element_owned_once COMMAND test-grid)
 set_tests_properties(unit_grid_every_element_owned_once PROPERTIES LABELS unit TIMEOUT 20)
 
+add_executable(test-rng ${PROJECT_SOURCE_DIR}/tests/unit/test_rng.c)
+target_link_libraries(test-rng PRIVATE dd_core)
+target_compile_options(test-rng PRIVATE ${DD_WARN})
+add_test(NAME unit_rng_values_as_defined_every_seed_bit_counts COMMAND test-rng)
+set_tests_properties(unit_rng_values_as_defined_every_seed_bit_counts PROPERTIES LABELS unit TIMEOUT 20)
+
 # 13_dmma_sk's plan and stream-K bookkeeping (host arithmetic: no GPU needed)
 add_executable(test-sk-plan ${PROJECT_SOURCE_DIR}/tests/unit/test_sk_plan.c)
 target_include_directories(test-sk-plan PRIVATE ${PROJECT_SOURCE_DIR}/kernels)
