@@ -185,8 +185,8 @@ typedef struct {
      * the field's entry in PBLAS's 11-entry descriptor, where a 9-entry
      * one's MB_ and NB_ are first checked as IMB_ and INB_ (layout DTYPE_ 1,
      * grid and order CTXT_ 2, m M_ 3, n N_ 4, mb 5, nb 6, rsrc RSRC_ 9, csrc
-     * CSRC_ 10, lld LLD_ 11): 1011 = DESCA's LLD_.  dd_gemm numbers its lda,
-     * ldb, ldc 100·position + 9 (1009, 1409, 1909).  0 otherwise. */
+     * CSRC_ 10, lld LLD_ 11): 1011 = DESCA's LLD_.  dd_gemm's lda, ldb and
+     * ldc are their operands' LLD_ (1011, 1411, 1911).  0 otherwise. */
     int bad_argument;
 } dd_gemm_info;
 

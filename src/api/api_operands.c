@@ -321,7 +321,7 @@ static int block_operand(gemm_call *g, api_operand *o, const char *X, int pos, i
     const dd_grid *gr = &g->ctx->g;
     int64_t w = grid_block(S, gr->Q, gr->q).len;
     if (o->ld < 1 || o->ld < w)
-        return bad(g, pos * 100 + 9, err,
+        return bad(g, pos * 100 + 11, err,
                    "ld%c = %lld is less than max(1, %lld), the width of its block of %s (%lld x "
                    "%lld, row-major)",
                    X[0] + 'a' - 'A', (long long)o->ld, (long long)w, X,
@@ -329,7 +329,7 @@ static int block_operand(gemm_call *g, api_operand *o, const char *X, int pos, i
     int64_t h = grid_block(R, gr->P, gr->p).len;
     if (!api_span_fits(h, w, o->ld, dd_elsize(g->t)))
         return bad(
-            g, pos * 100 + 9, err, /* the ld's number, as the check above */
+            g, pos * 100 + 11, err, /* the ld's number, as the check above */
             "ld%c = %lld: its %lld x %lld block of %s, rows ld%c apart, would span more than "
             "2^63 bytes",
             X[0] + 'a' - 'A', (long long)o->ld, (long long)h, (long long)w, X, X[0] + 'a' - 'A');

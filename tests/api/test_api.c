@@ -163,7 +163,7 @@ static void test_refusals(dd_context *ctx, blocks *b)
     /* one rank (the last) passes a bad ldc: every rank returns its code and message */
     int64_t ldc = g_rank == g_size - 1 ? b->Nq - 1 : b->ldc;
     st = dd_gemm(ctx, 'N', 'N', M, N, K, 1, b->A, b->lda, b->B, b->ldb, 0, b->C, ldc, &info);
-    CHECK(info.bad_argument == 1909, "bad ldc's number: %d", info.bad_argument);
+    CHECK(info.bad_argument == 1911, "bad ldc's number: %d", info.bad_argument);
     char want[64];
     snprintf(want, sizeof want, "rank %d: ldc", g_size - 1);
     CHECK(st == DD_ERROR_USAGE && strstr(dd_context_last_error(ctx), want), "one bad ldc: %d %s",
@@ -227,7 +227,7 @@ static void test_transposes(dd_context *ctx, blocks *b)
     dd_gemm_info info = {0};
     dd_status st = dd_gemm(ctx, 'T', 'N', M, N, K, 1, At, cA - 1, b->B, b->ldb, 0, b->C, b->ldc,
                            &info);
-    CHECK(cA < 2 || (st == DD_ERROR_USAGE && info.bad_argument == 1009), "T with lda < width: %d",
+    CHECK(cA < 2 || (st == DD_ERROR_USAGE && info.bad_argument == 1011), "T with lda < width: %d",
           st);
     free(At), free(Bt), free(Ats), free(Bts);
 }
