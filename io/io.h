@@ -137,6 +137,18 @@ void io_output_abort(MPI_Comm comm, dd_output *out);
 int io_output_check_side(MPI_Comm comm, const char *side, const char *option,
                          const char *input_path, const char *output_path, dd_err *err);
 int io_output_check_limit(MPI_Comm comm, const char *path, uint64_t bytes, dd_err *err);
+
+/* A block (row-major, ncols wide) written through io->ops->write_block in
+ * pieces of at most IO_PIECE_BYTES: whole rows where a row fits, else
+ * parts of one row.  No single write then outlasts the time a launcher
+ * gives a signal handler before SIGKILL (mpirun: 1 s), so SIGTERM and
+ * SIGINT remove the temporary even when they arrive mid-write.  Collective
+ * over io->comm: every rank makes the same number of calls (the most any
+ * rank needs, empty pieces for the others), also after a failure, which
+ * is the first one's. */
+#define IO_PIECE_BYTES ((size_t)64 << 20)
+int io_write_pieces(dd_io *io, const char *dset, dd_dtype type, int64_t row0, int64_t nrows,
+                    int64_t col0, int64_t ncols, const void *buf, dd_err *err);
 int io_output_check_side_room(MPI_Comm comm, const char *side, const char *option, uint64_t bytes,
                               dd_err *err);
 

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +28,11 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agree.h"
+#include "dd_launch.h"
 #include "io.h"
 #include "io_h5.h"
 
@@ -75,6 +78,8 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+static void start_watch(void);
+
 static void arm_signals(const dd_output *out)
 {
     snprintf(sig_file, sizeof sig_file, "%s", out->tmp);
@@ -89,11 +94,81 @@ static void arm_signals(const dd_output *out)
         sigemptyset(&sa.sa_mask);
         sigaction(sigs[i], &sa, NULL);
     }
+    start_watch();
+}
+
+/* The launcher's watch.  When mpirun dies at once (two SIGTERMs close
+ * together, as timeout(1) sends one to mpirun and one to its process
+ * group; Ctrl-C twice), its ranks get no SIGTERM at all: Open MPI ends
+ * them with _exit about a second later, and no handler runs.  So while the
+ * temporary exists, a thread of every rank whose parent is a launcher
+ * (dd_launch.h) looks every 100 ms whether the parent is still there (a
+ * rank whose parent died is given another: getppid changes); when it is
+ * gone, the thread removes the temporary and ends the process as SIGTERM
+ * would.  It needs no signal to arrive and works while another thread is
+ * inside a long write.  (A run without a launcher is not watched: its
+ * parent is a shell, and a run left to itself by nohup must go on.) */
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t watch_wake = PTHREAD_COND_INITIALIZER;
+static pthread_t watch_tid;
+static int watching, watch_stop;
+static long watch_parent;
+
+static void *watch_launcher(void *arg)
+{
+    (void)arg;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are for the other threads */
+    pthread_mutex_lock(&watch_lock);
+    while (!watch_stop) {
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        t.tv_nsec += 100 * 1000 * 1000;
+        if (t.tv_nsec >= 1000000000) {
+            t.tv_sec++;
+            t.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&watch_wake, &watch_lock, &t);
+        if (!watch_stop && sig_armed && (long)getppid() != watch_parent) {
+            remove_temporary(sig_file, sig_owner, sig_dir);
+            signal(SIGTERM, SIG_DFL);
+            sigset_t term;
+            sigemptyset(&term);
+            sigaddset(&term, SIGTERM);
+            pthread_sigmask(SIG_UNBLOCK, &term, NULL);
+            raise(SIGTERM); /* the default action: the whole process ends */
+        }
+    }
+    pthread_mutex_unlock(&watch_lock);
+    return NULL;
+}
+
+static void start_watch(void)
+{
+    watch_parent = dd_launcher_pid();
+    if (watching || watch_parent <= 1)
+        return;
+    watch_stop = 0;
+    watching = pthread_create(&watch_tid, NULL, watch_launcher, NULL) == 0;
+}
+
+static void stop_watch(void)
+{
+    if (!watching)
+        return;
+    pthread_mutex_lock(&watch_lock);
+    watch_stop = 1;
+    pthread_cond_signal(&watch_wake);
+    pthread_mutex_unlock(&watch_lock);
+    pthread_join(watch_tid, NULL);
+    watching = 0;
 }
 
 static void disarm_signals(void)
 {
     sig_armed = 0;
+    stop_watch();
 }
 
 /* Splits `path` into its directory ("." when there is none) and base name. */
@@ -520,6 +595,46 @@ int io_output_check_side_room(MPI_Comm comm, const char *side, const char *optio
                          human(avail, have, sizeof have));
     }
     return io_bcast_verdict(comm, rc, &local, err);
+}
+
+/* ---- writes in pieces -------------------------------------------------------------- */
+
+int io_write_pieces(dd_io *io, const char *dset, dd_dtype type, int64_t row0, int64_t nrows,
+                    int64_t col0, int64_t ncols, const void *buf, dd_err *err)
+{
+    size_t es = dd_elsize(type), per = IO_PIECE_BYTES / es; /* elements in a piece */
+    int whole = (uint64_t)ncols <= per;                         /* whole rows per piece */
+    int64_t rows_per = whole && ncols > 0 ? (int64_t)(per / (size_t)ncols) : 1;
+    int64_t segs = whole ? 1 : (ncols + (int64_t)per - 1) / (int64_t)per; /* pieces per row */
+    long long mine = nrows <= 0 || ncols <= 0 ? 0
+                     : whole                  ? (nrows + rows_per - 1) / rows_per
+                                              : nrows * segs,
+              most = 0;
+    int rc = dd_mpi_check(MPI_Allreduce(&mine, &most, 1, MPI_LONG_LONG, MPI_MAX, io->comm),
+                          "MPI_Allreduce of the write's piece count", err);
+    if (rc != DD_OK)
+        return rc;
+    const char *p = buf;
+    for (long long i = 0; i < most; i++) {
+        int64_t r = 0, h = 0, c = 0, w = 0;
+        if (i < mine && rc == DD_OK) { /* after a failure, empty pieces: the others' calls */
+            r = whole ? i * rows_per : i / segs;
+            h = whole ? (nrows - r < rows_per ? nrows - r : rows_per) : 1;
+            c = whole ? 0 : (i % segs) * (int64_t)per;
+            w = whole ? ncols : (ncols - c < (int64_t)per ? ncols - c : (int64_t)per);
+        }
+        dd_err e;
+        dd_err_clear(&e);
+        int rci = io->ops->write_block(io, dset, type, row0 + r, h, col0 + c, w,
+                                       h && w ? p + ((size_t)r * (size_t)ncols + (size_t)c) * es
+                                              : NULL,
+                                       &e);
+        if (rc == DD_OK && rci != DD_OK) {
+            rc = rci;
+            *err = e;
+        }
+    }
+    return rc;
 }
 
 /* ---- commit and abort ------------------------------------------------------------- */

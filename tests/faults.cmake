@@ -25,3 +25,4 @@ dd_fault_test(faults_impossible_sizes_refused_no_crash            crafted.sh   2
 dd_fault_test(faults_check_failed_nothing_committed               verify.sh    40)
 dd_fault_test(faults_inputs_links_virtual_damaged_and_fifos       inputs.sh    120)
 dd_fault_test(faults_names_at_their_limits_long_outputs_datasets   names.sh     90)
+dd_fault_test(faults_interrupts_timeout_ctrl_c_twice_long_writes    interrupts.sh 150)

@@ -9,5 +9,9 @@
 #define DD_LAUNCH_H
 
 double dd_launcher_age(void);
+/* This process's parent where that is such a launcher, else 0: a rank
+ * whose parent changes has lost its launcher (the output discipline's
+ * watch, io/io_output.c). */
+long dd_launcher_pid(void);
 
 #endif

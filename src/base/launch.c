@@ -45,6 +45,12 @@ static int is_launcher(long pid)
     return 0;
 }
 
+long dd_launcher_pid(void)
+{
+    long parent = (long)getppid();
+    return is_launcher(parent) ? parent : 0;
+}
+
 double dd_launcher_age(void)
 {
     long parent = (long)getppid();

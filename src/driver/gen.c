@@ -55,7 +55,7 @@ static int write_matrix(dd_io *io, MPI_Comm world, const dd_run_opts *o, const g
         return rc;
     }
     gen_band(o, m, buf, r.start, r.len, 0, cols);
-    rc = io->ops->write_block(io, m->name, o->dtype, r.start, r.len, 0, cols, buf, err);
+    rc = io_write_pieces(io, m->name, o->dtype, r.start, r.len, 0, cols, buf, err);
     free(buf);
     return dd_agree(world, rc, err);
 }

@@ -3,7 +3,8 @@
  * between its ring of pinned buffers and work memory (dd_plan_load,
  * dd_plan_store); here each band is read from or written to the dataset.
  * Every rank gets the same number of band calls, so collective I/O stays
- * collective. */
+ * collective; a band is written in pieces of at most IO_PIECE_BYTES (io.h),
+ * again the same number on every rank. */
 #include <stdio.h>
 #include <string.h>
 
@@ -43,8 +44,8 @@ static dd_status drain(const dd_stream *s, const void *band, int64_t r, int64_t 
 {
     const run_file *f = s->arg;
     dd_err e = {{0}};
-    int rc = f->io->ops->write_block(f->io, f->dset, f->c->type, f->row0 + r, h, f->col0, f->cols,
-                                     band, &e);
+    int rc = io_write_pieces(f->io, f->dset, f->c->type, f->row0 + r, h, f->col0, f->cols, band,
+                             &e); /* a signal's handler runs between pieces */
     return band_status(rc, &e, msg, len);
 }
 
