@@ -254,6 +254,8 @@ fi
 shimlog="$work/shim"
 mkdir -p "$shimlog"
 export DD_SHIM_DIR="$shimlog"
+# in a sanitized tree (tests/sanitize) the shim comes before AddressSanitizer's runtime
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 paths=(direct independent)
 have_collective && paths+=(collective)
 
