@@ -7,8 +7,11 @@
  * HDF5 file is written inside a directory this run created with mkdtemp
  * (mode 0700, fresh, so nobody else can put a link there); a signal a batch
  * system sends (TERM, INT, HUP) removes the temporary before the process
- * dies, and the next run removes temporaries of its own naming whose owner
- * on this host is gone.
+ * dies (writes go in pieces, io_write_pieces, so a handler never waits
+ * long), so does a rank whose launcher died without signalling it, and the
+ * next run removes the temporaries of its output whose owner on this host
+ * is gone.  Also here: the room checks made before the read (file-size
+ * limit, the record's space) and the name checks of side files.
  *
  * Rank 0 does the file-system work and broadcasts its verdict, so every rank
  * returns the same rc and message and no two ranks race on the file system. */
