@@ -1,26 +1,84 @@
 # library.cmake — dgemm-dist as a library (included by the top level after
-# the program's layers): the public C API (include/dgemm_dist.h,
+# the program's layers): the public C API (include/dgemm_dist*.h,
 # src/api/), libdgemm-dist.so and libdgemm-dist.a built from the layers'
-# objects, and the install: header, libraries, CMake package
+# objects, and the install: headers, libraries, CMake package
 # (find_package(dgemm-dist) → dgemm-dist::dgemm-dist, dgemm-dist::scalapack),
 # pkg-config files and the dgemm-dist program; libdgemm-dist-scalapack
 # (pdgemm_/psgemm_ drop-in, src/scalapack).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-# The header's version is the project's: one number, checked here.
-file(STRINGS ${PROJECT_SOURCE_DIR}/include/dgemm_dist.h _dd_ver REGEX "^#define DGEMM_DIST_VERSION_(MAJOR|MINOR|PATCH) ")
-set(_dd_hver "")
-foreach(part MAJOR MINOR PATCH)
-  foreach(line IN LISTS _dd_ver)
-    if(line MATCHES "VERSION_${part} ([0-9]+)")
-      list(APPEND _dd_hver ${CMAKE_MATCH_1})
+# The version is project(VERSION)'s, the one number: a generated header
+# (dgemm_dist_version.h in the build tree's include folder, installed)
+# gives it to the library (dd_version), the program (--version, the JSON
+# record, the HDF5 files' provenance) and the library's callers.
+set(DD_GEN_INCLUDE ${PROJECT_BINARY_DIR}/include)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/dgemm_dist_version.h.in
+  ${DD_GEN_INCLUDE}/dgemm_dist_version.h @ONLY)
+
+# The public headers and where a client of the build tree finds them:
+# include/, the generated version header, and src/abi's leaf (the
+# telemetry struct, shared with base, which sees none of include/).
+set(DD_PUBLIC_HEADERS
+  ${PROJECT_SOURCE_DIR}/include/dgemm_dist.h ${PROJECT_SOURCE_DIR}/include/dgemm_dist_plan.h
+  ${PROJECT_SOURCE_DIR}/include/dgemm_dist_tool.h ${PROJECT_SOURCE_DIR}/include/dgemm_dist_scalapack.h
+  ${PROJECT_SOURCE_DIR}/src/abi/dgemm_dist_telemetry.h ${DD_GEN_INCLUDE}/dgemm_dist_version.h)
+set(DD_PUBLIC_INCLUDE_DIRS ${PROJECT_SOURCE_DIR}/include ${DD_GEN_INCLUDE} ${PROJECT_SOURCE_DIR}/src/abi)
+
+# The exported symbols, one list per library (cmake/<name>.syms): from it
+# the shared library's version script <build>/<name>.map and the static
+# archive's keep list <build>/<name>.keep, rewritten only when it changes.
+function(dd_symbol_files name)
+  set(syms ${PROJECT_SOURCE_DIR}/cmake/${name}.syms)
+  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${syms})
+  file(STRINGS ${syms} lines ENCODING UTF-8)
+  set(map "/* ${name}.map: made by cmake/library.cmake from cmake/${name}.syms */\n{\n  global:\n")
+  set(keep "")
+  foreach(line IN LISTS lines)
+    string(REGEX REPLACE "#.*" "" line "${line}")
+    string(STRIP "${line}" line)
+    if(line STREQUAL "")
+      continue()
     endif()
+    if(NOT line MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+      message(FATAL_ERROR "cmake/${name}.syms: '${line}' is not a C identifier")
+    endif()
+    string(APPEND map "    ${line};\n")
+    string(APPEND keep "${line}\n")
   endforeach()
-endforeach()
-list(JOIN _dd_hver "." _dd_hver)
-if(NOT _dd_hver STREQUAL PROJECT_VERSION)
-  message(FATAL_ERROR "include/dgemm_dist.h says version ${_dd_hver} but project() says ${PROJECT_VERSION}: update DGEMM_DIST_VERSION_* in the header")
+  string(APPEND map "  local:\n    *;\n};\n")
+  file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/${name}.map CONTENT "${map}")
+  file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/${name}.keep CONTENT "${keep}")
+endfunction()
+dd_symbol_files(dgemm-dist)
+dd_symbol_files(dgemm-dist-scalapack)
+
+# A static archive that exposes its list's names alone: the objects of the
+# targets given (ARGN) linked into one relocatable object (ld -r: every
+# reference between them bound inside it, the CUDA objects' fatbinary
+# registration included), whose other globals objcopy then makes local,
+# archived as the one member.  A client's link then sees no internal name
+# (grid_make, dd_agree, ...) to clash with its own.
+function(dd_public_archive target name)
+  set(obj ${PROJECT_BINARY_DIR}/${name}-static.o)
+  set(keep ${PROJECT_BINARY_DIR}/${name}.keep)
+  set(objs)
+  foreach(t ${ARGN})
+    list(APPEND objs $<TARGET_OBJECTS:${t}>)
+  endforeach()
+  add_custom_command(OUTPUT ${obj}
+    COMMAND ${CMAKE_LINKER} -r -o ${obj} ${objs}
+    COMMAND ${CMAKE_OBJCOPY} --keep-global-symbols=${keep} ${obj}
+    DEPENDS ${objs} ${ARGN} ${keep}
+    COMMENT "${name}: one relocatable object, the public symbols alone global"
+    COMMAND_EXPAND_LISTS VERBATIM)
+  set_source_files_properties(${obj} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+  add_library(${target} STATIC ${obj})
+  add_dependencies(${target} ${ARGN})
+  set_target_properties(${target} PROPERTIES LINKER_LANGUAGE C)
+endfunction()
+if(NOT CMAKE_OBJCOPY)
+  message(FATAL_ERROR "objcopy not found (binutils): the static libraries need it")
 endif()
 
 # The layers go into a shared library: position-independent code.
@@ -34,46 +92,53 @@ if(TARGET dd_kernels)
   list(APPEND DD_LIB_LAYERS dd_kernels dd_i8gemm)
 endif()
 
+# The CUDA objects' host code without STB_GNU_UNIQUE: g++ gives static
+# locals of inline and template functions (the kernels' launch settings)
+# that binding, which objcopy cannot make local (dd_public_archive); as
+# weak symbols they are localized like any other.
+foreach(lib ${DD_LIB_LAYERS})
+  target_compile_options(${lib} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fno-gnu-unique>)
+endforeach()
+
 # src/api, compiled once for both libraries
 add_library(dd_api OBJECT src/api/api_context.c src/api/api_gemm.c src/api/api_entry.c
   src/api/api_operands.c src/api/api_redist.c src/api/api_exchange.c src/api/api_stage.c
   src/api/api_work.c src/api/api_plan.c src/api/api_plan_stream.c src/api/api_plan_data.c
   src/api/api_pdevice.c src/api/api_cyclic.c src/api/api_sample.c)
-target_include_directories(dd_api PUBLIC ${PROJECT_SOURCE_DIR}/include)
+target_include_directories(dd_api PUBLIC ${DD_PUBLIC_INCLUDE_DIRS})
 target_link_libraries(dd_api PRIVATE dd_mult)
 
 # the library for the program's own link (static, not installed): the API's
-# objects, the layers for the link only, the public header the one include
+# objects, the layers for the link only, the public headers the one include
 add_library(dd_library STATIC $<TARGET_OBJECTS:dd_api>)
-target_include_directories(dd_library PUBLIC ${PROJECT_SOURCE_DIR}/include)
+target_include_directories(dd_library PUBLIC ${DD_PUBLIC_INCLUDE_DIRS})
 target_link_libraries(dd_library PRIVATE dd_mult)
 target_compile_options(dd_api PRIVATE ${DD_WARN})
 set_target_properties(dd_api PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
-set(_dd_api_includes
-  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
-  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+set(_dd_api_includes $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+foreach(dir ${DD_PUBLIC_INCLUDE_DIRS})
+  list(APPEND _dd_api_includes $<BUILD_INTERFACE:${dir}>)
+endforeach()
 
-# shared: the layers linked in privately; only the API is exported (map)
+# shared: the layers linked in privately; only the list's names exported
 add_library(dgemm_dist_shared SHARED $<TARGET_OBJECTS:dd_api>)
 target_include_directories(dgemm_dist_shared PUBLIC ${_dd_api_includes})
 target_link_libraries(dgemm_dist_shared PUBLIC MPI::MPI_C PRIVATE dd_mult)
 target_link_options(dgemm_dist_shared PRIVATE
-  -Wl,--version-script=${PROJECT_SOURCE_DIR}/cmake/dgemm-dist.map -Wl,--no-undefined)
+  -Wl,--version-script=${PROJECT_BINARY_DIR}/dgemm-dist.map -Wl,--no-undefined)
 set_target_properties(dgemm_dist_shared PROPERTIES
   OUTPUT_NAME dgemm-dist EXPORT_NAME dgemm-dist
   VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
-  LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/dgemm-dist.map)
+  LINK_DEPENDS ${PROJECT_BINARY_DIR}/dgemm-dist.map)
 
-# static: the API's and the layers' objects in one archive (no HDF5: the
-# API reads no files, and the archive's members are pulled only as needed)
-set(_dd_objs $<TARGET_OBJECTS:dd_api>)
-foreach(lib ${DD_LIB_LAYERS})
-  list(APPEND _dd_objs $<TARGET_OBJECTS:${lib}>)
-endforeach()
-add_library(dgemm_dist_static STATIC ${_dd_objs})
+# static: the API's and the layers' objects as one relocatable object, the
+# list's names its only globals (no HDF5: the API reads no files)
+dd_public_archive(dgemm_dist_static dgemm-dist dd_api ${DD_LIB_LAYERS})
 target_include_directories(dgemm_dist_static PUBLIC ${_dd_api_includes})
-target_link_libraries(dgemm_dist_static PUBLIC MPI::MPI_C ${OPENBLAS_LIBRARY} m)
+# base's telemetry sampler (a thread, NVML by dlopen) is in the one object
+target_link_libraries(dgemm_dist_static PUBLIC MPI::MPI_C ${OPENBLAS_LIBRARY} m Threads::Threads
+  ${CMAKE_DL_LIBS})
 if(DD_HAVE_CUDA)
   # the CUDA objects need the C++ runtime when a C linker links them
   target_link_libraries(dgemm_dist_static PUBLIC CUDA::cublas CUDA::cudart stdc++)
@@ -82,28 +147,31 @@ if(DD_HAVE_CUDA)
   endif()
 endif()
 set_target_properties(dgemm_dist_static PROPERTIES
-  OUTPUT_NAME dgemm-dist EXPORT_NAME dgemm-dist-static LINKER_LANGUAGE C)
+  OUTPUT_NAME dgemm-dist EXPORT_NAME dgemm-dist-static)
 
 add_library(dgemm-dist::dgemm-dist ALIAS dgemm_dist_shared)
 add_library(dgemm-dist::dgemm-dist-static ALIAS dgemm_dist_static)
 
 # libdgemm-dist-scalapack: pdgemm_ and psgemm_ with ScaLAPACK's Fortran ABI
-# on top of dd_pgemm (src/scalapack).  The BLACS it calls are weak
-# symbols, resolved at run time from the program's ScaLAPACK, so building
-# it needs no ScaLAPACK; the real routines are reached, when linked after
-# it, by dlsym(RTLD_NEXT).
-add_library(dgemm_dist_scalapack_shared SHARED src/scalapack/dd_scalapack.c)
+# on top of dd_pgemm (src/scalapack, include/dgemm_dist_scalapack.h).  The
+# BLACS it calls are weak symbols, resolved at run time from the program's
+# ScaLAPACK, so building it needs no ScaLAPACK; the real routines are
+# reached, when linked after it, by dlsym(RTLD_NEXT).
+add_library(dd_scalapack OBJECT src/scalapack/dd_scalapack.c)
+target_include_directories(dd_scalapack PRIVATE ${DD_PUBLIC_INCLUDE_DIRS})
+target_link_libraries(dd_scalapack PRIVATE MPI::MPI_C)
+target_compile_options(dd_scalapack PRIVATE ${DD_WARN})
+set_target_properties(dd_scalapack PROPERTIES POSITION_INDEPENDENT_CODE ON)
+add_library(dgemm_dist_scalapack_shared SHARED $<TARGET_OBJECTS:dd_scalapack>)
 target_link_libraries(dgemm_dist_scalapack_shared PUBLIC dgemm_dist_shared PRIVATE ${CMAKE_DL_LIBS})
-target_compile_options(dgemm_dist_scalapack_shared PRIVATE ${DD_WARN})
 target_link_options(dgemm_dist_scalapack_shared PRIVATE
-  -Wl,--version-script=${PROJECT_SOURCE_DIR}/cmake/dgemm-dist-scalapack.map -Wl,--no-undefined)
+  -Wl,--version-script=${PROJECT_BINARY_DIR}/dgemm-dist-scalapack.map -Wl,--no-undefined)
 set_target_properties(dgemm_dist_scalapack_shared PROPERTIES
   OUTPUT_NAME dgemm-dist-scalapack EXPORT_NAME scalapack INSTALL_RPATH "$ORIGIN"
   VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
-  LINK_DEPENDS ${PROJECT_SOURCE_DIR}/cmake/dgemm-dist-scalapack.map)
-add_library(dgemm_dist_scalapack_static STATIC src/scalapack/dd_scalapack.c)
+  LINK_DEPENDS ${PROJECT_BINARY_DIR}/dgemm-dist-scalapack.map)
+dd_public_archive(dgemm_dist_scalapack_static dgemm-dist-scalapack dd_scalapack)
 target_link_libraries(dgemm_dist_scalapack_static PUBLIC dgemm_dist_static ${CMAKE_DL_LIBS})
-target_compile_options(dgemm_dist_scalapack_static PRIVATE ${DD_WARN})
 set_target_properties(dgemm_dist_scalapack_static PROPERTIES
   OUTPUT_NAME dgemm-dist-scalapack EXPORT_NAME scalapack-static)
 add_library(dgemm-dist::scalapack ALIAS dgemm_dist_scalapack_shared)
@@ -117,8 +185,7 @@ install(TARGETS dgemm_dist_shared dgemm_dist_static
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS dgemm-dist RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/include/dgemm_dist.h ${PROJECT_SOURCE_DIR}/include/dgemm_dist_telemetry.h
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${DD_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT dgemm-distTargets NAMESPACE dgemm-dist:: DESTINATION ${DD_CMAKE_DIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/dgemm-distConfig.cmake.in
   ${PROJECT_BINARY_DIR}/dgemm-distConfig.cmake INSTALL_DESTINATION ${DD_CMAKE_DIR})
@@ -139,7 +206,10 @@ set(DD_PC_MPI_LIBS "")
 foreach(lib ${MPI_C_LIBRARIES})
   string(APPEND DD_PC_MPI_LIBS " ${lib}")
 endforeach()
-set(DD_PC_PRIVATE_LIBS "${OPENBLAS_LIBRARY} -lm")
+set(DD_PC_PRIVATE_LIBS "${OPENBLAS_LIBRARY} -lm -pthread")
+foreach(lib ${CMAKE_DL_LIBS})
+  string(APPEND DD_PC_PRIVATE_LIBS " -l${lib}")
+endforeach()
 if(DD_HAVE_CUDA)
   string(APPEND DD_PC_PRIVATE_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcublas -lcudart -lstdc++")
   if(DD_HAVE_NCCL)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <dgemm_dist.h>
+#include <dgemm_dist_plan.h>
 
 /* Global elements: small dyadic values, so every product is exact. */
 static double a_elem(int64_t i, int64_t k)

@@ -349,8 +349,7 @@ dd_status dd_context_create(MPI_Comm comm, const dd_context_options *opts, dd_co
     int taken = take_options(ctx, o, &err);
     if ((rc = dd_agree(ctx->world, same ? same : taken, &err)) ||
         (rc = dd_agree(ctx->world, split(ctx, &err), &err)) ||
-        (rc = api_open_backends(
-             ctx, (opts ? opts : &defaults)->type == DD_FLOAT32 ? DD_F32 : DD_F64, &err)))
+        (rc = api_open_backends(ctx, (dd_dtype)o->type, &err))) /* checked; api_impl.h */
         goto fail;
     ctx->copy_threads = api_copy_threads(ctx->node);
     *out = ctx;

@@ -347,7 +347,7 @@ static int finish(gemm_call *g, dd_err *err)
     }
     if (g->check && !g->chk.passed) {
         char line[256];
-        dd_check_line(&g->chk, line, sizeof line);
+        check_line(&g->chk, line, sizeof line);
         return dd_fail(err, DD_ECHECK, "the check FAILED: %s", line);
     }
     return DD_OK;

@@ -1,5 +1,5 @@
 /* api_impl.h — the library's context, private to src/api (the public
- * header is include/dgemm_dist.h). */
+ * headers are include/dgemm_dist.h, dgemm_dist_plan.h and dgemm_dist_tool.h). */
 #ifndef DD_API_IMPL_H
 #define DD_API_IMPL_H
 
@@ -7,10 +7,36 @@
 #include "check.h"
 #include "comm.h"
 #include "dd.h"
-#include "dgemm_dist.h"
+#include "dgemm_dist_tool.h"
 #include "engine.h"
 #include "grid.h"
 #include "summa.h"
+
+/* The public codes and the layers' own.  Base and core see none of
+ * include/, so they name their codes themselves (dd.h's DD_OK..DD_EMPI,
+ * dd_dtype, summa.h's DD_LOOKAHEAD_MAX); the API is the one place that
+ * sees both, and here each pair is held to one number, so that a status is
+ * its code and a dd_type its dd_dtype by value, converted by a cast. */
+#define API_SAME(pub, own) _Static_assert((int)(pub) == (int)(own), #pub " is " #own)
+API_SAME(DD_SUCCESS, DD_OK);
+API_SAME(DD_ERROR_USAGE, DD_EUSAGE);
+API_SAME(DD_ERROR_MEMORY, DD_ENOMEM);
+API_SAME(DD_ERROR_IO, DD_EIO);
+API_SAME(DD_ERROR_COMM, DD_ECOMM);
+API_SAME(DD_ERROR_CHECK_FAILED, DD_ECHECK);
+API_SAME(DD_ERROR_UNSUPPORTED, DD_EUNSUP);
+API_SAME(DD_ERROR_INTERNAL, DD_EFAIL);
+API_SAME(DD_ERROR_MPI, DD_EMPI);
+API_SAME(DD_FLOAT64, DD_F64);
+API_SAME(DD_FLOAT32, DD_F32);
+API_SAME(DGEMM_DIST_LOOKAHEAD_MAX, DD_LOOKAHEAD_MAX);
+#undef API_SAME
+
+/* core's check verdict as the public one (the same fields). */
+static inline dd_check_result api_check_result(const check_result *r)
+{
+    return (dd_check_result){r->residual, r->passed, r->why_not};
+}
 
 /* Memory a context keeps between calls (api_work.c): grown, never shrunk. */
 typedef struct {
@@ -82,7 +108,7 @@ typedef struct {
     check_cterm cin;
     double sec, gemm;    /* this rank's multiply phase and local multiplies */
     double tm[8], tlast; /* DD_API_TIMING: seconds per step (api_tick) */
-    dd_check_result chk;
+    check_result chk;
     int sample_failed;            /* api_sample.c found an operand not as the caller holds it */
     char sample_msg[DD_ERRLEN];   /* ... and which element */
 } gemm_call;
@@ -125,7 +151,7 @@ int api_sample_operands(gemm_call *g, dd_err *err);
 /* The call: checked, multiplied, reported into info (may be NULL). */
 dd_status api_gemm(gemm_call *g, dd_gemm_info *info);
 
-/* An internal code (DD_OK, DD_E*) as a public status. */
+/* An internal code (DD_OK, DD_E*) as a public status: the same number. */
 dd_status api_status(int rc);
 /* Close, then open the engine for type t (collective, agreed); the comm
  * backend is opened when a multiply first needs it (api_comm_ready). */

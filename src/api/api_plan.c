@@ -1,6 +1,7 @@
-/* api_plan.c — plans (dgemm_dist.h): the settings from the model, the
+/* api_plan.c — plans (dgemm_dist_plan.h): the settings from the model, the
  * memory checked before anything is allocated, the comm backend and work
- * memory, what was chosen, element access, the teardown. */
+ * memory, what was chosen (and the tool's account, dgemm_dist_tool.h),
+ * element access, telemetry, the teardown. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,7 +218,7 @@ dd_status dd_plan_create(dd_context *ctx, const dd_plan_params *pp, dd_plan **ou
         return api_status(rc);
     }
     p->ctx = ctx;
-    p->t = pp->type == DD_FLOAT32 ? DD_F32 : DD_F64;
+    p->t = (dd_dtype)pp->type; /* checked above; the same values (api_impl.h) */
     p->M = pp->M;
     p->N = pp->N;
     p->K = pp->K;
@@ -265,16 +266,42 @@ dd_status dd_plan_get_info(const dd_plan *p, dd_plan_info *in)
         in->cols[i] = cols[i].len;
     }
     in->backend = e->ops->name;
-    in->backend_why = ctx->why;
     in->comm = ctx->comm_open ? ctx->comm.ops->name : "";
-    in->comm_detail = ctx->comm_open ? ctx->comm.detail : "";
     in->kernel = e->info.kernel;
+    in->keeps_c = plan_c0_bytes(p) > 0;
+    in->work_bytes = p->work_bytes;
+    return DD_SUCCESS;
+}
+
+/* The layout asked for is the one compiled here, or nothing is written
+ * (the refusal the context's last error). */
+static int tool_version(const dd_plan *p, int version, const char *call)
+{
+    if (version == DGEMM_DIST_TOOL_VERSION)
+        return DD_OK;
+    dd_err_clear(&p->ctx->err);
+    return dd_fail(&p->ctx->err, DD_EUNSUP,
+                   "%s: built against dgemm_dist_tool.h version %d, but the library's is %d: "
+                   "rebuild the program against this library's headers",
+                   call, version, DGEMM_DIST_TOOL_VERSION);
+}
+
+dd_status dd_plan_get_tool_info(const dd_plan *p, int version, dd_plan_tool_info *in)
+{
+    if (!p || !in)
+        return DD_ERROR_USAGE;
+    int rc = tool_version(p, version, "dd_plan_get_tool_info");
+    if (rc)
+        return api_status(rc);
+    const dd_context *ctx = p->ctx;
+    const dd_engine *e = &ctx->eng;
+    memset(in, 0, sizeof *in);
+    in->backend_why = ctx->why;
+    in->comm_detail = ctx->comm_open ? ctx->comm.detail : "";
     in->device = e->info.device;
     in->versions = e->info.versions;
     in->device_index = e->info.device_index;
     in->host_memory = e->ops->work_is_host;
-    in->keeps_c = plan_c0_bytes(p) > 0;
-    in->work_bytes = p->work_bytes;
     in->slot_bytes = p->slot_bytes;
     in->host_bytes = (e->ops->work_is_host ? p->work_bytes : 0) + plan_ring_bytes(p);
     in->tune_line = p->tune.line;
@@ -424,10 +451,13 @@ dd_status dd_plan_telemetry_start(dd_plan *p)
     return DD_SUCCESS;
 }
 
-dd_status dd_plan_telemetry_stop(dd_plan *p, dd_telemetry *t)
+dd_status dd_plan_telemetry_stop(dd_plan *p, int version, dd_telemetry *t)
 {
     if (!p || !t)
         return DD_ERROR_USAGE;
+    int rc = tool_version(p, version, "dd_plan_telemetry_stop");
+    if (rc)
+        return api_status(rc);
     dd_engine *e = &p->ctx->eng;
     if (e->ops->telemetry_stop)
         e->ops->telemetry_stop(e, t);

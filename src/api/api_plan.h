@@ -1,4 +1,4 @@
-/* api_plan.h — plans of the public API (dgemm_dist.h), private to src/api:
+/* api_plan.h — plans of the public API (dgemm_dist_plan.h), private to src/api:
  * api_plan.c makes, describes, allocates and frees them; api_plan_stream.c
  * moves blocks between streams and work memory; api_plan_data.c computes
  * (generate, prepare, multiply, host pass, check). */

@@ -1,4 +1,4 @@
-/* api_plan_data.c — what a plan computes (dgemm_dist.h): generated
+/* api_plan_data.c — what a plan computes (dgemm_dist_plan.h): generated
  * blocks, alpha and beta where the data is, the timed multiplies, the
  * streamed host pass, the check. */
 #include <math.h>
@@ -256,23 +256,25 @@ dd_status dd_plan_check(dd_plan *p, dd_check_result *res)
     dd_err *err;
     int rc = enter(p, &err);
     dd_context *ctx = p->ctx;
-    dd_check_result ignored;
+    check_result cr = {NAN, 0, NULL};
     if (!rc && !res) /* refused on every rank (agreed below), the check not run */
         rc = dd_fail(err, DD_EUSAGE, "dd_plan_check: result is NULL");
-    if (!res)
-        res = &ignored;
-    res->residual = NAN;
-    res->passed = 0;
-    res->why_not = NULL;
     if (!rc && (!p->checkable || p->npass == 0))
         rc = dd_fail(err, DD_EUSAGE,
                      "nothing to check: prepare with check set, then multiply, before "
                      "dd_plan_check");
-    if ((rc = dd_agree(ctx->world, rc, err)))
-        return api_status(rc);
-    rc = check_product(ctx->world, ctx->row, &ctx->g, &ctx->eng, p->t, p->M, p->N, p->K, p->s.A,
-                       p->s.B, p->s.C, p->read_c ? &p->cin : NULL, p->check_seed, res, err);
+    if (!(rc = dd_agree(ctx->world, rc, err)))
+        rc = check_product(ctx->world, ctx->row, &ctx->g, &ctx->eng, p->t, p->M, p->N, p->K, p->s.A,
+                           p->s.B, p->s.C, p->read_c ? &p->cin : NULL, p->check_seed, &cr, err);
+    if (res)
+        *res = api_check_result(&cr);
     return api_status(rc);
+}
+
+void dd_check_line(const dd_check_result *r, char *buf, size_t n)
+{
+    check_result cr = {r ? r->residual : NAN, r ? r->passed : 0, r ? r->why_not : NULL};
+    check_line(r ? &cr : NULL, buf, n);
 }
 
 dd_status dd_plan_panel_seconds(dd_plan *p, double *seconds, int64_t n, int64_t *count)

@@ -1,5 +1,5 @@
 /* api_plan_stream.c — a plan's blocks between the caller's streams and
- * work memory (dd_plan_load, dd_plan_store in dgemm_dist.h).
+ * work memory (dd_plan_load, dd_plan_store in dgemm_dist_plan.h).
  *
  * Where work memory is the host's (CPU), a block is filled and drained in
  * place.  On a GPU it goes in bands of rows through a ring of two pinned

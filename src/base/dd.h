@@ -1,26 +1,30 @@
 /* dd.h — types and error plumbing shared by every module of dgemm-dist.
  *
  * Errors are values: every function that can fail returns DD_OK (0) or a
- * negative code and writes one human sentence into a dd_err.  The caller
+ * positive code and writes one human sentence into a dd_err.  The caller
  * decides whether to add context; ranks agree on failure with dd_agree()
- * (src/agree.h) before anyone exits, so no rank is left in a collective. */
+ * (src/base/agree.h) before anyone exits, so no rank is left in a collective.
+ *
+ * The codes are the public API's statuses (dd_status in
+ * include/dgemm_dist.h) number for number, and dd_dtype is its dd_type:
+ * base sees none of include/, so it names them itself, and
+ * src/api/api_impl.h binds each pair with a static assertion. */
 #ifndef DD_H
 #define DD_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define DD_VERSION "0.1.0"
-
 enum {
     DD_OK = 0,
-    DD_EFAIL = -1,
-    DD_EUSAGE = -2, /* bad input or options: exit status 2 */
-    DD_ENOMEM = -3,
-    DD_EIO = -4,
-    DD_EUNSUP = -5,
-    DD_ECHECK = -6, /* a verification found wrong data: exit status 3, like a FAILED check */
-    DD_ECOMM = -7   /* communication broke mid-collective: peers cannot agree (dd_abort_all) */
+    DD_EUSAGE = 1, /* bad input or options: exit status 2 */
+    DD_ENOMEM = 2,
+    DD_EIO = 3,
+    DD_ECOMM = 4,  /* communication broke mid-collective: peers cannot agree (dd_abort_all) */
+    DD_ECHECK = 5, /* a verification found wrong data: exit status 3, like a FAILED check */
+    DD_EUNSUP = 6,
+    DD_EFAIL = 7,
+    DD_EMPI = 8 /* MPI not initialized, or the communicator unusable */
 };
 
 /* The verdict of every check (the run's and the benches'): a scaled
@@ -71,9 +75,17 @@ typedef struct {
  * the caller chose not to add).  Returns `code` so `return dd_fail(e, ...)`. */
 int dd_fail(dd_err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void dd_err_clear(dd_err *e);
-/* A code above as the public API's status (dd_status's value), and back
- * (a status with no code of its own, MPI's, is DD_EFAIL). */
-int dd_status_of(int rc);
-int dd_code_of(int status);
+/* A value that crossed the library's boundary (a status a caller's stream
+ * returned, a status the library returned to the program) as a code, and a
+ * code as a status: the same number where it is one of the codes above,
+ * DD_EFAIL (internal) otherwise. */
+static inline int dd_code_of(int status)
+{
+    return status >= DD_OK && status <= DD_EMPI ? status : DD_EFAIL;
+}
+static inline int dd_status_of(int rc)
+{
+    return dd_code_of(rc);
+}
 
 #endif

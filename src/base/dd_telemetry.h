@@ -21,14 +21,16 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "dgemm_dist_telemetry.h"
+#include "dgemm_dist_telemetry.h" /* src/abi: dd_telemetry, DD_TELE_* */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* The clock event reason bits (DD_TELE_*) and dd_telemetry, the figures
- * themselves, are public: the library hands them to its callers. */
+ * themselves, are defined once in src/abi/dgemm_dist_telemetry.h, a leaf
+ * that the library's tool header (include/dgemm_dist_tool.h) includes too:
+ * the library hands these figures to the dgemm-dist program as they are. */
 
 typedef struct dd_tele_sampler dd_tele_sampler;
 

@@ -39,7 +39,7 @@ int main(int argc, char **argv)
         status = DD_EXIT_OK;
     } else if (o.version) {
         if (rank == 0)
-            printf("dgemm-dist %s\n", DD_VERSION);
+            printf("dgemm-dist %s\n", DGEMM_DIST_VERSION_STRING);
         status = DD_EXIT_OK;
     } else {
         o.run.t_start = t_start;

@@ -176,7 +176,7 @@ static int products(const chk *c, int ea, int eb, int e, double glob[7], dd_err 
 }
 
 /* The verdict from products()' figures; sab = 2^(ea+eb-e) as there. */
-static void verdict(const double glob[7], double sab, dd_dtype t, int64_t K, dd_check_result *res)
+static void verdict(const double glob[7], double sab, dd_dtype t, int64_t K, check_result *res)
 {
     double eps = t == DD_F64 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
     double denom = eps * ((double)K * glob[1] * glob[2] * sab + glob[6]) * glob[3];
@@ -197,7 +197,7 @@ static void verdict(const double glob[7], double sab, dd_dtype t, int64_t K, dd_
     res->passed = !res->why_not && isfinite(res->residual) && res->residual < DD_CHECK_THRESHOLD;
 }
 
-static int scaled_residual(const chk *c, dd_check_result *res, dd_err *err)
+static int scaled_residual(const chk *c, check_result *res, dd_err *err)
 {
     double in[4], glob[7];
     int rc = input_scan(c, in, err);
@@ -223,7 +223,7 @@ static int scaled_residual(const chk *c, dd_check_result *res, dd_err *err)
 
 int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_engine *e, dd_dtype t,
                   int64_t M, int64_t N, int64_t K, const void *A, const void *B, const void *C,
-                  const check_cterm *cin, uint64_t seed, dd_check_result *res, dd_err *err)
+                  const check_cterm *cin, uint64_t seed, check_result *res, dd_err *err)
 {
     chk c = {.world = world,
              .row = row,
@@ -312,7 +312,7 @@ int check_c_input(MPI_Comm world, const dd_grid *g, dd_engine *e, dd_dtype t, in
     return rc;
 }
 
-void dd_check_line(const dd_check_result *r, char *buf, size_t n)
+void check_line(const check_result *r, char *buf, size_t n)
 {
     static const char head[] = "||C x - A(B x)||_oo / (eps * k * ||A||_oo * ||B||_oo * ||x||_oo) =";
     if (!buf || !n) /* nowhere to write */

@@ -36,7 +36,6 @@
 #include <mpi.h>
 
 #include "dd.h"
-#include "dgemm_dist.h"
 #include "engine.h"
 #include "grid.h"
 
@@ -52,9 +51,13 @@ typedef struct {
     int64_t rows;  /* Mp */
 } check_cterm;
 
-/* dd_check_result (dgemm_dist.h): residual (NaN when not meaningful, Inf
- * when too large to represent), passed (1 only for a finite residual
- * below DD_CHECK_THRESHOLD), why_not (NULL when meaningful, else why not). */
+/* A check's verdict (the library hands it on as dd_check_result,
+ * include/dgemm_dist_plan.h, field by field). */
+typedef struct {
+    double residual;     /* NaN when not meaningful, Inf when too large to represent */
+    int passed;          /* 1 only for a finite residual below DD_CHECK_THRESHOLD */
+    const char *why_not; /* NULL when meaningful, else why not (static) */
+} check_result;
 
 /* Blocks in e's work memory (device memory on CUDA): A Mp×Kq, B Kp×Nq,
  * C Mp×Nq (row-major).  The scans and matrix-vector products run on the
@@ -65,7 +68,7 @@ typedef struct {
  * the engine). */
 int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_engine *e, dd_dtype t,
                   int64_t M, int64_t N, int64_t K, const void *A, const void *B, const void *C,
-                  const check_cterm *cin, uint64_t seed, dd_check_result *res, dd_err *err);
+                  const check_cterm *cin, uint64_t seed, check_result *res, dd_err *err);
 
 /* cin's figures from my block of beta·C_in (Mp×Nq, work memory), with the
  * x that check_product() will draw from the same seed.  Collective over
@@ -75,8 +78,9 @@ int check_c_input(MPI_Comm world, const dd_grid *g, dd_engine *e, dd_dtype t, in
 void check_cterm_free(check_cterm *ct);
 
 /* "||C x - A(B x)||_oo / (...) = 2.1e-02 ...... PASSED"; when not meaningful
- * "||C x - A(B x)||_oo / (...) = not meaningful (<why_not>) ...... FAILED". */
-/* dd_check_line (dgemm_dist.h) writes the verdict line. */
+ * "||C x - A(B x)||_oo / (...) = not meaningful (<why_not>) ...... FAILED";
+ * r NULL: a line saying FAILED (no result); buf NULL or n 0: nothing. */
+void check_line(const check_result *r, char *buf, size_t n);
 
 /* MPI_Allreduce of n doubles (n may exceed INT_MAX) in pieces of at most
  * `chunk` elements (check_product uses INT_MAX; 0 means INT_MAX).  send may

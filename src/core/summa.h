@@ -5,12 +5,12 @@
 #define DD_SUMMA_H
 
 #include "comm.h"
-#include "dgemm_dist.h"
 #include "engine.h"
 #include "grid.h"
 
-/* Most panels in flight (--lookahead); L+1 slot buffers of each matrix. */
-#define DD_LOOKAHEAD_MAX DGEMM_DIST_LOOKAHEAD_MAX
+/* Most panels in flight (--lookahead); L+1 slot buffers of each matrix.
+ * The public DGEMM_DIST_LOOKAHEAD_MAX (src/api/api_impl.h holds them equal). */
+#define DD_LOOKAHEAD_MAX 16
 
 typedef struct {
     dd_engine *engine;

@@ -122,7 +122,7 @@ static int write_file(const dd_io_ops *ops, MPI_Comm world, const dd_run_opts *o
         return rc;
     dd_attr attrs[] = {
         {"generator", DD_ATTR_STR,
-         "dgemm-dist " DD_VERSION " gen: splitmix64 counter, uniform [-1,1)", 0, 0},
+         "dgemm-dist " DGEMM_DIST_VERSION_STRING " gen: splitmix64 counter, uniform [-1,1)", 0, 0},
         {"seed", DD_ATTR_I64, NULL, 0, (int64_t)o->seed},
         {"order", DD_ATTR_STR, o->col ? "col" : "row", 0, 0},
     };

@@ -175,7 +175,7 @@ void report_print(FILE *f, const dd_record *r)
 {
     char a[32], b[32], c[32], expr[96];
     report_expr(expr, sizeof expr, r->transa, r->transb, r->alpha, r->beta);
-    fprintf(f, "dgemm-dist %s\n", DD_VERSION);
+    fprintf(f, "dgemm-dist %s\n", DGEMM_DIST_VERSION_STRING);
     fprintf(f, "problem   %s  %s  M=%lld N=%lld K=%lld  (%s%s)\n", expr, dd_dtype_name(r->type),
             (long long)r->M, (long long)r->N, (long long)r->K, r->input,
             r->order && !strcmp(r->order, "col") ? "; files column-major: --order col" : "");
@@ -320,7 +320,7 @@ static void json_record(FILE *f, const dd_record *r)
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     const char *job = getenv("SLURM_JOB_ID");
     fputs("{\"tool\":\"dgemm-dist\",\"version\":", f);
-    dd_json_str(f, DD_VERSION);
+    dd_json_str(f, DGEMM_DIST_VERSION_STRING);
     dd_json_kv_str(f, "timestamp", ts);
     dd_json_kv_str(f, "command", r->cmdline);
     fputs(",\"hosts\":", f);

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "dd.h"
-#include "dgemm_dist.h"
+#include "dgemm_dist_plan.h" /* dd_check_result */
 #include "dd_telemetry.h"
 #include "timer.h"
 

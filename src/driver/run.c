@@ -138,8 +138,10 @@ static int make_plan(run_ctx *c, dd_err *err)
                          o->host_to_host && c->gpu,
                          o->seed + 0x5eed}; /* the check's vector follows --seed, as before */
     int rc = run_api(c, dd_plan_create(c->ctx, &pp, &c->plan), err);
-    if (!rc)
+    if (!rc) {
         dd_plan_get_info(c->plan, &c->pi);
+        dd_plan_get_tool_info(c->plan, DGEMM_DIST_TOOL_VERSION, &c->ti);
+    }
     if (!rc && dd_fault("setup"))
         rc = dd_fail(err, DD_EFAIL, "injected fault at setup on rank %d", c->rank);
     return dd_agree(c->world, rc, err);
@@ -249,7 +251,7 @@ static int data_in(run_ctx *c, dd_err *err)
     if (rc)
         return rc;
     run_take_names(c); /* the comm backend is known now */
-    const double *a = c->pi.allocate_seconds;
+    const double *a = c->ti.allocate_seconds;
     c->rec.setup_at[SP_COMM + 1] = t0 + a[0];
     c->rec.setup_at[SP_MEMORY + 1] = t0 + a[0] + a[1];
     c->rec.setup_at[SP_WARM + 1] = dd_now();

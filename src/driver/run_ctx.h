@@ -5,7 +5,7 @@
 
 #include <mpi.h>
 
-#include "dgemm_dist.h"
+#include "dgemm_dist_tool.h"
 #include "grid.h"
 #include "io.h"
 #include "report.h"
@@ -27,7 +27,8 @@ struct run_ctx {
     double t_start;  /* process start, for the setup phase and the wall */
     dd_context *ctx; /* the library: a context and its plan */
     dd_plan *plan;
-    dd_plan_info pi; /* what the plan chose (refreshed after dd_plan_allocate) */
+    dd_plan_info pi;      /* what the plan chose (refreshed after dd_plan_allocate) */
+    dd_plan_tool_info ti; /* the report's account of it (dgemm_dist_tool.h), refreshed with pi */
     run_names names;
     const dd_io_ops *io;
     dd_dtype type;

@@ -49,12 +49,13 @@ static int gather_strings(run_ctx *c, const char *mine, size_t width, char sep, 
 void run_print_dry_run(run_ctx *c)
 {
     const dd_plan_info *pi = &c->pi;
+    const dd_plan_tool_info *ti = &c->ti;
     struct {
         long long rows, cols, ak, bk;
         double work, slots, host;
     } mine = {(long long)pi->rows[2], (long long)pi->cols[2], (long long)pi->cols[0],
-              (long long)pi->rows[1], (double)pi->work_bytes, (double)pi->slot_bytes,
-              (double)pi->host_bytes},
+              (long long)pi->rows[1], (double)pi->work_bytes, (double)ti->slot_bytes,
+              (double)ti->host_bytes},
       *all = NULL;
     if (c->rank == 0)
         all = calloc((size_t)c->size, sizeof *all);
@@ -75,10 +76,10 @@ void run_print_dry_run(run_ctx *c)
                                               : "",
                c->read_c ? "; C's input read" : "",
                pi->keeps_c ? ", beta·C kept for each repetition" : "");
-    printf("backend %s (%s)\n", pi->backend, pi->backend_why);
-    printf("%s\n", pi->tune_line);
-    if (pi->model_line)
-        printf("model: %s\n", pi->model_line);
+    printf("backend %s (%s)\n", pi->backend, ti->backend_why);
+    printf("%s\n", ti->tune_line);
+    if (ti->model_line)
+        printf("model: %s\n", ti->model_line);
     printf("%5s %7s %21s %21s %21s %12s %12s %12s\n", "rank", "(p,q)", "C block", "A block",
            "B block", "panels MiB", "total MiB", "host MiB");
     for (int r = 0; r < c->size; r++) {
@@ -102,17 +103,19 @@ void run_take_names(run_ctx *c)
 {
     run_names *n = &c->names;
     dd_plan_get_info(c->plan, &c->pi);
+    dd_plan_get_tool_info(c->plan, DGEMM_DIST_TOOL_VERSION, &c->ti);
     const dd_plan_info *pi = &c->pi;
+    const dd_plan_tool_info *ti = &c->ti;
     keep(n->backend, sizeof n->backend, pi->backend);
-    keep(n->why, sizeof n->why, pi->backend_why);
+    keep(n->why, sizeof n->why, ti->backend_why);
     keep(n->comm, sizeof n->comm, pi->comm);
-    keep(n->comm_detail, sizeof n->comm_detail, pi->comm_detail);
+    keep(n->comm_detail, sizeof n->comm_detail, ti->comm_detail);
     keep(n->kernel, sizeof n->kernel, pi->kernel);
-    keep(n->device, sizeof n->device, pi->device);
-    keep(n->versions, sizeof n->versions, pi->versions);
-    keep(n->tune_line, sizeof n->tune_line, pi->tune_line);
-    keep(n->model_line, sizeof n->model_line, pi->model_line);
-    keep(n->model_json, sizeof n->model_json, pi->model_json);
+    keep(n->device, sizeof n->device, ti->device);
+    keep(n->versions, sizeof n->versions, ti->versions);
+    keep(n->tune_line, sizeof n->tune_line, ti->tune_line);
+    keep(n->model_line, sizeof n->model_line, ti->model_line);
+    keep(n->model_json, sizeof n->model_json, ti->model_json);
 }
 
 void run_fill_record(run_ctx *c)
@@ -131,8 +134,8 @@ void run_fill_record(run_ctx *c)
     r->nb = c->pi.panel;
     r->lookahead = c->pi.lookahead;
     r->tune_line = c->names.tune_line[0] ? c->names.tune_line : NULL;
-    r->model_line = c->pi.model_line ? c->names.model_line : NULL;
-    r->model_json = c->pi.model_json ? c->names.model_json : NULL;
+    r->model_line = c->ti.model_line ? c->names.model_line : NULL;
+    r->model_json = c->ti.model_json ? c->names.model_json : NULL;
     r->repeat = o->repeat;
     r->warmup = o->warmup;
     r->type = c->type;
@@ -148,7 +151,7 @@ void run_fill_record(run_ctx *c)
     r->comm_detail = c->names.comm_detail;
     r->kernel = c->names.kernel;
     r->io = o->in || o->out ? c->io->name : NULL;
-    r->gpus = c->pi.device_index >= 0 ? c->size : 0;
+    r->gpus = c->ti.device_index >= 0 ? c->size : 0;
     int len = 0;
     MPI_Get_library_version(c->mpi_version, &len);
     char *nl = strchr(c->mpi_version, '\n');
@@ -172,7 +175,7 @@ int run_output_attrs(const run_ctx *c, dd_attr *attrs, char *grid, size_t grid_l
     const dd_record *r = &c->rec;
     snprintf(grid, grid_len, "%dx%d", c->pi.P, c->pi.Q);
     const dd_attr list[RUN_NATTRS] = {
-        {"tool", DD_ATTR_STR, "dgemm-dist " DD_VERSION, 0, 0},
+        {"tool", DD_ATTR_STR, "dgemm-dist " DGEMM_DIST_VERSION_STRING, 0, 0},
         {"input", DD_ATTR_STR, c->input, 0, 0},
         {"grid", DD_ATTR_STR, grid, 0, 0},
         {"backend", DD_ATTR_STR, c->names.backend, 0, 0},

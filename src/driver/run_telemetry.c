@@ -19,7 +19,7 @@ int run_telemetry_stop(run_ctx *c, int rc, dd_err *err)
     if (!c->gpu)
         return rc;
     dd_telemetry mine;
-    dd_plan_telemetry_stop(c->plan, &mine);
+    dd_plan_telemetry_stop(c->plan, DGEMM_DIST_TOOL_VERSION, &mine);
     if (rc) /* a failure was agreed: no collective after it */
         return rc;
     dd_telemetry *all = NULL;

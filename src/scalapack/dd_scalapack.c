@@ -1,5 +1,5 @@
 /* dd_scalapack.c — libdgemm-dist-scalapack: pdgemm_ and psgemm_ with
- * ScaLAPACK's Fortran ABI on top of dd_pgemm (dgemm_dist.h, end).
+ * ScaLAPACK's Fortran ABI on top of dd_pgemm (include/dgemm_dist_scalapack.h).
  *
  * The grid and the communicator come from the BLACS context of DESCA's
  * CTXT: Cblacs_gridinfo for the shape and this process's place,
@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "dgemm_dist.h"
+#include "dgemm_dist_scalapack.h"
 
 /* BLACS (C interface) and PBLAS's error hook, from the program's ScaLAPACK. */
 extern void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol)

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "../unit/dd_test.h"
-#include "dgemm_dist.h"
+#include "dgemm_dist_plan.h"
 
 enum { N3 = 3 };
 

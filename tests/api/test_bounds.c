@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "../unit/dd_test.h"
-#include "dgemm_dist.h"
+#include "dgemm_dist_plan.h"
 
 enum { N4 = 4, GUARD = 64 };
 #define SENTINEL 12345.0

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "dgemm_dist.h"
+#include "dgemm_dist_plan.h"
 
 static int fails;
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../unit/dd_test.h"
-#include "dgemm_dist.h"
+#include "dgemm_dist_tool.h"
 
 enum { N4 = 4 };
 
@@ -79,10 +79,12 @@ static void test_no_context(void)
     dd_plan_times t;
     dd_check_result r;
     dd_plan_info in;
+    dd_plan_tool_info ti;
     dd_telemetry tel;
     int64_t count;
     dd_status ps[] = {dd_plan_create(NULL, &pp, &plan),
                       dd_plan_get_info(NULL, &in),
+                      dd_plan_get_tool_info(NULL, DGEMM_DIST_TOOL_VERSION, &ti),
                       dd_plan_allocate(NULL),
                       dd_plan_load(NULL, DD_OPERAND_A, &s),
                       dd_plan_store(NULL, DD_OPERAND_C, &s),
@@ -96,7 +98,7 @@ static void test_no_context(void)
                       dd_plan_write(NULL, DD_OPERAND_C, 0, 0, 1, 1, &x, 1),
                       dd_plan_set_progress(NULL, NULL, NULL),
                       dd_plan_telemetry_start(NULL),
-                      dd_plan_telemetry_stop(NULL, &tel)};
+                      dd_plan_telemetry_stop(NULL, DGEMM_DIST_TOOL_VERSION, &tel)};
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
         CHECK(ps[i] == DD_ERROR_USAGE, "plan call %zu with plan (or ctx) NULL: %d", i, ps[i]);
 }
@@ -252,8 +254,10 @@ static void test_plan(dd_context *ctx)
           "panel_seconds with NULL where it writes");
     CHECK(dd_plan_set_progress(plan, NULL, NULL) == DD_SUCCESS, "set_progress(NULL): none");
     CHECK(dd_plan_telemetry_start(plan) == DD_SUCCESS &&
-              dd_plan_telemetry_stop(plan, NULL) == DD_ERROR_USAGE,
+              dd_plan_telemetry_stop(plan, DGEMM_DIST_TOOL_VERSION, NULL) == DD_ERROR_USAGE,
           "telemetry_stop's result NULL");
+    CHECK(dd_plan_get_tool_info(plan, DGEMM_DIST_TOOL_VERSION, NULL) == DD_ERROR_USAGE,
+          "get_tool_info's result NULL");
     dd_plan_destroy(plan);
 }
 

@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "../unit/dd_test.h"
-#include "dgemm_dist.h"
+#include "dgemm_dist_plan.h"
 
 static const int64_t sizes[] = {1, 2, 3, 7};
 enum { NSIZES = sizeof sizes / sizeof sizes[0] };

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../unit/dd_test.h"
-#include "dgemm_dist.h"
+#include "dgemm_dist_tool.h"
 
 enum { M = 37, N = 29, K = 23 };
 
@@ -175,6 +175,17 @@ static void one_type(dd_context *ctx, int f32)
     CHECK(dd_plan_allocate(plan) == DD_SUCCESS, "allocate: %s", dd_context_last_error(ctx));
     dd_plan_get_info(plan, &in);
     CHECK(in.comm[0] != '\0', "the comm backend is named after allocate");
+    /* the tool's account: this header's layout served, any other refused */
+    dd_plan_tool_info ti = {0};
+    dd_telemetry tel;
+    CHECK(dd_plan_get_tool_info(plan, DGEMM_DIST_TOOL_VERSION, &ti) == DD_SUCCESS && ti.tune_line &&
+              ti.device && ti.allocate_seconds[1] >= 0,
+          "dd_plan_get_tool_info: %s", dd_context_last_error(ctx));
+    CHECK(dd_plan_get_tool_info(plan, DGEMM_DIST_TOOL_VERSION + 1, &ti) == DD_ERROR_UNSUPPORTED &&
+              strstr(dd_context_last_error(ctx), "dgemm_dist_tool.h version") &&
+              dd_plan_telemetry_stop(plan, DGEMM_DIST_TOOL_VERSION - 1, &tel) ==
+                  DD_ERROR_UNSUPPORTED,
+          "another tool layout refused: %s", dd_context_last_error(ctx));
     dd_stream sa, sb, sc, plain;
     mem_stream ma = stream_of(&in, 0, At, M, f32, 1, &sa),
                mb = stream_of(&in, 1, B, N, f32, 0, &sb), mc = stream_of(&in, 2, C, N, f32, 0, &sc);

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "dgemm_dist.h"
+#include "dgemm_dist_scalapack.h" /* dd_scalapack_calls */
 
 void Cblacs_pinfo(int *me, int *np);
 void Cblacs_get(int ctxt, int what, int *val);

@@ -126,16 +126,16 @@ static int64_t target(const prob *p)
     return best;
 }
 
-static dd_check_result run_check(const prob *p, const char *what)
+static check_result run_check(const prob *p, const char *what)
 {
-    dd_check_result r;
+    check_result r;
     memset(&r, 0, sizeof r);
     dd_err err = {{0}};
     int rc = check_product(MPI_COMM_WORLD, p->row, &p->g, &g_eng, p->t, TM, TN, TK, p->A, p->B,
                            p->C, g_cin, XSEED, &r, &err);
     CHECK(rc == DD_OK, "%s: check_product rc %d: %s", what, rc, err.msg);
     char line[256];
-    dd_check_line(&r, line, sizeof line);
+    check_line(&r, line, sizeof line);
     if (g_rank == 0)
         printf("%-44s %s %s\n", what, dd_dtype_name(p->t), line);
     return r;
@@ -143,7 +143,7 @@ static dd_check_result run_check(const prob *p, const char *what)
 
 static void expect_pass(const prob *p, const char *what)
 {
-    dd_check_result r = run_check(p, what);
+    check_result r = run_check(p, what);
     CHECK(r.passed == 1 && r.residual < DD_CHECK_THRESHOLD && r.why_not == NULL,
           "%s: passed %d residual %g why_not %s", what, r.passed, r.residual,
           r.why_not ? r.why_not : "-");
@@ -151,7 +151,7 @@ static void expect_pass(const prob *p, const char *what)
 
 static void expect_fail(const prob *p, const char *what)
 {
-    dd_check_result r = run_check(p, what);
+    check_result r = run_check(p, what);
     CHECK(r.passed == 0 && r.residual >= DD_CHECK_THRESHOLD && r.why_not == NULL,
           "%s: passed %d residual %g why_not %s", what, r.passed, r.residual,
           r.why_not ? r.why_not : "-");
@@ -160,7 +160,7 @@ static void expect_fail(const prob *p, const char *what)
 /* FAILED and not meaningful, the reason naming `who`. */
 static void expect_not_meaningful(const prob *p, const char *what, const char *who)
 {
-    dd_check_result r = run_check(p, what);
+    check_result r = run_check(p, what);
     CHECK(r.passed == 0 && isnan(r.residual) && r.why_not && strstr(r.why_not, who),
           "%s: passed %d residual %g why_not %s", what, r.passed, r.residual,
           r.why_not ? r.why_not : "-");
@@ -374,18 +374,18 @@ static void case_chunks(void)
 static void case_line(void)
 {
     char buf[256];
-    dd_check_result r = {0.021, 1, NULL};
-    dd_check_line(&r, buf, sizeof buf);
+    check_result r = {0.021, 1, NULL};
+    check_line(&r, buf, sizeof buf);
     CHECK(!strcmp(buf, "||C x - A(B x)||_oo / (eps * k * ||A||_oo * ||B||_oo * ||x||_oo) = "
                        "2.1e-02 ...... PASSED"),
           "%s", buf);
-    r = (dd_check_result){20.0, 0, NULL};
-    dd_check_line(&r, buf, sizeof buf);
+    r = (check_result){20.0, 0, NULL};
+    check_line(&r, buf, sizeof buf);
     CHECK(!strcmp(buf, "||C x - A(B x)||_oo / (eps * k * ||A||_oo * ||B||_oo * ||x||_oo) = "
                        "2.0e+01 ...... FAILED"),
           "%s", buf);
-    r = (dd_check_result){NAN, 0, "A holds NaN or Inf"};
-    dd_check_line(&r, buf, sizeof buf);
+    r = (check_result){NAN, 0, "A holds NaN or Inf"};
+    check_line(&r, buf, sizeof buf);
     size_t n = strlen(buf);
     CHECK(strstr(buf, "= not meaningful (A holds NaN or Inf) ") && n > 6 &&
               !strcmp(buf + n - 6, "FAILED") && !strstr(buf, "PASSED"),

@@ -1,8 +1,14 @@
-/* dgemm_dist_telemetry.h — what a GPU did while it computed, as the
- * library reports it (dd_plan_telemetry_stop in dgemm_dist.h): SM clock,
+/* dgemm_dist_telemetry.h — what a GPU did while it computed: SM clock,
  * power, energy, the reasons its clock was held down, its temperature,
- * read through NVML where the driver provides it.  Plain C, no MPI: also
- * included on its own. */
+ * read through NVML where the driver provides it.
+ *
+ * A leaf: plain C data, no includes, no MPI.  It is the one definition
+ * that two sides share byte for byte: base's sampler fills it
+ * (src/base/dd_telemetry.h, which includes it), and the library hands it
+ * to the dgemm-dist program through the tool-facing header
+ * (include/dgemm_dist_tool.h, dd_plan_telemetry_stop), which includes it
+ * too.  It lives in src/abi, not include/, so that base includes nothing
+ * of the public headers; it is installed with them. */
 #ifndef DGEMM_DIST_TELEMETRY_H
 #define DGEMM_DIST_TELEMETRY_H
 

@@ -1,0 +1,77 @@
+/* dgemm_dist_tool.h — the dgemm-dist program's instrumentation of a plan:
+ * NOT A STABLE INTERFACE.
+ *
+ * What the program's report and JSON record show beyond the plan itself:
+ * why a backend was chosen, the device and toolkit versions, the memory
+ * split, what the performance model chose and predicted, the allocation's
+ * phases, a host-to-host pass, each panel's time, and the GPU's clock,
+ * power and energy.  These calls, structs and fields change whenever the
+ * report does, in any release, without a deprecation: an application
+ * should use dgemm_dist.h and dgemm_dist_plan.h only.
+ *
+ * DGEMM_DIST_TOOL_VERSION names this interface's layout.  The calls that
+ * fill a struct of this header take it as their `version` argument (pass
+ * DGEMM_DIST_TOOL_VERSION) and refuse any other with DD_ERROR_UNSUPPORTED,
+ * so a program built against another layout than the library's gets an
+ * error, never a struct filled in another layout.
+ *
+ * Every call here is local (no other rank takes part), but dd_plan_host_pass,
+ * which is collective and agreed like dd_plan_multiply. */
+#ifndef DGEMM_DIST_TOOL_H
+#define DGEMM_DIST_TOOL_H
+
+#include "dgemm_dist_plan.h"
+#include "dgemm_dist_telemetry.h" /* dd_telemetry, the DD_TELE_* reason bits */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DGEMM_DIST_TOOL_VERSION 1
+
+/* The report's account of a plan, beyond dd_plan_info. */
+typedef struct {
+    const char *backend_why;    /* why that backend (auto's choice) */
+    const char *comm_detail;    /* the comm backend's transport, where it says ("" otherwise) */
+    const char *device;         /* "NVIDIA H200", "CPU (OpenBLAS ..., 2 threads)" */
+    const char *versions;       /* "CUDA 13.0, cuBLAS 13.1", ... */
+    int device_index;           /* GPU ordinal, -1 without one */
+    int host_memory;            /* 1: work memory is host memory (the CPU backend) */
+    size_t slot_bytes;          /* of dd_plan_info.work_bytes, the panel slots */
+    size_t host_bytes;          /* host memory of this rank: blocks on the CPU, stream buffers */
+    const char *tune_line;      /* what the model chose and why, or why no model */
+    const char *model_line;     /* the model's prediction of the settings in use; NULL: none */
+    const char *model_json;     /* the same as a JSON object; NULL: none */
+    double allocate_seconds[3]; /* dd_plan_allocate on this rank: comm, memory, warm */
+} dd_plan_tool_info;
+
+/* Local; the strings live as long as the plan. */
+dd_status dd_plan_get_tool_info(const dd_plan *plan, int version, dd_plan_tool_info *info);
+
+/* What a caller holding its data in host memory waits for: op(A) and op(B)
+ * streamed up from host copies panel by panel behind the multiply, C down
+ * after it (the plan's host_pass; GPU backends: on the CPU backend there is
+ * no such pass and this returns DD_ERROR_UNSUPPORTED).  The blocks are
+ * zeroed before, so what the pass misses, the check finds.  Collective;
+ * times may be NULL. */
+dd_status dd_plan_host_pass(dd_plan *plan, dd_plan_times *times);
+
+/* This rank's time in each panel's local multiply during the last
+ * dd_plan_multiply or dd_plan_host_pass, in panel order (K's panels as the
+ * multiply takes them): the number of panels into *count, the first n times
+ * (seconds) into seconds (NULL with n = 0 asks for the count alone).  0 for
+ * a panel not multiplied: before the first multiply, with alpha = 0, or
+ * where this rank's block of C is empty.  Local: ranks may call it or not. */
+dd_status dd_plan_panel_seconds(dd_plan *plan, double *seconds, int64_t n, int64_t *count);
+
+/* The GPU's clock, power and energy between start and stop
+ * (dgemm_dist_telemetry.h); *t says "not available" on the CPU backend or
+ * without NVML.  Local. */
+dd_status dd_plan_telemetry_start(dd_plan *plan);
+dd_status dd_plan_telemetry_stop(dd_plan *plan, int version, dd_telemetry *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
