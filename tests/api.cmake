@@ -60,6 +60,24 @@ endif()
 set_tests_properties(${_dd_api_runs} PROPERTIES LABELS api TIMEOUT 30
   FIXTURES_REQUIRED dd_api_installed ENVIRONMENT "${DD_API_ENV};DD_MPIRUN=${_dd_api_mpirun}")
 
+# What the install exports: each library's defined globals, static and
+# shared, are its list (cmake/dgemm-dist.syms, cmake/dgemm-dist-scalapack.syms)
+# exactly, each name declared in its own library's installed headers, and
+# every installed header compiles on its own.
+add_test(NAME api_installed_symbols_are_the_public_list
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/api/symbols.sh ${_dd_api_work}/prefix ${PROJECT_SOURCE_DIR})
+set_tests_properties(api_installed_symbols_are_the_public_list PROPERTIES LABELS api TIMEOUT 60
+  FIXTURES_REQUIRED dd_api_installed)
+# The layering rule where the build alone would not show it (base and core
+# see none of include/, src/abi's leaves include nothing) and one version
+# number, project(VERSION)'s, in the program's --version, record and files.
+add_test(NAME api_layering_and_one_version
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/api/layering.sh ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}
+    ${PROJECT_VERSION} "$<TARGET_PROPERTY:dd_base,INTERFACE_INCLUDE_DIRECTORIES>"
+    "$<TARGET_PROPERTY:dd_mult,INTERFACE_INCLUDE_DIRECTORIES>")
+set_tests_properties(api_layering_and_one_version PROPERTIES LABELS "api;cli" TIMEOUT 60
+  ENVIRONMENT "${DD_API_ENV};DD_BIN=$<TARGET_FILE:dgemm-dist>")
+
 # The device-pointer entries on real GPU memory (label gpu: skipped, exit
 # 77, where a rank sees no GPU): 1 rank, and 2 ranks on 2 GPUs; plans on
 # the CUDA backend likewise.

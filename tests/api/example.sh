@@ -21,9 +21,11 @@ install)
     san=$(sed -n 's/^DD_SANITIZE:[A-Z]*=//p' "$build/CMakeCache.txt")
     echo "${san:+-fsanitize=$san}" >"$work/sanitize-flags"
     cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
-    for f in include/dgemm_dist.h bin/dgemm-dist; do
-        test -f "$work/prefix/$f" || { echo "not installed: $f" >&2; exit 1; }
+    for h in dgemm_dist.h dgemm_dist_plan.h dgemm_dist_scalapack.h dgemm_dist_tool.h \
+        dgemm_dist_version.h dgemm_dist_telemetry.h; do
+        test -f "$work/prefix/include/$h" || { echo "not installed: the header $h" >&2; exit 1; }
     done
+    test -f "$work/prefix/bin/dgemm-dist" || { echo "not installed: dgemm-dist" >&2; exit 1; }
     ls "$work"/prefix/lib*/libdgemm-dist.so "$work"/prefix/lib*/libdgemm-dist.a \
         "$work"/prefix/lib*/libdgemm-dist-scalapack.so "$work"/prefix/lib*/libdgemm-dist-scalapack.a \
         "$work"/prefix/lib*/pkgconfig/dgemm-dist.pc "$work"/prefix/lib*/pkgconfig/dgemm-dist-scalapack.pc \
