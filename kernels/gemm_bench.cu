@@ -1,8 +1,9 @@
 /* gemm-bench — check every kernel against cuBLAS, then time it.
  *
- *   gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32,i8] [--reps N]
- *              [--warmup N] [--beta 0|1|auto] [--slow-limit N] [--sustain SECONDS]
- *              [--json FILE] [--quick] [--seed S] [--device D]
+ *   gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32,i8] [--i8-batch B]
+ *              [--reps N] [--warmup N] [--beta 0|1|auto] [--slow-limit N]
+ *              [--sustain SECONDS] [--interleave] [--json FILE] [--quick] [--seed S]
+ *              [--device D]
  *
  * For each type and size: fresh uniform [-1,1) data made on the device
  * (new seed per kernel), cuBLAS computes the reference, C is poisoned with
@@ -83,13 +84,14 @@ struct env_info {
 
 int usage(FILE *f)
 {
-    fprintf(f, "usage: gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32,i8] [--reps N]\n"
-               "                  [--warmup N] [--beta 0|1|auto] [--slow-limit N]\n"
+    fprintf(f, "usage: gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32,i8] [--i8-batch B]\n"
+               "                  [--reps N] [--warmup N] [--beta 0|1|auto] [--slow-limit N]\n"
                "                  [--sustain SECONDS] [--json FILE] [--quick] [--seed S]\n"
                "                  [--interleave] [--device D]\n"
                "  --sizes     comma list of N or MxNxK (default 1024,2048,4096,8192,16384,\n"
                "              8192x8192x1024,16384x16384x1024)\n"
-               "  --kernels   comma list of names or name prefixes (default: all); cublas is\n"
+               "  --kernels   comma list of names or name prefixes (default: all; earlier\n"
+               "              names such as 23_dmma_pipe select their kernel); cublas is\n"
                "              always timed, as the reference\n"
                "  --sustain S also run cuBLAS and each kernel back to back for S seconds and\n"
                "              report the median over the last half, with its clock and power\n"
@@ -236,13 +238,20 @@ int parse(int argc, char **argv, options *o)
     return 0;
 }
 
-bool selected(const options &o, const char *name)
+/* A kernel is selected where an item of --kernels is a prefix of its name
+ * or of one of its earlier names (kernel_alias: "23" selects dgemm_dmma). */
+bool selected(const options &o, const kernel_desc *kd)
 {
     if (o.kernels.empty())
         return true;
-    for (auto &k : o.kernels)
-        if (!strncmp(name, k.c_str(), k.size()))
+    for (auto &k : o.kernels) {
+        if (!strncmp(kd->name, k.c_str(), k.size()))
             return true;
+        const kernel_desc *to = nullptr;
+        for (int i = 0; const char *old = kernel_alias(i, &to); ++i)
+            if (to == kd && !strncmp(old, k.c_str(), k.size()))
+                return true;
+    }
     return false;
 }
 
@@ -811,7 +820,7 @@ int main(int argc, char **argv)
     int n = 0;
     const kernel_desc *all = kernel_list(&n);
     for (int i = 0; i < n; ++i)
-        if (selected(o, all[i].name) && &all[i] != cublas)
+        if (selected(o, &all[i]) && &all[i] != cublas)
             list.push_back(&all[i]);
 
     printf("# gemm-bench: %s, %d SMs, cc %d.%d, CUDA driver %d.%d runtime %d.%d, cuBLAS %s\n",

@@ -1,7 +1,8 @@
-/* gemm_common.cuh — what every kernel of the ladder shares: argument checks
- * and trivial cases, alignment tests, guarded element access, cp.async
- * wrappers, the tile rasterisation of the production kernels, and the
- * launcher boilerplate.
+/* gemm_common.cuh — what the production kernels share: argument checks and
+ * trivial cases, alignment tests, the launch status and shared-memory
+ * limit, cp.async wrappers, the tile rasterisation and guarded stores.
+ * (The ladder has its own copies: kernels/ladder/ includes nothing of
+ * production.)
  *
  * Conventions (see kernel.h): row-major, C(m×n, ldc) = A(m×k, lda)·B(k×n, ldb)
  * + beta·C with beta ∈ {0, 1}.  Dimensions fit in int (checked at launch);
@@ -14,7 +15,7 @@
 #include <stdint.h>
 
 #include "kernel.h"
-#include "ladder.h"
+#include "launchers.h"
 
 namespace dd
 {
@@ -62,31 +63,6 @@ template <typename T> static inline bool vec16_ok(const void *p, int64_t ld)
 static inline int launch_status(void)
 {
     return (int)cudaGetLastError();
-}
-
-/* The launch of a tiled kernel: the shared argument checks and trivial
- * cases, then a grid of ceil(n/bn) × ceil(m/bm) blocks (x along C's
- * columns) of `block` threads on stream s.  All ladder kernels take the
- * same arguments. */
-template <typename T>
-using ladder_kernel_t = void (*)(int, int, int, const T *, int64_t, const T *, int64_t, int, T *,
-                                 int64_t);
-
-template <typename T>
-static inline int launch_tiled(ladder_kernel_t<T> kernel, dim3 block, int bm, int bn, int64_t m,
-                               int64_t n, int64_t k, const T *A, int64_t lda, const T *B,
-                               int64_t ldb, int beta, T *C, int64_t ldc, void *stream)
-{
-    cudaStream_t s = (cudaStream_t)stream;
-    bool go;
-    int e = gemm_prologue<T>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
-    if (e != cudaSuccess || !go)
-        return e;
-    dim3 grid((unsigned)((n + bn - 1) / bn), (unsigned)((m + bm - 1) / bm));
-    if (grid.y > 65535)
-        return cudaErrorInvalidConfiguration;
-    kernel<<<grid, block, 0, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C, ldc);
-    return launch_status();
 }
 
 /* Raise a kernel's dynamic shared-memory limit once per device.  The flag
@@ -181,12 +157,6 @@ template <int N> __device__ __forceinline__ void cp_async_wait()
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 #endif
-}
-
-/* Guarded scalar read: zero outside the matrix. */
-template <typename T> __device__ __forceinline__ T load_or_zero(const T *p, bool valid)
-{
-    return valid ? *p : T(0);
 }
 
 /* Grouped rasterisation: consecutive block ids walk down GROUP block-rows

@@ -262,8 +262,8 @@ __global__ void __launch_bounds__(THREADS, 1)
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         /* the group before this one is done: its stage goes back */
         asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-        /* every thread arrives: one arrival a warp after __syncwarp measured
-         * 3-6% slower (docs/results/h200-2026-12-01-rung10) */
+        /* every thread arrives (one arrival a warp would need a
+         * __syncwarp first, which is slower) */
         if (kt > 0)
             bar_arrive(&empty[(kt - 1) % STAGES]);
     }

@@ -7,9 +7,10 @@
  * cudaError_t as int (0 = cudaSuccess) from the launch check, and never
  * synchronise.  A kernel that does not support a type has a NULL entry.
  *
- * The ladder (kernels/NN_*.cu) is numbered in the order of the seed
- * article's story; "cublas" is the reference; the production kernels are
- * the default (kernel_default()). */
+ * The production kernels (kernels/<name>.cu) are the default
+ * (kernel_default()); the ladder (kernels/ladder/NN_name.cu) is the seed
+ * article's story, numbered in its order; "cublas" is the reference.
+ * kernels.def lists them all. */
 #ifndef DD_KERNEL_H
 #define DD_KERNEL_H
 
@@ -27,26 +28,30 @@ typedef int (*kernel_sgemm_fn)(int64_t m, int64_t n, int64_t k, const float *A, 
                                void *stream);
 
 typedef struct {
-    const char *name;      /* "01_naive", ..., "cublas" */
-    const char *technique; /* one line: what this step changes */
+    const char *name;      /* "01_naive", ..., "dgemm_dmma", ..., "cublas" */
+    const char *technique; /* one line: what the kernel does */
     kernel_dgemm_fn dgemm; /* NULL: FP64 not offered */
     kernel_sgemm_fn sgemm; /* NULL: FP32 not offered */
     int slow;              /* 1: too slow for the large bench sizes (naive steps) */
 } kernel_desc;
 
-/* All kernels, ladder order, cublas last.  *count set. */
+/* All kernels, the ladder first, cublas last.  *count set. */
 const kernel_desc *kernel_list(int *count);
-/* NULL if unknown. */
+/* The kernel of that name or of that earlier name (an alias, e.g.
+ * "23_dmma_pipe" for "dgemm_dmma"); NULL if unknown. */
 const kernel_desc *kernel_find(const char *name);
+/* Alias i (0, 1, ...): its name, and in *kd (if not NULL) the kernel it
+ * names; NULL past the last. */
+const char *kernel_alias(int i, const kernel_desc **kd);
 /* The SUMMA panel width a kernel wants when none is given; 0: the engine's
  * default.  ozaki2: 8192 (it slices both panels on every multiply, and
  * deeper INT8 products amortise that). */
 int64_t kernel_panel(const kernel_desc *kd);
-/* The production kernel for a type ("production" entries at the top of the
- * ladder): kernel_default() returns these; tools without the kernels (the
- * performance model's dd-model) name them from here. */
-#define DD_KERNEL_DEFAULT_F64 "23_dmma_pipe"
-#define DD_KERNEL_DEFAULT_F32 "24_sgemm_dmma"
+/* The production kernel for a type: kernel_default() returns these; tools
+ * without the kernels (the performance model's dd-model) name them from
+ * here. */
+#define DD_KERNEL_DEFAULT_F64 "dgemm_dmma"
+#define DD_KERNEL_DEFAULT_F32 "sgemm_dmma"
 const char *kernel_default(int is_f64);
 /* cuBLAS needs a handle per device/stream; created lazily, destroyed here. */
 void kernel_cublas_shutdown(void);
@@ -55,7 +60,7 @@ void kernel_cublas_shutdown(void);
 void kernel_shutdown(void);
 /* What the kernels have to report about the multiplies since the last call
  * ("" when nothing): ozaki2's fallbacks to native FP64 and why, and the
- * calls 24_sgemm_dmma ran on 19_sgemm_lean and why.  Waits for
+ * calls sgemm_dmma ran on sgemm_simt and why.  Waits for
  * the work queued on the devices used (a synchronising call: once per
  * run or per bench row, never per multiply). */
 const char *kernel_note(void);

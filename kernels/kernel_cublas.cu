@@ -16,7 +16,7 @@
 
 #include "cublas_handles.cuh"
 #include "gemm_common.cuh"
-#include "ladder.h"
+#include "launchers.h"
 
 namespace
 {
@@ -67,8 +67,8 @@ template <typename T> int cublas_gemm(DD_LAUNCHER_ARGS(T))
 
 } // namespace
 
-DD_LAUNCHER(dd_cublas_dgemm, double, cublas_gemm<double>)
-DD_LAUNCHER(dd_cublas_sgemm, float, cublas_gemm<float>)
+DD_LAUNCHER(dd_cublas_f64, double, cublas_gemm<double>)
+DD_LAUNCHER(dd_cublas_f32, float, cublas_gemm<float>)
 
 /* Destroys the handles of every device that has one; each on its own
  * device, restoring the caller's current device afterwards. */

@@ -10,7 +10,7 @@
 
 #include "cublas_handles.cuh"
 #include "gemm_common.cuh"
-#include "ladder.h"
+#include "launchers.h"
 
 namespace
 {
@@ -46,7 +46,7 @@ int emu_gemm(DD_LAUNCHER_ARGS(double))
 
 } // namespace
 
-DD_LAUNCHER(dd_emu_cublas_dgemm, double, emu_gemm)
+DD_LAUNCHER(dd_emu_cublas, double, emu_gemm)
 
 extern "C" void dd_emu_cublas_shutdown(void)
 {

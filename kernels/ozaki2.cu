@@ -6,11 +6,15 @@
  *      per column of B: the power-of-two scale from the max and the 2-norm,
  *      the range check, and N INT8 slices (A row-major, B transposed: both
  *      k-contiguous, k padded to 32 with zeros);
- *   2. N INT8 GEMMs, INT32 out, in one cublasGemmStridedBatchedEx
- *      (CUBLAS_COMPUTE_32I, the "TN" form cuBLAS's IMMA kernels take;
- *      leading dimensions multiples of 32 / 4), over row tiles of C so
- *      that the INT32 products stay within DD_OZAKI2_TILE_MB (default
- *      8192 MiB, or a quarter of the free device memory when less);
+ *   2. the N INT8 products: on compute 9.0 the project's own INT8 GEMM
+ *      (i8gemm.cu: TMA and wgmma, each product's residues modulo its
+ *      modulus written by its epilogue); elsewhere, or with
+ *      DD_OZAKI2_INT8=cublas, one cublasGemmStridedBatchedEx over the N
+ *      slices (CUBLAS_COMPUTE_32I, INT32 out, the "TN" form cuBLAS's IMMA
+ *      kernels take; leading dimensions multiples of 32 / 4).  Both run
+ *      over row tiles of C so that the products stay within
+ *      DD_OZAKI2_TILE_MB (default 8192 MiB, or a quarter of the free
+ *      device memory when less);
  *   3. crt: residues, Garner, Horner, unscale and beta into C, fused.
  *   k above OZ2_KCHUNK (exactness of INT32) is done in chunks, C
  *   accumulating.
@@ -18,8 +22,8 @@
  * Fallback.  When the scaling step finds a non-finite value or a row or
  * column of too wide a range for the moduli (ozaki2.h), a device flag
  * turns the INT8 products and the CRT kernel off and the FP64 production
- * kernel (11_dmma_k16, gated on the same flag; a simple FMA kernel where
- * there is no TMA) on: the decision
+ * kernel (dgemm_dmma, gated on the same flag; a simple FMA kernel where
+ * the TMA cannot be used) on: the decision
  * stays on the GPU, the launcher never synchronises.  kernel_note() (a
  * synchronising call, kernel.h) reports how many multiplies fell back and
  * why; dgemm-dist prints it at teardown, gemm-bench in its row.
@@ -39,7 +43,7 @@
 #include "cublas_handles.cuh"
 #include "gemm_common.cuh"
 #include "i8gemm.h"
-#include "ladder.h"
+#include "launchers.h"
 #include "ozaki2.h"
 #include "ozaki2_dev.cuh"
 
@@ -127,9 +131,9 @@ bool own_int8()
 
 /* The products held at once (INT32, or INT8 residues): DD_OZAKI2_TILE_MB, else 8 GiB or a
  * quarter of the device's free memory when that is less (at least 256
- * MiB), decided once per device at its first multiply.  Fewer, larger
- * batched INT8 GEMMs: 2048 MiB tiles gave 0.96-1.03x native cuBLAS at
- * n = 16384, 8192 MiB 1.05x (docs/results/h200x2-2026-11-30-ozaki2-crt). */
+ * MiB), decided once per device at its first multiply: fewer, larger
+ * tiles of INT8 products amortise each call's fixed costs (the figures
+ * are in kernels/README.md). */
 double tile_mb()
 {
     const char *env = getenv("DD_OZAKI2_TILE_MB");
@@ -265,7 +269,7 @@ int chunk(workspace *w, int nm, int64_t m, int64_t n, int64_t k, const double *A
     /* The native product where the range check flagged this multiply: the
      * FP64 production kernel gated on the flag, else (no TMA here) the
      * simple kernel; the simple kernel's block 0 records the fallback. */
-    int gated = dd_k23_dgemm_gated(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &w->st->flag);
+    int gated = dd_dgemm_dmma_gated(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &w->st->flag);
     if (gated != cudaSuccess && gated != cudaErrorNotSupported)
         return gated;
     const int64_t tiles = ((m + 63) / 64) * ((n + 63) / 64);
@@ -306,15 +310,15 @@ int ozaki2_gemm(int nm, DD_LAUNCHER_ARGS(double))
 } // namespace
 
 #define OZ_LAUNCHER(id, N)                                                                         \
-    extern "C" int dd_##id##_dgemm(DD_LAUNCHER_ARGS(double))                                       \
+    extern "C" int dd_##id(DD_LAUNCHER_ARGS(double))                                               \
     {                                                                                              \
         return ozaki2_gemm(N, m, n, k, A, lda, B, ldb, beta, C, ldc, stream);                      \
     }
-OZ_LAUNCHER(oz2, 0)
-OZ_LAUNCHER(oz2_14, 14)
-OZ_LAUNCHER(oz2_15, 15)
-OZ_LAUNCHER(oz2_16, 16)
-OZ_LAUNCHER(oz2_18, 18)
+OZ_LAUNCHER(ozaki2, 0)
+OZ_LAUNCHER(ozaki2_14, 14)
+OZ_LAUNCHER(ozaki2_15, 15)
+OZ_LAUNCHER(ozaki2_16, 16)
+OZ_LAUNCHER(ozaki2_18, 18)
 
 /* kernel.h: the fallbacks since the last call, over every device used. */
 extern "C" const char *dd_ozaki2_note(void)

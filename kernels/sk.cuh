@@ -1,8 +1,8 @@
-/* sk.cuh — stream-K for the last wave, the parts its kernels share
- * (13_dmma_sk; 16_warptile_sk used them too, measured and dropped): the
- * plan (sk_plan.h) and its workspace on the host, the arrival of a partial
- * tile on the device.  A kernel writes and sums its partials in its own
- * register layout. */
+/* sk.cuh — stream-K for the last wave (dmma_gemm.cuh, for dgemm_dmma and
+ * sgemm_dmma): the plan (sk_plan.h) and its workspace on the host, the
+ * arrival of a partial tile on the device.  The kernel writes and sums its
+ * partials in its own register layout.  sgemm_dmma takes its FP64 copies
+ * from the same pool (pool_alloc). */
 #pragma once
 
 #include <cuda_runtime.h>

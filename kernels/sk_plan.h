@@ -1,5 +1,6 @@
-/* sk_plan.h — how 13_dmma_sk splits a multiply between whole tiles and
- * stream-K (host arithmetic only, so the CPU tests check it).
+/* sk_plan.h — how dgemm_dmma (and sgemm_dmma) split a multiply between
+ * whole tiles and stream-K (host arithmetic only, so the CPU tests check
+ * it: tests/unit/test_sk_plan.c).
  *
  * A grid of T output tiles on P SMs (one CTA each) runs in ceil(T/P)
  * waves; when T mod P is small the last wave leaves most SMs idle (n =

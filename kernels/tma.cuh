@@ -1,7 +1,7 @@
 /* tma.cuh — what the Hopper kernels fed by the Tensor Memory Accelerator
- * share (i8gemm.cu, 10_dmma_tma.cu), and the mbarrier-paced cp.async
- * kernels too (17 in 07_warptile.cu, 19_sgemm_lean.cu): mbarrier waits and
- * arrivals, TMA box loads into shared memory, and on the host the tensor
+ * share (i8gemm.cu, dmma_gemm.cuh), and the mbarrier-paced cp.async kernels
+ * too (sgemm_simt.cu): mbarrier waits and arrivals, TMA box loads into
+ * shared memory, bulk adds from shared memory, and on the host the tensor
  * maps (the driver's cuTensorMapEncodeTiled, found at run time: no link to
  * libcuda) and whether a device runs the sm_90 code. */
 #pragma once

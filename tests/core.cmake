@@ -12,7 +12,7 @@ target_compile_options(test-rng PRIVATE ${DD_WARN})
 add_test(NAME unit_rng_values_as_defined_every_seed_bit_counts COMMAND test-rng)
 set_tests_properties(unit_rng_values_as_defined_every_seed_bit_counts PROPERTIES LABELS unit TIMEOUT 20)
 
-# 13_dmma_sk's plan and stream-K bookkeeping (host arithmetic: no GPU needed)
+# dgemm_dmma's stream-K plan and bookkeeping (host arithmetic: no GPU needed)
 add_executable(test-sk-plan ${PROJECT_SOURCE_DIR}/tests/unit/test_sk_plan.c)
 target_include_directories(test-sk-plan PRIVATE ${PROJECT_SOURCE_DIR}/kernels)
 target_compile_options(test-sk-plan PRIVATE ${DD_WARN})

@@ -30,12 +30,16 @@ if(DD_HAVE_CUDA)
   dd_gpu_case(gpu_2gpu_4ranks_2x2_mpi_f64   2 4 601 577 419 f64 --grid 2x2 --comm mpi --panel 64)
   dd_gpu_case(gpu_2gpu_4ranks_auto_comm_f32 2 4 301 277 219 f32 --panel 50)
 
-  # FP32 with no room for 24_sgemm_dmma's FP64 copies: every multiply runs
-  # 19_sgemm_lean (FP32 arithmetic), the result checks, and the run says so
+  # FP32 with no room for sgemm_dmma's FP64 copies: every multiply runs
+  # sgemm_simt (FP32 arithmetic), the result checks, and the run says so
   dd_gpu_case(gpu_1gpu_f32_fallback_to_fp32_arithmetic 1 1 1000 1001 999 f32 --panel 200)
   set_property(TEST gpu_1gpu_f32_fallback_to_fp32_arithmetic APPEND PROPERTY ENVIRONMENT
     "DD_SGEMM_WORKSPACE_MIB=0"
-    "DD_EXPECT_LOG=kernel 24_sgemm_dmma: [0-9]+ of [0-9]+ multiplies ran on 19_sgemm_lean")
+    "DD_EXPECT_LOG=kernel sgemm_dmma: [0-9]+ of [0-9]+ multiplies ran on sgemm_simt")
+  # an earlier kernel name is an alias: the run takes it and reports the kernel's name
+  dd_gpu_case(gpu_1gpu_kernel_alias_reports_new_name 1 1 300 200 100 f64 --kernel 23_dmma_pipe)
+  set_property(TEST gpu_1gpu_kernel_alias_reports_new_name APPEND PROPERTY ENVIRONMENT
+    "DD_EXPECT_LOG=^kernel +dgemm_dmma$")
 
   add_test(NAME gpu_refusals_clear_messages COMMAND bash ${PROJECT_SOURCE_DIR}/tests/gpu/refusals.sh)
   set_tests_properties(gpu_refusals_clear_messages PROPERTIES LABELS "gpu" TIMEOUT 300

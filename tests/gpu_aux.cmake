@@ -1,6 +1,7 @@
 # The CUDA engine's check and generator ops (absmax, matvec, fill_random:
-# kernels/engine_aux.cu) against the CPU engine's and rng_fill_block, on the
-# GPU (label gpu; exit 77, skipped, where no GPU is visible).
+# src/engine/engine_cuda_kernels.cu) against the CPU engine's and
+# rng_fill_block, on the GPU (label gpu; exit 77, skipped, where no GPU is
+# visible).
 if(DD_HAVE_CUDA)
   add_executable(test-engine-aux-gpu ${PROJECT_SOURCE_DIR}/tests/gpu/test_engine_aux_gpu.c)
   target_link_libraries(test-engine-aux-gpu PRIVATE dd_core)

@@ -4,9 +4,9 @@
  *
  * rng_value() is the one definition of an element, shared by host C (the
  * generator, the check's x) and CUDA device code (the CUDA engine's
- * fill_random, kernels/engine_aux.cu): DD_HOSTDEV (dd_splitmix.h) makes it
- * a static inline in C and a __host__ __device__ inline under nvcc.  Host
- * and device give the same bits:
+ * fill_random, src/engine/engine_cuda_kernels.cu): DD_HOSTDEV
+ * (dd_splitmix.h) makes it a static inline in C and a __host__ __device__
+ * inline under nvcc.  Host and device give the same bits:
  *   - the integer part is exact 64-bit arithmetic (wrapping multiply);
  *   - (double)(r >> 11) converts an integer below 2^53: exact;
  *   - k·2^-52 (k < 2^53) is a power-of-two scaling without underflow:

@@ -203,7 +203,7 @@ static void cuda_close(dd_engine *e)
         cudaStreamSynchronize(s->compute);
     if (s->comm)
         cudaStreamSynchronize(s->comm);
-    /* a kernel's note: ozaki2's native fallbacks, 24_sgemm_dmma's calls on 19 */
+    /* a kernel's note: ozaki2's native fallbacks, sgemm_dmma's calls on sgemm_simt */
     const char *note = kernel_note();
     if (note[0])
         fprintf(stderr, "dgemm-dist: kernel %s: %s\n", s->kd ? s->kd->name : "?", note);

@@ -3,13 +3,13 @@
  * matrix-vector products, the generator of --size inputs, GEMM's alpha and
  * beta (scale) and the saved beta·C (copy), all on the compute stream, so
  * ordered after the multiplies, each synchronised before it returns.  The
- * kernels are kernels/engine_aux.cu's.  Also the multiplies' event timings
+ * kernels are engine_cuda_kernels.cu's.  Also the multiplies' event timings
  * one by one (gemm_times). */
 #include <stdio.h>
 #include <string.h>
 
 #include "dd_cuda.h"
-#include "engine_aux.h"
+#include "engine_cuda_kernels.h"
 #include "engine_cuda_impl.h"
 
 /* A device scratch *buf of *cap bytes made to hold `bytes`: freed and

@@ -1,7 +1,7 @@
 /* engine_cuda_impl.h — the CUDA engine's private state, shared by its two
  * files: engine_cuda.c (devices, memory, copies, the multiply, the clock)
  * and engine_cuda_aux.c (the check, the generator, alpha/beta and the
- * saved C: engine_aux.h's kernels).  Nothing outside src/engine includes it. */
+ * saved C: engine_cuda_kernels.h's kernels).  Nothing outside src/engine includes it. */
 #ifndef DD_ENGINE_CUDA_IMPL_H
 #define DD_ENGINE_CUDA_IMPL_H
 

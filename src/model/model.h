@@ -38,7 +38,7 @@ typedef struct {
 
 typedef struct {
     const char *device;  /* matched as a substring of the engine's device name */
-    const char *kernel;  /* the engine's kernel name ("08_dmma", "openblas") */
+    const char *kernel;  /* the engine's kernel name ("dgemm_dmma", "openblas") */
     dd_dtype type;
     int threads;         /* CPU: BLAS threads per rank of the figures; GPU: 0 */
     const dd_rate_point *pt;

@@ -3,17 +3,19 @@
 # no emulation) in the same call:
 #   [TYPE=f64] [KERNELS=a,b] tests/gpu/f32_stage.sh BUILD_DIR OUTDIR
 # TYPE: f32 (default) or f64; KERNELS (or F32_KERNELS, the name it had when
-# it ran FP32 only): default 07_warptile; SUSTAIN: seconds each (8).
-# BUILD_DIR holds kernels/run-gpu.sh --build-only's kernel-test and
-# gemm-bench.  1. kernel-test (every kernel against cuBLAS on edge shapes;
+# it ran FP32 only): default the type's production kernels (f32:
+# sgemm_dmma,sgemm_simt; f64: dgemm_dmma); SUSTAIN: seconds each (8).
+# BUILD_DIR holds kernel-test and gemm-bench (a build's kernels/
+# directory).  1. kernel-test (every kernel against cuBLAS on edge shapes;
 # with KT_PREFIX only those whose names start with it), 2. gemm-bench
 # at the square sizes and SUMMA panel shapes, 3. again with the kernels in
 # reverse order, 4. sustained at 8192 (SUSTAIN s a kernel).  Each step under a time limit.
 set -uo pipefail
 B=$1
 OUT=$2
-KS=${KERNELS:-${F32_KERNELS:-07_warptile}}
 T=${TYPE:-f32}
+if [ "$T" = f64 ]; then prod=dgemm_dmma; else prod=sgemm_dmma,sgemm_simt; fi
+KS=${KERNELS:-${F32_KERNELS:-$prod}}
 mkdir -p "$OUT"
 . "$(dirname "$0")/step.sh"
 rev=$(echo "$KS" | tr , '\n' | tac | paste -sd,)

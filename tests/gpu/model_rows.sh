@@ -4,14 +4,14 @@
 # processes (the types in one order, then the other), and the rows to put in
 # the table (the first process's burst medians; the second shows the spread).
 #   tests/gpu/model_rows.sh BUILD OUTDIR SOURCE_TAG [KERNEL:TYPE...]
-# default kernels: 23_dmma_pipe:f64 24_sgemm_dmma:f32.  Writes rows-a.*,
+# default kernels: dgemm_dmma:f64 sgemm_dmma:f32.  Writes rows-a.*,
 # rows-b.* (gemm-bench) and rows.csv (the table's rows, source SOURCE_TAG).
 set -uo pipefail
 B=$1
 OUT=$2
 SRC=$3
 shift 3
-[ $# -gt 0 ] && kts=("$@") || kts=(23_dmma_pipe:f64 24_sgemm_dmma:f32)
+[ $# -gt 0 ] && kts=("$@") || kts=(dgemm_dmma:f64 sgemm_dmma:f32)
 mkdir -p "$OUT"
 csv="$(dirname "$0")/../../src/model/tables/rates-h200.csv"
 shapes() { # KERNEL TYPE: the table's shapes of that kernel, MxNxK, comma-separated

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Nsight Compute on one launch (after one warm-up) of each named kernel:
 #   tests/gpu/ncu_kernel.sh GEMM_BENCH OUTDIR TYPE SIZE KERNEL...
-# e.g. ... f64 8192 23_dmma_pipe cublas.  WHAT=sections (the default,
+# e.g. ... f64 8192 dgemm_dmma cublas.  WHAT=sections (the default,
 # ncu-*.txt): throughput, issue, warp stalls, occupancy, memory, launch;
 # WHAT=stalls (stalls-*.txt, what tests/gpu/ncu_stalls.sh runs): the stall
 # reasons in cycles per issued instruction and the launch configuration;
 # WHAT=traffic (traffic-*.txt): DRAM and L2 bytes, the L2 hit rate, time.
 # Kernels are matched by their demangled names (PAT: the filter for ours;
-# default k10..k19, warptile_kernel, mbar_kernel, lean_kernel).  gemm-bench
+# default the production kernels' and the ladder's tensor-core and
+# warp-tiled ones: dmma_gemm_kernel, dmma_cpasync_kernel, lean_kernel,
+# barrier_kernel, mbar_kernel, dmma_kernel, warptile_kernel).  gemm-bench
 # runs cuBLAS as every kernel's reference, not as a kernel of its own: for
-# "cublas", the reference of CUBLAS_WITH (default 23_dmma_pipe) is profiled.
+# "cublas", the reference of CUBLAS_WITH (default dgemm_dmma) is profiled.
 # ncu fixes the clocks at base (its default), so the runs compare at one
 # clock.
 set -uo pipefail
@@ -43,11 +45,11 @@ traffic)
     exit 2 ;;
 esac
 for k in "$@"; do
-    pat=${PAT:-'regex:::(k1[0-9]|mbar_kernel|lean_kernel|warptile_kernel)<'}
+    pat=${PAT:-'regex:::(dmma_gemm_kernel<|dmma_cpasync_kernel<|lean_kernel\(|barrier_kernel<|mbar_kernel<|dmma_kernel<|warptile_kernel<)'}
     run=$k
     if [ "$k" = cublas ]; then
         pat='regex:gemm|xmma|cutlass|sm90|Kernel2'
-        run=${CUBLAS_WITH:-23_dmma_pipe}
+        run=${CUBLAS_WITH:-dgemm_dmma}
     fi
     timeout 240 ncu --kernel-name-base demangled -k "$pat" --launch-skip 1 --launch-count 1 \
         "${what[@]}" "$GB" --kernels "$run" --sizes "$N" --types "$T" --reps 2 --warmup 1 \

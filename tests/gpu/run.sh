@@ -53,10 +53,11 @@ if has test; then
 fi
 if has kbench; then
     log "gemm-bench"
-    # production kernels at the sizes of the design target (docs/design.md:
-    # n = 4096, 8192, 16384) and at the SUMMA panel shapes
-    # (the whole ladder: kernels/README.md, docs/results/h200-gemm-bench-*)
-    "$B/kernels/gemm-bench" --kernels 23_dmma,13_dmma,12_dmma,11_dmma,08_dmma,24_sgemm,19_sgemm,17_warptile,07_warptile \
+    # production kernels and the ladder's tensor-core and warp-tiled rungs
+    # at the sizes of the design target (docs/design.md: n = 4096, 8192,
+    # 16384) and at the SUMMA panel shapes (the whole ladder:
+    # kernels/README.md; its table: kernels/ladder_table.py on these records)
+    "$B/kernels/gemm-bench" --kernels dgemm_dmma,08_dmma,sgemm_dmma,sgemm_simt,07_warptile \
         --sizes 4096,8192,16384,8192x8192x1024,16384x16384x1024,16384x16384x2048,16384x16384x4096 \
         --json "$OUT/gemm-bench.jsonl" ${DD_KBENCH_ARGS:-} 2>&1 | tee "$OUT/gemm-bench.txt"
 fi
@@ -108,12 +109,12 @@ if has panels; then
     python3 tests/gpu/panels.py "$OUT/panels.jsonl" | tee "$OUT/panels.md"
 fi
 if has ncu; then
-    # what limits the FP64 kernel: Nsight Compute on 23_dmma_pipe, 13_dmma_sk and cuBLAS
+    # what limits the FP64 kernel: Nsight Compute on dgemm_dmma and cuBLAS
     # DGEMM, whole square and a SUMMA panel shape (beta 1), one launch each
     for shape in 16384 16384x8192x4096; do
         log "ncu $shape"
         bash tests/gpu/ncu_kernel.sh "$B/kernels/gemm-bench" "$OUT" f64 "$shape" \
-            23_dmma_pipe 13_dmma_sk cublas 2>&1 | tee -a "$OUT/bench.log"
+            dgemm_dmma cublas 2>&1 | tee -a "$OUT/bench.log"
     done
 fi
 if has whole; then
@@ -183,9 +184,9 @@ if has sustain; then
     # GPU) and sustained (12 s back to back each, the last half's median,
     # SM clock and power), FP64 at 4096 and 16384, FP32 at 8192 (~80 s)
     log "gemm-bench sustained"
-    "$B/kernels/gemm-bench" --kernels 13_dmma,11_dmma --types f64 --sizes 4096,16384 --sustain 12 \
+    "$B/kernels/gemm-bench" --kernels dgemm_dmma,08_dmma --types f64 --sizes 4096,16384 --sustain 12 \
         --json "$OUT/sustain.jsonl" 2>&1 | tee "$OUT/sustain.txt"
-    "$B/kernels/gemm-bench" --kernels 19_sgemm,17_warptile,07_warptile --types f32 --sizes 8192 --sustain 12 \
+    "$B/kernels/gemm-bench" --kernels sgemm_dmma,sgemm_simt,07_warptile --types f32 --sizes 8192 --sustain 12 \
         --json "$OUT/sustain.jsonl" 2>&1 | tee -a "$OUT/sustain.txt"
 fi
 if has ce; then

@@ -1,4 +1,4 @@
-# step.sh — sourced by the GPU stage scripts (sk_stage.sh, f32_stage.sh for either type):
+# step.sh — sourced by the GPU stage scripts (f32_stage.sh, for either type):
 #   step LOG command...
 # runs the command under a 300 s limit (a hang is a failure, not a lost
 # call), its output to the terminal and appended to $OUT/LOG after a line

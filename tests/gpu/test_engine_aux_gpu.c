@@ -1,5 +1,5 @@
 /* test_engine_aux_gpu.c — the CUDA engine's absmax, matvec and fill_random
- * (engine.h, kernels/engine_aux.cu) against the CPU engine's, on the GPU:
+ * (engine.h, src/engine/engine_cuda_kernels.cu) against the CPU engine's, on the GPU:
  *   fill_random  bit for bit equal to rng_fill_block, f64 and f32, on odd
  *                shapes and offsets (row0, col0, gcols; indices past 2^32);
  *   absmax       equal to the CPU engine's (a maximum is exact), and the

@@ -8,7 +8,7 @@
  * touched.
  *
  *   shapes   1×1×1, 17×33×65, 1000×1001×999, 4097×4095×4099,
- *            1500×2100×3000 and 130×260×20000 (13_dmma_sk's stream-K: a
+ *            1500×2100×3000 and 130×260×20000 (dgemm_dmma's stream-K: a
  *            tail of whole and edge tiles, and 6 tiles each shared by up to
  *            22 CTAs), 2100×4000×700 (whole waves and stream-K in one
  *            launch, edge tiles in both); the last four skipped for the
@@ -319,6 +319,18 @@ int main(int argc, char **argv)
     report(kernel_find(kernel_default(0)) && kernel_find(kernel_default(0))->sgemm,
            "kernel_default(f32) names an FP32 kernel");
     report(kernel_find("no-such-kernel") == nullptr, "kernel_find of an unknown name is NULL");
+    /* every earlier name finds its kernel, reported by the kernel's name */
+    int aliases = 0;
+    const kernel_desc *to = nullptr;
+    for (const char *old; (old = kernel_alias(aliases, &to)) != nullptr; ++aliases) {
+        char what[200];
+        snprintf(what, sizeof what, "alias %s finds %s", old, to ? to->name : "(none)");
+        report(to && kernel_find(old) == to && strcmp(to->name, old) != 0, what);
+    }
+    report(aliases >= 3 && kernel_find("23_dmma_pipe") == kernel_find("dgemm_dmma") &&
+               kernel_find("24_sgemm_dmma") == kernel_find("sgemm_dmma") &&
+               kernel_find("19_sgemm_lean") == kernel_find("sgemm_simt"),
+           "the production kernels' earlier names are aliases");
     for (int i = 0; i < n; ++i)
         if (!only || !strncmp(all[i].name, only, strlen(only)))
             list.push_back(&all[i]);

@@ -11,7 +11,7 @@
  *
  * predict prints the defaults' prediction, the auto choice's, and each
  * panel width's with the grid and lookahead fixed, so that what a setting
- * buys (or cannot buy) is visible.  project: H200 (23_dmma_pipe, f64), NVLink
+ * buys (or cannot buy) is visible.  project: H200 (dgemm_dmma, f64), NVLink
  * inside a node of 8, one 400 Gb/s NIC per GPU between nodes; for each GPU
  * count 1, 2, 4, ..., G and each size, SUMMA with the auto settings and the
  * 2.5-D variant with c = 2, 4, 8 layers (the best that fits); jobs/project

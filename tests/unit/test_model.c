@@ -168,9 +168,10 @@ static void test_memory(void)
 static void test_tables(void)
 {
     EXPECT(dd_model_nrates >= 4 && dd_model_nlinks >= 5, "tables compiled in");
-    EXPECT(model_find_rate("NVIDIA H200", "08_dmma", DD_F64, 0) != NULL, "H200 f64");
-    EXPECT(model_find_rate("NVIDIA H200", "07_warptile", DD_F32, 0) != NULL, "H200 f32");
-    EXPECT(model_find_rate("NVIDIA H200", "08_dmma", DD_F32, 0) == NULL, "no f32 08_dmma");
+    EXPECT(model_find_rate("NVIDIA H200", "dgemm_dmma", DD_F64, 0) != NULL, "H200 f64");
+    EXPECT(model_find_rate("NVIDIA H200", "sgemm_dmma", DD_F32, 0) != NULL, "H200 f32");
+    EXPECT(model_find_rate("NVIDIA H200", "sgemm_simt", DD_F32, 0) != NULL, "H200 f32 fallback");
+    EXPECT(model_find_rate("NVIDIA H200", "dgemm_dmma", DD_F32, 0) == NULL, "no f32 dgemm_dmma");
     const dd_rate_table *c1 = model_find_rate("CPU vm (1 BLAS thread)", "openblas", DD_F64, 1);
     const dd_rate_table *c2 = model_find_rate("CPU vm (2 BLAS threads)", "openblas", DD_F64, 2);
     const dd_rate_table *c8 = model_find_rate("CPU vm (8 BLAS threads)", "openblas", DD_F64, 8);
@@ -191,10 +192,10 @@ static void test_tune(void)
         int64_t n;
         dd_dtype t;
         const char *kernel;
-    } cases[] = {{1, 16384, DD_F64, "08_dmma"}, {2, 16384, DD_F64, "08_dmma"},
-                 {2, 32768, DD_F64, "08_dmma"}, {1, 32768, DD_F64, "08_dmma"},
-                 {2, 16384, DD_F32, "07_warptile"}, {4, 32768, DD_F64, "08_dmma"},
-                 {8, 65536, DD_F64, "08_dmma"}};
+    } cases[] = {{1, 16384, DD_F64, "dgemm_dmma"}, {2, 16384, DD_F64, "dgemm_dmma"},
+                 {2, 32768, DD_F64, "dgemm_dmma"}, {1, 32768, DD_F64, "dgemm_dmma"},
+                 {2, 16384, DD_F32, "sgemm_dmma"}, {4, 32768, DD_F64, "dgemm_dmma"},
+                 {8, 65536, DD_F64, "dgemm_dmma"}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         dd_model_in in = {1, 1, cases[i].n, cases[i].n, cases[i].n, 2048, 1, cases[i].t,
                           model_find_rate("NVIDIA H200", cases[i].kernel, cases[i].t, 0), 1, nv,
@@ -216,7 +217,7 @@ static void test_tune(void)
     }
     /* nothing fits: the defaults stay (the plan refuses them with its message) */
     dd_model_in in = {1, 1, 16384, 16384, 16384, 2048, 1, DD_F64,
-                      model_find_rate("NVIDIA H200", "08_dmma", DD_F64, 0), 1, nv, NULL, 0, 0};
+                      model_find_rate("NVIDIA H200", "dgemm_dmma", DD_F64, 0), 1, nv, NULL, 0, 0};
     dd_tune_in ti = {2, 1, 1, 1, 1, 2, 2048, 1, 1000, 0, 0};
     dd_tune_out o;
     EXPECT(model_tune(&in, &ti, &o, &err) == DD_OK && o.P == 1 && o.Q == 2 && o.nb == 2048 &&

@@ -1,4 +1,4 @@
-/* test_sk_plan.c — 13_dmma_sk's split between whole tiles and stream-K
+/* test_sk_plan.c — dgemm_dmma's split between whole tiles and stream-K
  * (kernels/sk_plan.h), checked on the host: the plan's invariants over a
  * sweep of grids, SM counts and depths; known cases (a split where the last
  * wave is nearly empty, none where it gains under 1%); and the kernel's
@@ -11,8 +11,9 @@
 #include "dd_expect.h"
 #include "sk_plan.h"
 
-/* Replays k12's stream-K loop: CTA c walks its share tile by tile; a
- * segment that is not a whole tile writes its slot. */
+/* Replays dmma_gemm_kernel's stream-K loop (kernels/dmma_gemm.cuh): CTA c
+ * walks its share tile by tile; a segment that is not a whole tile writes
+ * its slot. */
 static void replay(long long tail, long long kt, long long ctas)
 {
     const long long U = tail * kt;

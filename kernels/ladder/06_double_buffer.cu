@@ -1,8 +1,72 @@
-/* simt_tile.cuh — the 128×128 block tile with 8×8 thread tiles used by
- * 05_vectorized and 06_double_buffer.  The two files differ only in their
- * main loop; the pieces they share live here so that the difference reads
- * as one.
+/* 06_double_buffer — 05 with two shared-memory buffers, so that the global
+ * loads of the next tile overlap the arithmetic on this one.
  *
+ * What it changes: the main loop.  Before computing tile t from buffer
+ * t%2, each thread issues the global loads of tile t+1 into registers; after
+ * computing, it stores them into the other buffer; one __syncthreads per
+ * tile then separates "everyone finished reading buffer t%2" from "someone
+ * overwrites it" (two tiles later) and "tile t+1 is complete" from its use.
+ * This is the article's double-buffering step (its sketch swaps buffers at
+ * the last inner k; here the swap is per tile, which needs one barrier
+ * instead of two).
+ *
+ * Why it should help: in 05 every tile pays the full global-memory latency
+ * (hundreds of cycles) between the two barriers with nothing to do.  Here
+ * the loads are in flight while the 64·BK FMAs of the current tile run, so
+ * the latency is hidden as long as the arithmetic of one tile outlasts it.
+ * Cost: the registers holding the next tile, and twice the shared memory. */
+#include "ladder.cuh"
+
+namespace dd
+{
+namespace
+{
+
+/* 16 bytes of T: float4 or double2. */
+template <typename T> struct vec16;
+template <> struct vec16<float> {
+    typedef float4 type;
+};
+template <> struct vec16<double> {
+    typedef double2 type;
+};
+
+/* Store (or accumulate) G contiguous elements of one C row: 16-byte stores
+ * when the whole group is inside and C allows vectors, else scalars with a
+ * guard per element. */
+template <typename T, int G, bool VEC>
+__device__ __forceinline__ void store_row_group(T *crow, int col, int N, const T *v, int beta)
+{
+    constexpr int W = 16 / (int)sizeof(T); /* elements per 16-byte vector */
+    if (VEC && G % W == 0 && col + G <= N) {
+        typedef typename vec16<T>::type V;
+#pragma unroll
+        for (int q = 0; q < G / W; ++q) {
+            V *p = reinterpret_cast<V *>(crow + col + q * W);
+            V out;
+            T *o = reinterpret_cast<T *>(&out);
+            if (beta)
+                out = *p;
+#pragma unroll
+            for (int e = 0; e < W; ++e)
+                o[e] = beta ? o[e] + v[q * W + e] : v[q * W + e];
+            *p = out;
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < G; ++e) {
+            if (col + e < N) {
+                T x = v[e];
+                if (beta)
+                    x += crow[col + e];
+                crow[col + e] = x;
+            }
+        }
+    }
+}
+
+/* The 128×128 block tile with 8×8 thread tiles (05 and 06 share it; each
+ * has its own copy).
  * Block: 256 threads as 16×16; tile BM×BN = 128×128, BK = 8.
  * Thread tile: 8×8, made of groups of G = 16/sizeof(T) consecutive rows and
  * columns (4 for float, 2 for double) spaced 128/(8/G) apart, so that one
@@ -11,13 +75,6 @@
  * A is stored transposed in shared memory (sA[k][m]) so that a thread's
  * 8 values of A for one k are contiguous too; rows are padded by one vector
  * so that the transposing stores do not conflict. */
-#ifndef DD_SIMT_TILE_CUH
-#define DD_SIMT_TILE_CUH
-
-#include "gemm_common.cuh"
-
-namespace dd
-{
 namespace simt
 {
 
@@ -156,6 +213,61 @@ __device__ __forceinline__ void store_c(T *C, int64_t ldc, int M, int N, int m0,
 }
 
 } // namespace simt
+} // namespace
 } // namespace dd
 
-#endif
+namespace
+{
+
+using namespace dd::simt;
+
+template <typename T, bool VEC>
+__global__ void __launch_bounds__(THREADS)
+    double_buffer_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda,
+                         const T *__restrict__ B, int64_t ldb, int beta, T *__restrict__ C,
+                         int64_t ldc)
+{
+    typedef Tile<T> L;
+    __shared__ __align__(16) T sA[2][BK * L::SA];
+    __shared__ __align__(16) T sB[2][BK * BN];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+
+    T acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+            acc[i][j] = 0;
+
+    T ra[L::A_CHUNKS][L::G], rb[L::B_CHUNKS][L::G];
+    load_tiles<T, VEC>(A, lda, B, ldb, M, N, K, m0, n0, 0, ra, rb);
+    store_tiles<T>(sA[0], sB[0], ra, rb);
+    __syncthreads();
+
+    const int tiles = (K + BK - 1) / BK;
+    for (int t = 0; t < tiles; ++t) {
+        const int cur = t & 1;
+        const bool more = t + 1 < tiles;
+        if (more) /* in flight during compute_tile */
+            load_tiles<T, VEC>(A, lda, B, ldb, M, N, K, m0, n0, (t + 1) * BK, ra, rb);
+        compute_tile<T>(sA[cur], sB[cur], ty, tx, acc);
+        if (more)
+            store_tiles<T>(sA[cur ^ 1], sB[cur ^ 1], ra, rb);
+        __syncthreads();
+    }
+    store_c<T, VEC>(C, ldc, M, N, m0, n0, ty, tx, beta, acc);
+}
+
+template <typename T> int launch(DD_LAUNCHER_ARGS(T))
+{
+    bool vec = dd::vec16_ok<T>(A, lda) && dd::vec16_ok<T>(B, ldb) && dd::vec16_ok<T>(C, ldc);
+    return dd::launch_tiled<T>(vec ? double_buffer_kernel<T, true> : double_buffer_kernel<T, false>,
+                               dim3(THREADS), BM, BN, m, n, k, A, lda, B, ldb, beta, C, ldc,
+                               stream);
+}
+
+} // namespace
+
+DD_LAUNCHER(dd_06_double_buffer_f64, double, launch<double>)
+DD_LAUNCHER(dd_06_double_buffer_f32, float, launch<float>)

@@ -1,5 +1,5 @@
-/* engine_aux.cu — the CUDA engine's kernels besides the multiply
- * (engine_aux.h): the check's absmax and matrix-vector products, the
+/* engine_cuda_kernels.cu — the CUDA engine's kernels besides the multiply
+ * (engine_cuda_kernels.h): the check's absmax and matrix-vector products, the
  * generator of --size inputs, and GEMM's alpha/beta scaling, run where the
  * data is.
  *
@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "engine_aux.h"
+#include "engine_cuda_kernels.h"
 #include "rng.h" /* rng_value, rng_index: the one definition of an element */
 
 namespace

@@ -1,35 +1,32 @@
-/* 24_sgemm_dmma — FP32 C = A·B on the FP64 tensor cores: the FP32 operands
- * widened to FP64 (exactly), 23_dmma_pipe's main loop on them, products and
- * sums in FP64, and each C value rounded to FP32 once at the end.
+/* sgemm_dmma — the FP32 production kernel: FP32 C = A·B (+ C) on the FP64
+ * tensor cores.  The FP32 operands are widened to FP64 (exactly),
+ * dgemm_dmma's kernel (dmma_gemm.cuh) multiplies them with products and
+ * sums in FP64, and each C value is rounded to FP32 once at the end.
  *
  * Why: an H200's FP64 tensor cores and its FP32 CUDA cores have the same
- * peak (67 TFLOP/s), but FP32 FFMA code is issue-bound: cuBLAS SGEMM reaches
- * 51-52 TFLOP/s and 19_sgemm_lean 93-94% of that, while 23 sustains 57-60
- * on FP64 at the same sizes.  The result is at least as accurate as SGEMM's
- * (a product of two FP32 values is exact in FP64, and k terms summed in FP64
- * lose about k·2^-53 against SGEMM's k·2^-24), not bit-identical to it.
+ * peak (67 TFLOP/s), but FP32 FFMA code is issue-bound (one warp
+ * instruction per scheduler and cycle: every address or loop instruction
+ * costs an FFMA slot), while the tensor cores are not.  The result is at
+ * least as accurate as SGEMM's (a product of two FP32 values is exact in
+ * FP64, and k terms summed in FP64 lose about k·2^-53 against SGEMM's
+ * k·2^-24), but not bit-identical to it: sgemm_simt computes in FP32.
  *
  * How: two passes before the multiply widen A (m × k) and B (k × n) into
  * FP64 copies with even leading dimensions (the TMA's 16-byte strides), in
- * a workspace from stream-K's stream-ordered pool; k12 then runs as 23 with
- * a float C (store_acc with TC float: beta 1 adds C's old value in FP64 before the
- * one rounding).  The widening reads 4 and writes 8 bytes per element of A
- * and B, which the multiply reads again: by that count about 3% of the time
- * at n = 8192 and 1% on a 16384² × 1024 panel (not timed apart; a version
- * with 16-byte loads and two double2 stores a thread measured 1.2-1.5%
- * slower overall and was reverted).  Falls back to 19_sgemm_lean where the
- * GPU is not compute 9.x (or the build has no sm_90 code) or the workspace
- * cannot be had; kernel_note() counts those calls.
- *
- * Measured (H200, % of cuBLAS SGEMM, docs/results/h200-2026-12-01-f32-dmma):
- * 4096 117%, 8192 123%, 16384 118%, panels k = 1024-4096 121-124%, 123%
- * sustained; dgemm-dist FP32 62 TFLOP/s at n = 16384 and 32768 (19: 49). */
+ * a workspace from stream-K's stream-ordered pool; the kernel then runs
+ * with a float C (store_acc with TC float: beta 1 adds C's old value in
+ * FP64 before the one rounding).  The widening reads 4 and writes 8 bytes
+ * per element of A and B, which the multiply reads again: by that count
+ * about 3% of the time at n = 8192 and 1% on a 16384²×1024 panel.  Falls back
+ * to sgemm_simt where the GPU is not compute 9.x (or the build has no
+ * sm_90 code) or the workspace cannot be had; kernel_note() counts those
+ * calls. */
 #include <atomic>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "dmma_tma.cuh"
+#include "dmma_gemm.cuh"
 
 namespace
 {
@@ -56,12 +53,13 @@ int widen_async(const float *src, int64_t lds, double *dst, int64_t ldd, int64_t
     return dd::launch_status();
 }
 
-/* Calls since the last note that ran 19 instead (no workspace for the FP64
- * copies; a GPU or build without sm_90 code is said once per note). */
+/* Calls since the last note that ran sgemm_simt instead (no workspace for
+ * the FP64 copies; a GPU or build without sm_90 code is said once per
+ * note). */
 std::atomic<unsigned long long> g_calls{0}, g_no_space{0}, g_no_sm90{0};
 
 /* DD_SGEMM_WORKSPACE_MIB: the most device memory (MiB) a call may take for
- * the FP64 copies; a call that needs more runs 19 (0: every call).  Unset:
+ * the FP64 copies; a call that needs more runs sgemm_simt (0: every call).  Unset:
  * no bound but the device's free memory. */
 size_t workspace_cap(void)
 {
@@ -77,7 +75,7 @@ size_t workspace_cap(void)
     return c < 0 ? SIZE_MAX : (size_t)c;
 }
 
-int launch24(DD_LAUNCHER_ARGS(float))
+int sgemm_dmma(DD_LAUNCHER_ARGS(float))
 {
     cudaStream_t s = (cudaStream_t)stream;
     bool go;
@@ -87,13 +85,13 @@ int launch24(DD_LAUNCHER_ARGS(float))
     int dev = 0, sms = 0;
     long long tiles = 0;
     bool ok;
-    if ((e = tma_target(m, n, k, &dev, &tiles, &ok)) ||
+    if ((e = tma_target<float>(m, n, k, &dev, &tiles, &ok)) ||
         (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)))
         return e;
     ++g_calls;
     if (!ok || dev >= 64 || tiles > INT_MAX) {
         ++g_no_sm90;
-        return dd_k19_sgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
+        return dd_sgemm_simt(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
     }
     /* the FP64 copies: A as m × ka, B as k × nb (even leading dimensions) */
     const int64_t ka = (k + 1) & ~(int64_t)1, nb = (n + 1) & ~(int64_t)1;
@@ -103,9 +101,9 @@ int launch24(DD_LAUNCHER_ARGS(float))
     if (elems > workspace_cap() / sizeof(double) ||
         dd_sk::pool_alloc(dev, elems * sizeof(double), s, &ws) != cudaSuccess) {
         if (!pending)
-            (void)cudaGetLastError(); /* ours: it only means the FFMA kernel */
+            (void)cudaGetLastError(); /* ours: it only means sgemm_simt */
         ++g_no_space;
-        return dd_k19_sgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
+        return dd_sgemm_simt(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
     }
     double *A64 = (double *)ws, *B64 = A64 + (size_t)m * (size_t)ka;
     CUtensorMap ta, tb;
@@ -113,7 +111,7 @@ int launch24(DD_LAUNCHER_ARGS(float))
         !(e = widen_async(B, ldb, B64, nb, k, n, sms, s)) &&
         !(e = make_maps(m, n, k, A64, ka, B64, nb, &ta, &tb))) {
         const bool vec = (uintptr_t)C % 8 == 0 && ldc % 2 == 0;
-        e = run12<true, 6, 4, 6, float>(ta, tb, m, n, k, beta, C, ldc, tiles, dev, vec, s);
+        e = run_dmma_gemm<float>(ta, tb, m, n, k, beta, C, ldc, tiles, dev, vec, s);
     }
     const int fe = cudaFreeAsync(ws, s);
     return e ? e : fe;
@@ -121,10 +119,10 @@ int launch24(DD_LAUNCHER_ARGS(float))
 
 } // namespace
 
-DD_LAUNCHER(dd_k24_sgemm, float, launch24)
+DD_LAUNCHER(dd_sgemm_dmma, float, sgemm_dmma)
 
-/* kernel.h's note: the calls since the last note that ran 19_sgemm_lean. */
-extern "C" const char *dd_k24_note(void)
+/* kernel.h's note: the calls since the last note that ran sgemm_simt. */
+extern "C" const char *dd_sgemm_dmma_note(void)
 {
     static char buf[256];
     const unsigned long long calls = g_calls.exchange(0), space = g_no_space.exchange(0),
@@ -132,7 +130,7 @@ extern "C" const char *dd_k24_note(void)
     buf[0] = '\0';
     if (space + sm90)
         snprintf(buf, sizeof buf,
-                 "%llu of %llu multiplies ran on 19_sgemm_lean (%s)", space + sm90,
+                 "%llu of %llu multiplies ran on sgemm_simt (%s)", space + sm90,
                  calls,
                  sm90 ? "the GPU is not compute 9.x or the build has no sm_90 code"
                       : "no GPU memory for the FP64 copies of A and B within DD_SGEMM_WORKSPACE_MIB "

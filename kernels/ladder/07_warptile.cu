@@ -1,7 +1,5 @@
 /* 07_warptile — warp tiling over a multi-stage cp.async pipeline (exact
- * FP32 on the CUDA cores, no TF32); with mbarriers in place of the block
- * barrier it is 17_warptile_mbar (below), the FP32 production kernel until
- * 19_sgemm_lean.
+ * FP32 on the CUDA cores, no TF32).
  *
  * What it changes, against 06:
  *  - warp tiling: the 128×128 block tile is cut into 8 warp tiles of 32×64
@@ -18,8 +16,8 @@
  *    zero-filled by the copy itself (src-size 0).
  *  - STAGES-deep pipeline (3): the copies for tile t+STAGES-1 are in
  *    flight while tile t is computed; one barrier per tile.  Each thread's
- *    copy addresses and edge masks are worked out once (the first version
- *    recomputed them per tile: 200 integer instructions per 1024 FMAs).
+ *    copy addresses and edge masks are worked out once (recomputed per
+ *    tile, they cost about 200 integer instructions per 1024 FMAs).
  *  - fragment double buffering: the registers for k+1 are loaded from
  *    shared memory while the FMAs of k run, across the stage boundary too
  *    (the barrier for the next stage comes before the last k's FMAs).
@@ -36,18 +34,239 @@
  * shared copies and waits for them at every tile; here the copies are
  * fire-and-forget and hidden STAGES-1 tiles ahead, and the inner loop is
  * FMAs plus 4 (FP32) shared loads per 64 FMAs.
- *
- * Measured on H200 (docs/results/h200-gemm-bench-2026-11-29.txt): FP32
- * 44.8 / 45.3 / 46.6 TFLOP/s at n = 4096 / 8192 / 16384 = 91.4 / 89.4 /
- * 86.6% of cuBLAS SGEMM (no TF32) in the same run; SUMMA panels
- * 8192²×1024 and 16384²×1024 (beta 1): 98.2% and 93.3%.  FP64 (SIMT, not
- * the production path): 23.2 TFLOP/s at 4096 (37.6%).
- * Tuning history: docs/results/h200-kernel-tuning-2026-11-29.md.
  */
-#include "gemm_common.cuh"
-#include "ladder.h"
-#include "tma.cuh"
-#include "warptile.cuh"
+#include "ladder.cuh"
+
+namespace dd
+{
+namespace
+{
+
+/* 16 bytes of T: float4 or double2. */
+template <typename T> struct vec16;
+template <> struct vec16<float> {
+    typedef float4 type;
+};
+template <> struct vec16<double> {
+    typedef double2 type;
+};
+
+__device__ __forceinline__ uint32_t smem_addr(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/* cp.async: global -> shared without passing through registers.  src_bytes
+ * below the copy size zero-fills the rest (0 reads nothing: edge tiles).
+ * Before sm_80 there is no cp.async: the same copy is done synchronously,
+ * which keeps the kernels correct (the barriers order it) if slower. */
+template <int BYTES>
+__device__ __forceinline__ void cp_async(void *smem, const void *gmem, int src_bytes)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (BYTES == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(smem)),
+                     "l"(gmem), "r"(src_bytes)
+                     : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(smem_addr(smem)),
+                     "l"(gmem), "n"(BYTES), "r"(src_bytes)
+                     : "memory");
+#else
+    unsigned char *d = static_cast<unsigned char *>(smem);
+    const unsigned char *s = static_cast<const unsigned char *>(gmem);
+    for (int i = 0; i < BYTES; ++i)
+        d[i] = i < src_bytes ? s[i] : 0;
+#endif
+}
+__device__ __forceinline__ void cp_async16(void *smem, const void *gmem, int src_bytes)
+{
+    cp_async<16>(smem, gmem, src_bytes);
+}
+__device__ __forceinline__ void cp_async8(void *smem, const void *gmem, int src_bytes)
+{
+    cp_async<8>(smem, gmem, src_bytes);
+}
+__device__ __forceinline__ void cp_async4(void *smem, const void *gmem, int src_bytes)
+{
+    cp_async<4>(smem, gmem, src_bytes);
+}
+/* One element, whichever width T has. */
+template <typename T>
+__device__ __forceinline__ void cp_async_elem(T *smem, const T *gmem, bool valid)
+{
+    if (sizeof(T) == 8)
+        cp_async8(smem, gmem, valid ? 8 : 0);
+    else
+        cp_async4(smem, gmem, valid ? 4 : 0);
+}
+__device__ __forceinline__ void cp_async_commit()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int N> __device__ __forceinline__ void cp_async_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+/* Grouped rasterisation: consecutive block ids walk down GROUP block-rows
+ * before moving right, so the blocks resident at one time share A row
+ * panels and B column panels in L2 (plain row order streams all of B once
+ * per block-row).  bid: the tile's place in that order (default: this
+ * block's id). */
+template <int GROUP>
+__device__ __forceinline__ void raster_grouped(int grid_m, int grid_n, int *bm, int *bn,
+                                               int bid = blockIdx.x)
+{
+    int per_group = GROUP * grid_n;
+    int group = bid / per_group;
+    int first_m = group * GROUP;
+    int rows = min(grid_m - first_m, GROUP);
+    int in_group = bid - group * per_group;
+    *bm = first_m + in_group % rows;
+    *bn = in_group / rows;
+}
+
+/* Store (or accumulate) G contiguous elements of one C row: 16-byte stores
+ * when the whole group is inside and C allows vectors, else scalars with a
+ * guard per element. */
+template <typename T, int G, bool VEC>
+__device__ __forceinline__ void store_row_group(T *crow, int col, int N, const T *v, int beta)
+{
+    constexpr int W = 16 / (int)sizeof(T); /* elements per 16-byte vector */
+    if (VEC && G % W == 0 && col + G <= N) {
+        typedef typename vec16<T>::type V;
+#pragma unroll
+        for (int q = 0; q < G / W; ++q) {
+            V *p = reinterpret_cast<V *>(crow + col + q * W);
+            V out;
+            T *o = reinterpret_cast<T *>(&out);
+            if (beta)
+                out = *p;
+#pragma unroll
+            for (int e = 0; e < W; ++e)
+                o[e] = beta ? o[e] + v[q * W + e] : v[q * W + e];
+            *p = out;
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < G; ++e) {
+            if (col + e < N) {
+                T x = v[e];
+                if (beta)
+                    x += crow[col + e];
+                crow[col + e] = x;
+            }
+        }
+    }
+}
+
+} // namespace
+} // namespace dd
+
+namespace
+{
+
+/* The warp tiling: a 128×128 block of 4 × 2 warps of 32×64, each lane an
+ * 8×8 thread tile made of 16-byte groups spread over the warp tile; where
+ * a block and a lane work, and the lane's accumulators into C. */
+namespace dd_wt
+{
+
+constexpr int BM = 128, BN = 128, THREADS = 256;
+constexpr int WARPS_M = 4, WARPS_N = 2, WM = BM / WARPS_M, WN = BN / WARPS_N; /* 32 × 64 */
+constexpr int LANES_M = 4, LANES_N = 8;
+constexpr int GROUP_M = 8; /* rasterisation */
+
+/* A lane's 8×8 thread tile of T: GROUPS groups of G elements (one 16-byte
+ * vector) a side, GSM rows and GSN columns apart. */
+template <typename T> struct Lane {
+    static constexpr int G = 16 / (int)sizeof(T); /* elements per 16-byte vector */
+    static constexpr int GROUPS = 8 / G;          /* vector groups per thread-tile side */
+    static constexpr int GSM = WM / GROUPS;       /* distance between a lane's row groups */
+    static constexpr int GSN = WN / GROUPS;       /* ... and column groups */
+    static_assert(LANES_M * G * GROUPS == WM && LANES_N * G * GROUPS == WN, "thread tile");
+};
+
+/* Where a block and a lane work: the block's tile origin (grouped block
+ * order) and the first of the lane's rows and columns in it. */
+template <typename L> struct Place {
+    int m0, n0, arow, bcol;
+    __device__ __forceinline__ Place(int M, int N)
+    {
+        int bm, bn;
+        dd::raster_grouped<GROUP_M>((M + BM - 1) / BM, (N + BN - 1) / BN, &bm, &bn);
+        m0 = bm * BM, n0 = bn * BN;
+        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+        const int lm = lane / LANES_N, ln = lane % LANES_N;
+        arow = (warp % WARPS_M) * WM + lm * L::G;
+        bcol = (warp / WARPS_M) * WN + ln * L::G;
+    }
+};
+
+/* The lane's 8×8 accumulators into C (beta 0: C = acc; beta 1: C += acc). */
+template <typename T, typename L, bool VEC>
+__device__ __forceinline__ void store_tile(const T (&acc)[8][8], T *__restrict__ C, int64_t ldc,
+                                           int M, int N, int m0, int n0, int arow, int bcol,
+                                           int beta)
+{
+    if (VEC && m0 + BM <= M && n0 + BN <= N) {
+        /* Whole tile inside C: no guards, and for beta 1 the loads of C for
+         * four rows are all issued before the first add (instead of one
+         * round trip to memory per 16-byte group). */
+        typedef typename dd::vec16<T>::type V;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            V old[4][L::GROUPS];
+#pragma unroll
+            for (int ii = 0; ii < 4; ++ii) {
+                const int i = 4 * half + ii;
+                const T *crow =
+                    C + (int64_t)(m0 + arow + (i / L::G) * L::GSM + (i % L::G)) * ldc + n0 + bcol;
+#pragma unroll
+                for (int g = 0; g < L::GROUPS; ++g)
+                    if (beta)
+                        old[ii][g] = *reinterpret_cast<const V *>(crow + g * L::GSN);
+            }
+#pragma unroll
+            for (int ii = 0; ii < 4; ++ii) {
+                const int i = 4 * half + ii;
+                T *crow =
+                    C + (int64_t)(m0 + arow + (i / L::G) * L::GSM + (i % L::G)) * ldc + n0 + bcol;
+#pragma unroll
+                for (int g = 0; g < L::GROUPS; ++g) {
+                    V v;
+                    T *vs = reinterpret_cast<T *>(&v);
+                    const T *os = reinterpret_cast<const T *>(&old[ii][g]);
+#pragma unroll
+                    for (int e = 0; e < L::G; ++e)
+                        vs[e] = beta ? acc[i][g * L::G + e] + os[e] : acc[i][g * L::G + e];
+                    *reinterpret_cast<V *>(crow + g * L::GSN) = v;
+                }
+            }
+        }
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        const int row = m0 + arow + (i / L::G) * L::GSM + (i % L::G);
+        if (row >= M)
+            continue;
+        T *crow = C + (int64_t)row * ldc;
+#pragma unroll
+        for (int g = 0; g < L::GROUPS; ++g)
+            dd::store_row_group<T, L::G, VEC>(crow, n0 + bcol + g * L::GSN, N, &acc[i][g * L::G],
+                                              beta);
+    }
+}
+
+} // namespace dd_wt
+
+} // namespace
 
 namespace
 {
@@ -224,103 +443,10 @@ __global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 2 : 1)
     store_tile<T, L, VEC>(acc, C, ldc, M, N, m0, n0, arow, bcol, beta);
 }
 
-/* 17_warptile_mbar: 07 with mbarriers in place of the block barrier per
- * tile (Nsight Compute on 07 at 8192: no eligible warp in 18.7% of the
- * scheduler cycles, all 8 warps of a block meeting at every tile's
- * barrier).  Each thread's copies of a stage arrive on the stage's "full"
- * barrier when they land (cp.async.mbarrier.arrive); each warp releases a
- * stage on its "empty" barrier once its fragments are loaded, and a stage
- * is refilled once all 8 warps released it.  A warp may run a tile ahead
- * of the slowest one.  Same data path, tiles and registers as 07. */
-template <typename T, int BK, int STAGES, bool VEC>
-__global__ void __launch_bounds__(THREADS, sizeof(T) == 4 ? 2 : 1)
-    mbar_kernel(int M, int N, int K, const T *__restrict__ A, int64_t lda, const T *__restrict__ B,
-                int64_t ldb, int beta, T *__restrict__ C, int64_t ldc)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    using namespace dd_tma;
-    typedef Cfg<T, BK, STAGES> L;
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    T *smem = reinterpret_cast<T *>(smem_raw);
-    uint64_t *full = (uint64_t *)(smem_raw + L::SMEM), *empty = full + STAGES;
-    const Place<L> at(M, N);
-    const int m0 = at.m0, n0 = at.n0, arow = at.arow, bcol = at.bcol, lane = threadIdx.x % 32;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; ++s) {
-            bar_init(&full[s], THREADS);
-            bar_init(&empty[s], THREADS / 32);
-        }
-        bar_init_fence();
-    }
-    __syncthreads();
-
-    T acc[8][8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-#pragma unroll
-        for (int j = 0; j < 8; ++j)
-            acc[i][j] = 0;
-    Copier<T, L, VEC> cp(A, lda, B, ldb, M, N, m0, n0);
-    const int tiles = (K + BK - 1) / BK;
-    /* this thread's copies of tile v into its slot; they arrive on full */
-    auto fill = [&](int v) {
-        const int s = v % STAGES;
-        cp.copy(smem + s * L::STAGE, K);
-        cp_async_arrive(&full[s]);
-    };
-    for (int v = 0; v < STAGES - 1 && v < tiles; ++v)
-        fill(v);
-    int rs = 0;
-    T a[2][8], b[2][8];
-    if (tiles > 0) {
-        bar_wait(&full[0], 0);
-        load_frag<T, L>(smem, smem + BK * L::SA, 0, arow, bcol, a[0], b[0]);
-    }
-    for (int t = 0; t < tiles; ++t) {
-#pragma unroll
-        for (int p = 0; p < BK; ++p) {
-            if (p == BK - 1) {
-                if (t + 1 < tiles)
-                    bar_wait(&full[(t + 1) % STAGES], ((t + 1) / STAGES) & 1);
-                rs = rs + 1 == STAGES ? 0 : rs + 1;
-            }
-            const T *st = smem + rs * L::STAGE;
-            load_frag<T, L>(st, st + BK * L::SA, (p + 1) % BK, arow, bcol, a[(p + 1) & 1],
-                            b[(p + 1) & 1]);
-            if (p == BK - 1) { /* tile t's fragments are all loaded */
-                __syncwarp();
-                if (lane == 0)
-                    bar_arrive(&empty[t % STAGES]);
-            }
-            if (p == 0 && t + STAGES - 1 < tiles) {
-                /* refill the slot of tile t-1 once every warp released it */
-                const int v = t + STAGES - 1;
-                if (v >= STAGES)
-                    bar_wait(&empty[v % STAGES], ((v / STAGES) - 1) & 1);
-                fill(v);
-            }
-#pragma unroll
-            for (int i = 0; i < 8; ++i)
-#pragma unroll
-                for (int j = 0; j < 8; ++j)
-                    acc[i][j] += a[p & 1][i] * b[p & 1][j];
-        }
-    }
-    store_tile<T, L, VEC>(acc, C, ldc, M, N, m0, n0, arow, bcol, beta);
-#else
-    (void)M, (void)N, (void)K, (void)A, (void)lda, (void)B, (void)ldb, (void)beta, (void)C,
-        (void)ldc;
-    __trap();
-#endif
-}
-
-/* 07 (MBAR false) and 17 (MBAR: 17's kernel where the GPU is compute 9.x
- * and the build has its sm_90 code, for mbarrier try_wait; 07's
- * elsewhere). */
-template <typename T, int BK, int STAGES, bool MBAR = false> int launch_cfg(DD_LAUNCHER_ARGS(T))
+template <typename T, int BK, int STAGES> int launch_cfg(DD_LAUNCHER_ARGS(T))
 {
     typedef Cfg<T, BK, STAGES> L;
-    static unsigned long long smem_set[4];
+    static unsigned long long smem_set[2];
     cudaStream_t s = (cudaStream_t)stream;
     bool go;
     int e = dd::gemm_prologue<T>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
@@ -333,32 +459,15 @@ template <typename T, int BK, int STAGES, bool MBAR = false> int launch_cfg(DD_L
      * both allow it; A is copied element-wise (transposed) either way. */
     const bool vec = dd::vec16_ok<T>(B, ldb) && dd::vec16_ok<T>(C, ldc);
     auto kern = vec ? warptile_kernel<T, BK, STAGES, true> : warptile_kernel<T, BK, STAGES, false>;
-    int smem = L::SMEM;
-    bool mbar = false;
-    if constexpr (MBAR) {
-        static signed char sm90[64];
-        mbar = dd_tma::on_sm90(mbar_kernel<T, BK, STAGES, true>, sm90, &e);
-        if (e != cudaSuccess)
-            return e;
-        if (mbar) {
-            kern = vec ? mbar_kernel<T, BK, STAGES, true> : mbar_kernel<T, BK, STAGES, false>;
-            smem = L::SMEM + 2 * STAGES * 8; /* and the stages' full and empty barriers */
-        }
-    }
-    if ((e = dd::allow_smem(kern, smem, &smem_set[2 * mbar + vec])) != cudaSuccess)
+    if ((e = dd::allow_smem(kern, L::SMEM, &smem_set[vec])) != cudaSuccess)
         return e;
-    kern<<<(unsigned)blocks, THREADS, smem, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C,
-                                                 ldc);
+    kern<<<(unsigned)blocks, THREADS, L::SMEM, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta,
+                                                    C, ldc);
     return dd::launch_status();
 }
 
 } // namespace
 
-/* Production FP32: BK 16, 3 stages (50 KB a block, 2 blocks per SM);
- * chosen on the H200 against BK 16 with 4 stages, BK 8 with 4 and BK 32
- * with 3 (docs/results/h200-kernel-tuning-2026-11-29.md). */
-DD_LAUNCHER(dd_k07_sgemm, float, launch_cfg<float, 16, 3>)
-DD_LAUNCHER(dd_k07_dgemm, double, launch_cfg<double, 16, 3>)
-/* 17 (the FP32 production kernel): 07's configuration; 4 stages measured
- * no better (docs/results/h200-2026-12-01-f32-mbar). */
-DD_LAUNCHER(dd_k17_sgemm, float, launch_cfg<float, 16, 3, true>)
+/* BK 16, 3 stages: 50 KB a block and 2 blocks per SM in FP32. */
+DD_LAUNCHER(dd_07_warptile_f64, double, launch_cfg<double, 16, 3>)
+DD_LAUNCHER(dd_07_warptile_f32, float, launch_cfg<float, 16, 3>)

@@ -9,13 +9,8 @@
  * at addresses lda elements apart and write C ldc apart: every load of A and
  * every store of C is a separate 32-byte sector for 4 or 8 useful bytes.
  * B is read at one address per warp (a broadcast).  Nothing is reused from
- * on-chip memory except what L1/L2 happen to keep.
- *
- * Measured on H200 (docs/results/h200-gemm-bench-2026-11-29.txt, n = 4096):
- * FP64 0.49 TFLOP/s (0.8% of cuBLAS), FP32 0.50 (1.0%).
- */
-#include "gemm_common.cuh"
-#include "ladder.h"
+ * on-chip memory except what L1/L2 happen to keep. */
+#include "ladder.cuh"
 
 namespace
 {
@@ -57,5 +52,5 @@ template <typename T> int launch(DD_LAUNCHER_ARGS(T))
 
 } // namespace
 
-DD_LAUNCHER(dd_k01_dgemm, double, launch<double>)
-DD_LAUNCHER(dd_k01_sgemm, float, launch<float>)
+DD_LAUNCHER(dd_01_naive_f64, double, launch<double>)
+DD_LAUNCHER(dd_01_naive_f32, float, launch<float>)

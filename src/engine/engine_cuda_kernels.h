@@ -1,14 +1,15 @@
-/* engine_aux.h — the CUDA engine's kernels besides the multiply
- * (kernels/engine_aux.cu): the check's scans and matrix-vector products,
- * the generator, and GEMM's alpha/beta scaling, where the data is.  Not ladder kernels: not in
- * kernels.def.
+/* engine_cuda_kernels.h — the CUDA engine's kernels besides the multiply
+ * (engine_cuda_kernels.cu): the check's scans and matrix-vector products,
+ * the generator, and GEMM's alpha/beta scaling, where the data is.  Part of
+ * the CUDA engine (built with it); not multiplies, so not in
+ * kernels/kernels.def.
  *
  * Launchers take device pointers and a cudaStream_t as void *, only enqueue
  * (never synchronise) and return cudaError_t as int (0 = cudaSuccess), like
  * kernel.h's.  The engine (src/engine/engine_cuda.c) owns the scratch, the
  * copies and the synchronisation. */
-#ifndef DD_ENGINE_AUX_H
-#define DD_ENGINE_AUX_H
+#ifndef DD_ENGINE_CUDA_KERNELS_H
+#define DD_ENGINE_CUDA_KERNELS_H
 
 #include <stdint.h>
 

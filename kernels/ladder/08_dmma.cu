@@ -1,28 +1,141 @@
-/* dmma_core.cuh — the FP64 tensor-core GEMM of 08_dmma as a template
- * (block and warp tiles, BK, stages, fragment pipelining), so that rungs
- * which change only its configuration (09_dmma_occ) share its code.  The
- * design and its measurements: kernels/08_dmma.cu's header. */
-#ifndef DD_DMMA_CORE_CUH
-#define DD_DMMA_CORE_CUH
+/* 08_dmma — FP64 on the tensor cores: mma.sync m16n8k8 f64, fed by a
+ * multi-stage cp.async pipeline through padded shared memory (Hopper has
+ * no FP64 wgmma; DMMA through mma.sync is its FP64 tensor path, 67 TFLOP/s
+ * on the datasheet against 34 for FP64 FMA on the CUDA cores).
+ *
+ * What it changes, against 07:
+ *  - the multiply: a warp issues mma.sync.aligned.m16n8k8 (PTX ISA 7.8,
+ *    sm_90), each 1024 FP64 multiply-adds, instead of 32 lanes' FMAs; the
+ *    sm_80 m8n8k4 would need 4 instructions for the same work.
+ *  - tiles: block 128×128, 8 warps of 64×32 (2 down, 4 across), 16 mma
+ *    tiles = 64 accumulators per lane.  BK = 32, 3 stages of cp.async in
+ *    flight (72.5 KB a stage, 217 KB in all, 1 block of 256 threads per SM).
+ *  - roles swapped: the mma computes C^T = B^T·A^T.  Its A operand (16×8,
+ *    four registers a lane) comes from B and its B operand (8×8, two
+ *    registers) from A.  With k permuted inside each k8 step (the mma's
+ *    logical k = t + 4v, t = lane%4, v = register, lives in shared column
+ *    2t + v, for A and B alike: a bijection, the product is unchanged) and
+ *    the 16 mma rows (= C columns) permuted to 2g + h, every operand is one
+ *    or two 16-byte shared loads that land in the registers in the order
+ *    the instruction reads them.  (Computing C = A·B directly needs the two
+ *    halves of each 16-byte load in different operand slots: the compiler
+ *    then spent ten register moves per mma, the first version's bottleneck.)
+ *    Per k8 a warp issues 12 16-byte loads for 16 mma.
+ *  - software pipeline: the fragments of k step s+1 are loaded while the
+ *    mma of step s issue, across the stage boundary too: the barrier for
+ *    the next stage comes before the last step's mma (CUTLASS's order).
+ *  - padding instead of swizzling: A rows are BK+8 doubles (row stride ≡ 16
+ *    banks, so the two rows of a quarter-warp's 16-byte loads take disjoint
+ *    halves of the banks), B rows BN+2 (so the four k rows a quarter-warp
+ *    reads land in four different 8-bank groups).
+ *  - epilogue: each lane holds pairs of adjacent columns (16-byte stores,
+ *    128 contiguous bytes per row across a warp); for a tile wholly inside
+ *    C the beta-1 loads of C are all issued before the first add.
+ *  - grouped block order as in 07.
+ * Edges: cp.async with src-size 0 / 8 zero-fills rows and columns beyond
+ * M, N, K, so the main loop has no special case; edge tiles take guarded
+ * stores.  Misaligned A, B or C (odd ld, or a base not 16-byte aligned)
+ * selects the instantiation with 8-byte copies and scalar stores.
+ *
+ * Why it should help: per SM the tensor cores do twice the FP64 work of
+ * the FMA units, so the kernel is limited by feeding them: 128×128 tiles
+ * cut global (L2) traffic to 16 flop per byte, the pipeline covers the L2
+ * latency, and the shared-memory loads need about half of the bandwidth
+ * the DMMA rate allows.  What is left: with 8 warps per SM (240 registers a
+ * thread) the tensor pipe idles while a warp waits at the barrier, and the
+ * beta-1 epilogue of a 1024-deep SUMMA panel is not overlapped with work. */
+#include "ladder.cuh"
 
-#include "gemm_common.cuh"
-#include "ladder.h"
+namespace dd
+{
+namespace
+{
 
+__device__ __forceinline__ uint32_t smem_addr(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/* cp.async: global -> shared without passing through registers.  src_bytes
+ * below the copy size zero-fills the rest (0 reads nothing: edge tiles).
+ * Before sm_80 there is no cp.async: the same copy is done synchronously,
+ * which keeps the kernels correct (the barriers order it) if slower. */
+template <int BYTES>
+__device__ __forceinline__ void cp_async(void *smem, const void *gmem, int src_bytes)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (BYTES == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(smem)),
+                     "l"(gmem), "r"(src_bytes)
+                     : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(smem_addr(smem)),
+                     "l"(gmem), "n"(BYTES), "r"(src_bytes)
+                     : "memory");
+#else
+    unsigned char *d = static_cast<unsigned char *>(smem);
+    const unsigned char *s = static_cast<const unsigned char *>(gmem);
+    for (int i = 0; i < BYTES; ++i)
+        d[i] = i < src_bytes ? s[i] : 0;
+#endif
+}
+__device__ __forceinline__ void cp_async16(void *smem, const void *gmem, int src_bytes)
+{
+    cp_async<16>(smem, gmem, src_bytes);
+}
+__device__ __forceinline__ void cp_async8(void *smem, const void *gmem, int src_bytes)
+{
+    cp_async<8>(smem, gmem, src_bytes);
+}
+__device__ __forceinline__ void cp_async_commit()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int N> __device__ __forceinline__ void cp_async_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+/* Grouped rasterisation: consecutive block ids walk down GROUP block-rows
+ * before moving right, so the blocks resident at one time share A row
+ * panels and B column panels in L2 (plain row order streams all of B once
+ * per block-row).  bid: the tile's place in that order (default: this
+ * block's id). */
+template <int GROUP>
+__device__ __forceinline__ void raster_grouped(int grid_m, int grid_n, int *bm, int *bn,
+                                               int bid = blockIdx.x)
+{
+    int per_group = GROUP * grid_n;
+    int group = bid / per_group;
+    int first_m = group * GROUP;
+    int rows = min(grid_m - first_m, GROUP);
+    int in_group = bid - group * per_group;
+    *bm = first_m + in_group % rows;
+    *bn = in_group / rows;
+}
+
+} // namespace
+} // namespace dd
+
+namespace
+{
 namespace dd_dmma
 {
 
 constexpr int GROUP_M = 8;
 
-/* Block = WARPS_M × WARPS_N warp tiles of WM × WN (rows × columns of C);
- * production: 2 × 4 warps of 64 × 32, a 128×128 block. */
-template <int BK_, int STAGES_, int WARPS_M_ = 2, int WARPS_N_ = 4, bool PIPE_ = false,
-          int WM_ = 64, int WN_ = 32>
+/* Block = WARPS_M × WARPS_N warp tiles of WM × WN (rows × columns of C):
+ * 2 × 4 warps of 64 × 32, a 128×128 block. */
+template <int BK_, int STAGES_, int WARPS_M_ = 2, int WARPS_N_ = 4, int WM_ = 64, int WN_ = 32>
 struct Cfg {
     static constexpr int WM = WM_, WN = WN_;
     static constexpr int MT = WM / 8,
                          NT = WN / 16; /* mma tiles per warp: along m (mma n), along n (mma m) */
     static constexpr int BK = BK_, STAGES = STAGES_;
-    static constexpr bool PIPE = PIPE_; /* fragments double-buffered across k steps */
     static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
     static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int BM = WM * WARPS_M, BN = WN * WARPS_N;
@@ -176,30 +289,20 @@ template <typename L> __device__ __forceinline__ void zero_acc(double (&acc)[L::
                 acc[j][i][r] = 0.0;
 }
 
-/* Two adjacent C values as one vector (16 bytes of FP64, 8 of FP32). */
-template <typename TC> struct pair_of;
-template <> struct pair_of<double> {
-    typedef double2 type;
-};
-template <> struct pair_of<float> {
-    typedef float2 type;
-};
-
-/* The warp's accumulators into C (beta 0: C = acc; beta 1: C += acc), C
- * of FP64 or (24) FP32, each value rounded once.  acc[j][i] is the mma
- * tile D = C^T for C rows 8j + (0..7) and C columns 16i + (0..15) of the
- * warp tile: c0 = D[g][2t] is C column 2g of the row crow0 + 8j (crow0
- * carries the lane's row), c1 the row HSTEP further; c2, c3 column 2g+1.
- * So (c0, c2) and (c1, c3) are pairs of adjacent columns: one vector store
- * each (VEC: C's rows pair-aligned).  08 takes HSTEP 1 (rows 2t, 2t+1), 10
- * HSTEP 4 (rows t, t+4: its shared-memory row order, see 10_dmma_tma.cu). */
-template <typename L, bool VEC, int HSTEP, typename TC = double>
-__device__ __forceinline__ void store_acc(const double (&acc)[L::MT][L::NT][4], TC *__restrict__ C,
-                                          int64_t ldc, int M, int N, int m0, int n0, int crow0,
-                                          int ccol0, int beta)
+/* The warp's accumulators into C (beta 0: C = acc; beta 1: C += acc).
+ * acc[j][i] is the mma tile D = C^T for C rows 8j + (0..7) and C columns
+ * 16i + (0..15) of the warp tile: c0 = D[g][2t] is C column 2g of the row
+ * crow0 + 8j (crow0 carries the lane's row 2t), c1 the row HSTEP = 1
+ * further; c2, c3 column 2g+1.  So (c0, c2) and (c1, c3) are pairs of
+ * adjacent columns: one 16-byte store each (VEC: C's rows 16-byte aligned). */
+template <typename L, bool VEC, int HSTEP>
+__device__ __forceinline__ void store_acc(const double (&acc)[L::MT][L::NT][4],
+                                          double *__restrict__ C, int64_t ldc, int M, int N, int m0,
+                                          int n0, int crow0, int ccol0, int beta)
 {
+    typedef double TC;
     constexpr int BM = L::BM, BN = L::BN, MT = L::MT, NT = L::NT;
-    typedef typename pair_of<TC>::type P;
+    typedef double2 P;
     if (VEC && m0 + BM <= M && n0 + BN <= N) {
         /* Whole tile inside C: no guards, and for beta 1 all loads of C
          * issued before the first add (in two halves, to bound registers),
@@ -207,10 +310,6 @@ __device__ __forceinline__ void store_acc(const double (&acc)[L::MT][L::NT][4], 
         TC *cb = C + (int64_t)crow0 * ldc + ccol0;
 #pragma unroll
         for (int half = 0; half < 2; ++half) {
-            /* FP32 C (24) reads old as beta ? C : 0 and FP64 C under if
-             * (beta): at 255 registers each form keeps its kernel's spills
-             * as measured, the other form adds 200-500 bytes of them. */
-            constexpr bool SELECT = sizeof(TC) == 4;
             P old[MT / 2][2][NT];
 #pragma unroll
             for (int jj = 0; jj < MT / 2; ++jj)
@@ -220,9 +319,7 @@ __device__ __forceinline__ void store_acc(const double (&acc)[L::MT][L::NT][4], 
                     for (int i = 0; i < NT; ++i) {
                         const P *p = reinterpret_cast<const P *>(
                             cb + (int64_t)(8 * (half * MT / 2 + jj) + HSTEP * h) * ldc + 16 * i);
-                        if (SELECT)
-                            old[jj][h][i] = beta ? *p : P{};
-                        else if (beta)
+                        if (beta)
                             old[jj][h][i] = *p;
                     }
 #pragma unroll
@@ -314,58 +411,32 @@ __global__ void __launch_bounds__(L::THREADS, L::MIN_BLOCKS)
     __syncthreads();
 
     int rs = 0, ws = STAGES - 1; /* stage read, stage written next */
-    if (L::PIPE) {
-        /* Software pipeline: the fragments of step kk+1 are read while the
-         * mma of step kk run, across the stage boundary too (the barrier for
-         * the next stage sits before the last step's mma, as in CUTLASS). */
-        double fa[2][NT][4], fb[2][MT][2];
-        load_frags<L>(smem, fa_off, fb_off, 0, fa[0], fb[0]);
-        for (int kt = 0; kt < tiles; ++kt) {
+    /* Software pipeline: the fragments of step kk+1 are read while the
+     * mma of step kk run, across the stage boundary too (the barrier for
+     * the next stage sits before the last step's mma, as in CUTLASS). */
+    double fa[2][NT][4], fb[2][MT][2];
+    load_frags<L>(smem, fa_off, fb_off, 0, fa[0], fb[0]);
+    for (int kt = 0; kt < tiles; ++kt) {
 #pragma unroll
-            for (int kk = 0; kk < KK; ++kk) {
-                if (kk == KK - 1) {
-                    dd::cp_async_wait<STAGES - 2>(); /* tile kt+1 has landed ... */
-                    __syncthreads();                 /* ... for everyone; stage kt-1 is free */
-                    rs = rs + 1 == STAGES ? 0 : rs + 1;
-                }
-                load_frags<L>(smem + rs * L::STAGE, fa_off, fb_off, (kk + 1) % KK, fa[(kk + 1) & 1],
-                              fb[(kk + 1) & 1]);
-                if (kk == 0) {
-                    if (kt + STAGES - 1 < tiles)
-                        cp.copy(smem + ws * L::STAGE, K, lda, ldb);
-                    dd::cp_async_commit();
-                    ws = ws + 1 == STAGES ? 0 : ws + 1;
-                }
-#pragma unroll
-                for (int j = 0; j < MT; ++j)
-#pragma unroll
-                    for (int i = 0; i < NT; ++i)
-                        dmma_16x8x8(acc[j][i], fa[kk & 1][i], fb[kk & 1][j]);
+        for (int kk = 0; kk < KK; ++kk) {
+            if (kk == KK - 1) {
+                dd::cp_async_wait<STAGES - 2>(); /* tile kt+1 has landed ... */
+                __syncthreads();                 /* ... for everyone; stage kt-1 is free */
+                rs = rs + 1 == STAGES ? 0 : rs + 1;
             }
-        }
-    } else {
-        /* One barrier per tile, at its start; fragments loaded just before use. */
-        for (int kt = 0; kt < tiles; ++kt) {
-            if (kt > 0) {
-                dd::cp_async_wait<STAGES - 2>();
-                __syncthreads();
+            load_frags<L>(smem + rs * L::STAGE, fa_off, fb_off, (kk + 1) % KK, fa[(kk + 1) & 1],
+                          fb[(kk + 1) & 1]);
+            if (kk == 0) {
+                if (kt + STAGES - 1 < tiles)
+                    cp.copy(smem + ws * L::STAGE, K, lda, ldb);
+                dd::cp_async_commit();
+                ws = ws + 1 == STAGES ? 0 : ws + 1;
             }
-            if (kt + STAGES - 1 < tiles)
-                cp.copy(smem + ws * L::STAGE, K, lda, ldb);
-            dd::cp_async_commit();
-            ws = ws + 1 == STAGES ? 0 : ws + 1;
-            const double *st = smem + rs * L::STAGE;
-            rs = rs + 1 == STAGES ? 0 : rs + 1;
 #pragma unroll
-            for (int kk = 0; kk < KK; ++kk) {
-                double fa[NT][4], fb[MT][2];
-                load_frags<L>(st, fa_off, fb_off, kk, fa, fb);
+            for (int j = 0; j < MT; ++j)
 #pragma unroll
-                for (int j = 0; j < MT; ++j)
-#pragma unroll
-                    for (int i = 0; i < NT; ++i)
-                        dmma_16x8x8(acc[j][i], fa[i], fb[j]);
-            }
+                for (int i = 0; i < NT; ++i)
+                    dmma_16x8x8(acc[j][i], fa[kk & 1][i], fb[kk & 1][j]);
         }
     }
     dd::cp_async_wait<0>();
@@ -403,5 +474,8 @@ template <typename L> int launch_cfg(DD_LAUNCHER_ARGS(double))
 }
 
 } // namespace dd_dmma
+} // namespace
 
-#endif
+/* BK 32, 3 stages (217 KB of shared memory), fragments double-buffered
+ * across k steps. */
+DD_LAUNCHER(dd_08_dmma, double, dd_dmma::launch_cfg<dd_dmma::Cfg<32, 3, 2, 4>>)

@@ -13,13 +13,22 @@
  * Global traffic also halves again (64-wide tiles instead of 32).
  *
  * What it leaves: scalar loads everywhere, and the B reads of a warp
- * (16 threads 4 words apart) conflict 2-way in the banks.  05 fixes both.
- *
- * Measured on H200 (docs/results/h200-gemm-bench-2026-11-29.txt, n = 4096):
- * FP64 10.90 TFLOP/s (17.7% of cuBLAS), FP32 22.56 (46.0%).
- */
-#include "gemm_common.cuh"
-#include "ladder.h"
+ * (16 threads 4 words apart) conflict 2-way in the banks.  05 fixes both. */
+#include "ladder.cuh"
+
+namespace dd
+{
+namespace
+{
+
+/* Guarded scalar read: zero outside the matrix. */
+template <typename T> __device__ __forceinline__ T load_or_zero(const T *p, bool valid)
+{
+    return valid ? *p : T(0);
+}
+
+} // namespace
+} // namespace dd
 
 namespace
 {
@@ -103,5 +112,5 @@ template <typename T> int launch(DD_LAUNCHER_ARGS(T))
 
 } // namespace
 
-DD_LAUNCHER(dd_k04_dgemm, double, launch<double>)
-DD_LAUNCHER(dd_k04_sgemm, float, launch<float>)
+DD_LAUNCHER(dd_04_register_blocking_f64, double, launch<double>)
+DD_LAUNCHER(dd_04_register_blocking_f32, float, launch<float>)

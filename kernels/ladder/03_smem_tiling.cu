@@ -11,16 +11,22 @@
  * 32x.  The reads of the A tile are broadcasts (one address per warp) and
  * those of the B tile are consecutive words: no bank conflicts.  What is
  * left is one shared-memory load per multiply-add, so shared-memory
- * bandwidth and load latency now bound the kernel.
- *
- * Measured on H200 (docs/results/h200-gemm-bench-2026-11-29.txt, n = 4096):
- * FP64 4.73 TFLOP/s (7.7% of cuBLAS), FP32 8.20 (16.7%).  Only 1.2-1.4x
- * over 02 (the article claims 6x on the V100): Hopper's large L1 (up to
- * 256 KB an SM, shared with shared memory) probably already caught most of
- * 02's re-reads, and one shared load per FMA now bounds the kernel.
- */
-#include "gemm_common.cuh"
-#include "ladder.h"
+ * bandwidth and load latency now bound the kernel. */
+#include "ladder.cuh"
+
+namespace dd
+{
+namespace
+{
+
+/* Guarded scalar read: zero outside the matrix. */
+template <typename T> __device__ __forceinline__ T load_or_zero(const T *p, bool valid)
+{
+    return valid ? *p : T(0);
+}
+
+} // namespace
+} // namespace dd
 
 namespace
 {
@@ -63,5 +69,5 @@ template <typename T> int launch(DD_LAUNCHER_ARGS(T))
 
 } // namespace
 
-DD_LAUNCHER(dd_k03_dgemm, double, launch<double>)
-DD_LAUNCHER(dd_k03_sgemm, float, launch<float>)
+DD_LAUNCHER(dd_03_smem_tiling_f64, double, launch<double>)
+DD_LAUNCHER(dd_03_smem_tiling_f32, float, launch<float>)

@@ -10,14 +10,8 @@
  * likewise, and its loads of A are one address for the whole warp (a
  * broadcast).  Traffic per useful byte drops by up to 8x (FP32) / 4x (FP64);
  * the kernel is still bound by L1/L2 bandwidth, as nothing is reused
- * deliberately.
- *
- * Measured on H200 (docs/results/h200-gemm-bench-2026-11-29.txt, n = 4096):
- * FP64 3.94 TFLOP/s (6.4% of cuBLAS), FP32 5.95 (12.1%): 8-12x the naive
- * kernel from the access pattern alone.
- */
-#include "gemm_common.cuh"
-#include "ladder.h"
+ * deliberately. */
+#include "ladder.cuh"
 
 namespace
 {
@@ -51,5 +45,5 @@ template <typename T> int launch(DD_LAUNCHER_ARGS(T))
 
 } // namespace
 
-DD_LAUNCHER(dd_k02_dgemm, double, launch<double>)
-DD_LAUNCHER(dd_k02_sgemm, float, launch<float>)
+DD_LAUNCHER(dd_02_coalesced_f64, double, launch<double>)
+DD_LAUNCHER(dd_02_coalesced_f32, float, launch<float>)
