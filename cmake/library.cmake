@@ -58,7 +58,11 @@ dd_symbol_files(dgemm-dist-scalapack)
 # reference between them bound inside it, the CUDA objects' fatbinary
 # registration included), whose other globals objcopy then makes local,
 # archived as the one member.  A client's link then sees no internal name
-# (grid_make, dd_agree, ...) to clash with its own.
+# (grid_make, dd_agree, ...) to clash with its own.  --force-group-allocation
+# dissolves the COMDAT groups of the C++ (CUDA host) objects: a group left
+# in, its symbol made local, would be dropped for the client's own copy of
+# the group (libstdc++.a's DW.ref.__gxx_personality_v0) and leave the
+# archive's references to it undefined.
 function(dd_public_archive target name)
   set(obj ${PROJECT_BINARY_DIR}/${name}-static.o)
   set(keep ${PROJECT_BINARY_DIR}/${name}.keep)
@@ -67,7 +71,7 @@ function(dd_public_archive target name)
     list(APPEND objs $<TARGET_OBJECTS:${t}>)
   endforeach()
   add_custom_command(OUTPUT ${obj}
-    COMMAND ${CMAKE_LINKER} -r -o ${obj} ${objs}
+    COMMAND ${CMAKE_LINKER} -r --force-group-allocation -o ${obj} ${objs}
     COMMAND ${CMAKE_OBJCOPY} --keep-global-symbols=${keep} ${obj}
     DEPENDS ${objs} ${ARGN} ${keep}
     COMMENT "${name}: one relocatable object, the public symbols alone global"

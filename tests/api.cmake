@@ -76,7 +76,7 @@ add_test(NAME api_layering_and_one_version
     ${PROJECT_VERSION} "$<TARGET_PROPERTY:dd_base,INTERFACE_INCLUDE_DIRECTORIES>"
     "$<TARGET_PROPERTY:dd_mult,INTERFACE_INCLUDE_DIRECTORIES>")
 set_tests_properties(api_layering_and_one_version PROPERTIES LABELS "api;cli" TIMEOUT 60
-  ENVIRONMENT "${DD_API_ENV};DD_BIN=$<TARGET_FILE:dgemm-dist>")
+  ENVIRONMENT "${DD_API_ENV};DD_BIN=$<TARGET_FILE:dgemm-dist>;DD_COMPARE=$<TARGET_FILE:dd-compare>")
 
 # The device-pointer entries on real GPU memory (label gpu: skipped, exit
 # 77, where a rank sees no GPU): 1 rank, and 2 ranks on 2 GPUs; plans on

@@ -16,7 +16,9 @@
 # sources as a literal, no header defines DGEMM_DIST_VERSION_* but the
 # generated one, which says VERSION; `dgemm-dist --version`, the JSON
 # record's "version", the output's "tool" attribute and gen's "generator"
-# attribute all say VERSION.  DD_BIN: the program.  Exit 1 on any breach.
+# attribute all say VERSION.  DD_BIN: the program; DD_COMPARE: dd-compare
+# (tests/tools/dd_compare.c), which reads the attributes.  Exit 1 on any
+# breach.
 set -euo pipefail
 src=$1 build=$2 version=$3 base_inc=$4 core_inc=$5
 bad=0
@@ -91,10 +93,10 @@ out=$("$DD_BIN" --version)
 "$DD_BIN" --size 8,6,4 --out "$work/c.h5" --json "$work/r.jsonl" --quiet >/dev/null
 grep -q "\"version\":\"$version\"" "$work/r.jsonl" || problem "the JSON record's version is not $version:
 $(grep -o '"version":"[^"]*"' "$work/r.jsonl" || cat "$work/r.jsonl")"
-tool=$(h5dump -a /C/tool "$work/c.h5" | grep -o '"dgemm-dist [^"]*"' || true)
-[ "$tool" = "\"dgemm-dist $version\"" ] || problem "the output's tool attribute is $tool"
+tool=$("$DD_COMPARE" attr "$work/c.h5" C tool || true)
+[ "$tool" = "dgemm-dist $version" ] || problem "the output's tool attribute is '$tool'"
 "$DD_BIN" gen --out "$work/g.h5" -m 3 -n 2 -k 2 --quiet
-genattr=$(h5dump -a /A/generator "$work/g.h5" | grep -o '"dgemm-dist [^ ]* gen' || true)
-[ "$genattr" = "\"dgemm-dist $version gen" ] || problem "gen's generator attribute is $genattr"
+genattr=$("$DD_COMPARE" attr "$work/g.h5" A generator || true)
+[ "${genattr%% gen:*}" = "dgemm-dist $version" ] || problem "gen's generator attribute is '$genattr'"
 [ "$bad" = 0 ] && echo "version: $version everywhere"
 exit "$bad"

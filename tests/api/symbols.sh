@@ -10,6 +10,10 @@
 #   - each name is declared in the headers of its library and in no other:
 #     libdgemm-dist's in dgemm_dist.h, dgemm_dist_plan.h or
 #     dgemm_dist_tool.h, the drop-in's in dgemm_dist_scalapack.h;
+#   - the static archive's object holds no section group: a COMDAT group
+#     whose symbol was made local would be dropped for a program's own copy
+#     of the group (libstdc++.a's DW.ref.__gxx_personality_v0 beside the
+#     CUDA objects) while the archive's references still need it;
 #   - every installed header compiles on its own (mpicc -fsyntax-only).
 # Prints each offending name; exit 1 on any.
 set -euo pipefail
@@ -69,6 +73,17 @@ for lib in dgemm-dist dgemm-dist-scalapack; do
             problem "$n ($lib) is declared in another library's header (${other[*]##*/})"
         fi
     done
+done
+# no section groups in the static archives' members
+for a in "$libdir"/libdgemm-dist.a "$libdir"/libdgemm-dist-scalapack.a; do
+    x=$(mktemp -d)
+    (cd "$x" && ar x "$a")
+    for o in "$x"/*; do
+        if ! readelf -g -W "$o" | grep -q "There are no section groups"; then
+            problem "$(basename "$a")($(basename "$o")) holds section groups: $(readelf -g -W "$o" | grep -c 'COMDAT group')"
+        fi
+    done
+    rm -rf "$x"
 done
 # each installed header on its own, as a client includes it
 for h in "$inc"/dgemm_dist*.h; do
