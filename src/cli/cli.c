@@ -118,7 +118,7 @@ static int parse_size(const char *s, int64_t sz[3])
 
 static int take_grid(cli_state *st, const char *v)
 {
-    if (!strcmp(v, "auto")) { /* the model's choice (src/driver/tune.c) */
+    if (!strcmp(v, "auto")) { /* the model's choice (src/core/tune.c) */
         st->o->run.P = st->o->run.Q = 0;
         return DD_OK;
     }

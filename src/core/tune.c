@@ -10,21 +10,14 @@
 #include "comm.h"
 #include "tune.h"
 
-/* Links: the comm backend the run will open (comm_select's rule) and the
- * path NCCL takes; DD_MODEL_LINK and DD_MODEL_INTER_LINK name others. */
+/* Links: the model's link for the comm backend the run will open
+ * (comm_gpu_choice, comm_select's rule; model_intra_link maps it);
+ * DD_MODEL_LINK and DD_MODEL_INTER_LINK name others. */
 static void pick_links(const dd_tune_req *r, const dd_engine *e, int shared, dd_tune *t)
 {
-    const char *intra = "mpi-shm", *inter = "mpi-tcp";
-    if (!e->ops->work_is_host) {
-        /* the backend comm_select will open inside a node */
-        const char *b = comm_gpu_choice(r->comm, shared > 1 ? shared : 1, 1);
-        const char *p2p = getenv("NCCL_P2P_DISABLE"), *shm = getenv("NCCL_SHM_DISABLE");
-        int sockets = p2p && shm && !strcmp(p2p, "1") && !strcmp(shm, "1");
-        intra = !strcmp(b, "ce")     ? "ce-nvlink"
-                : !strcmp(b, "nccl") ? (sockets ? "nccl-socket" : "nccl-nvlink")
-                                     : "mpi-staged";
-        inter = "nic-400g";
-    }
+    int host = e->ops->work_is_host != 0;
+    const char *b = host ? NULL : comm_gpu_choice(r->comm, shared > 1 ? shared : 1, 1);
+    const char *intra = model_intra_link(b, host), *inter = model_inter_link(host);
     const char *ei = getenv("DD_MODEL_LINK"), *ex = getenv("DD_MODEL_INTER_LINK");
     snprintf(t->intra, sizeof t->intra, "%s", ei && model_find_link(ei) ? ei : intra);
     snprintf(t->inter, sizeof t->inter, "%s", ex && model_find_link(ex) ? ex : inter);
@@ -33,24 +26,25 @@ static void pick_links(const dd_tune_req *r, const dd_engine *e, int shared, dd_
 }
 
 /* DD_MODEL_RATES=FILE: rows of the tables' CSV format (a calibration of
- * this machine, e.g. from model-calib) replace the compiled-in table: the
- * rows of the engine's kernel and type whose thread count is the one
- * found (or the engine's).  Kept when at least one row matches. */
+ * this machine, e.g. from model-calib), read by the model's parser, replace
+ * the compiled-in table: the rows of the engine's kernel and type whose
+ * thread count is the one found (or the engine's).  Kept when at least one
+ * row matches; lines that are no valid row are passed over. */
 static void file_rates(const dd_engine *e, dd_dtype type, int threads, dd_tune *t)
 {
     const char *path = getenv("DD_MODEL_RATES");
     FILE *f = path && *path ? fopen(path, "r") : NULL;
     if (!f)
         return;
-    char line[512], dev[64], kern[64], dt[8];
-    int th, n = 0, want = t->in.rate ? t->in.rate->threads : threads;
-    double m, nn, k, gf;
+    char line[512], why[160];
+    int n = 0, want = t->in.rate ? t->in.rate->threads : threads;
+    dd_rate_row row;
     while (fgets(line, sizeof line, f) && n < 64) {
-        if (sscanf(line, "%63[^,],%63[^,],%7[^,],%d,%lf,%lf,%lf,%lf", dev, kern, dt, &th, &m, &nn,
-                   &k, &gf) != 8 || !strstr(e->info.device, dev) || strcmp(kern, e->info.kernel) ||
-            strcmp(dt, dd_dtype_name(type)) || th != want || m < 1 || nn < 1 || k < 1 || gf <= 0)
+        if (model_parse_rate(line, &row, why, sizeof why) != 1 ||
+            !strstr(e->info.device, row.device) || strcmp(row.kernel, e->info.kernel) ||
+            row.type != type || row.threads != want)
             continue;
-        t->file_pts[n++] = (dd_rate_point){m, nn, k, gf};
+        t->file_pts[n++] = row.pt;
     }
     fclose(f);
     if (!n)

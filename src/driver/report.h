@@ -75,7 +75,7 @@ typedef struct {
     /* rank 0 only: each rank's GPU telemetry over the timed multiplies
      * (dd_telemetry.h), ranks entries; NULL where the engine has none */
     dd_telemetry *tele;
-    /* the performance model (src/driver/tune.c): the settings' line, the
+    /* the performance model (src/core/tune.c): the settings' line, the
      * prediction's line, the record's "model" object; NULL: none */
     const char *tune_line, *model_line, *model_json;
 } dd_record;

@@ -134,7 +134,7 @@ typedef struct dd_engine_ops {
      * cudaStream_t of the communication and compute streams), NULL on CPU. */
     void *(*comm_stream)(dd_engine *e);
     void *(*compute_stream)(dd_engine *e);
-    /* The check and generated inputs where the data is (src/driver/check.c,
+    /* The check and generated inputs where the data is (src/core/check.c,
      * --size): synchronous, on work memory, t the element type (any type,
      * not only the one given at open).  CUDA: on the compute stream, so
      * ordered after the multiplies; a small device scratch kept by the

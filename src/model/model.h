@@ -68,6 +68,36 @@ const dd_rate_table *model_find_rate(const char *device, const char *kernel, dd_
                                      int threads);
 const dd_link *model_find_link(const char *name);
 
+/* ---- the CSV tables (model_csv.c: the one parser of their rows) ---------- */
+
+/* A row of a rates CSV: device,kernel,dtype,threads,m,n,k,gflops[,source]. */
+typedef struct {
+    char device[64], kernel[64];
+    dd_dtype type;
+    int threads;
+    dd_rate_point pt;
+} dd_rate_row;
+/* A row of links.csv: name,alpha_us,beta_gbs,ring|tree[,source]. */
+typedef struct {
+    char name[64];
+    double alpha_us, beta_gbs;
+    int algo;
+} dd_link_row;
+/* One line: 1 and *row filled for a row; 0 for a line that holds none
+ * (blank, a '#' comment, the header); -1 for a malformed row, `why` saying
+ * what is wrong. */
+int model_parse_rate(const char *line, dd_rate_row *row, char *why, size_t len);
+int model_parse_link(const char *line, dd_link_row *row, char *why, size_t len);
+
+/* The link (a links.csv name) that broadcasts take inside a node through
+ * the comm backend `backend` opens for GPU memory ("ce", "nccl" or "mpi",
+ * comm_gpu_choice's answer), or on the host (host_memory); NCCL held to
+ * sockets by NCCL_P2P_DISABLE=1 and NCCL_SHM_DISABLE=1 is nccl-socket.
+ * model_inter_link: between nodes.  The one mapping from a backend to the
+ * model's figures. */
+const char *model_intra_link(const char *backend, int host_memory);
+const char *model_inter_link(int host_memory);
+
 /* ---- pieces -------------------------------------------------------------- */
 
 /* flop/s of one m×n×k multiply: inverse-distance interpolation of log(rate)

@@ -1,4 +1,4 @@
-/* test_check.c — the HPL-style check (src/driver/check.c) at any rank count.
+/* test_check.c — the HPL-style check (src/core/check.c) at any rank count.
  *
  *   mpirun -n R test-check exact|wrong|huge|nonfinite|beta|chunks|line
  *

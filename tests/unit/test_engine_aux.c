@@ -1,5 +1,5 @@
 /* test_engine_aux.c — the CPU engine's absmax, matvec and fill_random
- * (engine.h), the ops the check (src/driver/check.c) and --size generation
+ * (engine.h), the ops the check (src/core/check.c) and --size generation
  * run on: against plain loops written here, on random data of both types
  * with NaN, +Inf and -Inf planted, scaled near the ends of the range,
  * empty shapes; fill_random against rng_fill_block bit for bit and against

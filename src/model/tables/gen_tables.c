@@ -1,0 +1,157 @@
+/* gen_tables.c — the model's CSV tables (this directory) as C arrays, run
+ * by the build (CMakeLists.txt: model_tables.c in the build tree):
+ *
+ *   dd-model-tables OUT links.csv rates-a.csv rates-b.csv ...
+ *
+ * The CSV files are the one source of truth, read row by row with the
+ * model's own parser (src/model/model_csv.c, the one DD_MODEL_RATES goes
+ * through at run time): rates device,kernel,dtype,threads,m,n,k,gflops,
+ * source, where consecutive rows of one (device, kernel, dtype, threads)
+ * make one table; links name,alpha_us,beta_gbs,algo,source.  '#' lines,
+ * blank lines and the header are skipped; a malformed row, or a name
+ * that is not plain (letters, digits, '_', '-', '.', '+', ' '), stops the
+ * build naming its file and line.  OUT is written whole, then renamed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+static int plain(const char *s)
+{
+    for (; *s; s++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.+ ", *s))
+            return 0;
+    return 1;
+}
+
+/* x as the shortest of %.15g and %.17g that reads back as x (the CSV's own
+ * spelling for figures of up to 15 digits). */
+static const char *num(char *buf, size_t len, double x)
+{
+    snprintf(buf, len, "%.15g", x);
+    if (strtod(buf, NULL) != x)
+        snprintf(buf, len, "%.17g", x);
+    return buf;
+}
+
+static int bad(const char *path, int line, const char *why)
+{
+    fprintf(stderr, "%s:%d: %s\n", path, line, why);
+    return 1;
+}
+
+/* The rows of one rates file appended to pts (points) and tabs (tables). */
+static int rates(FILE *pts, FILE *tabs, const char *path, int *npts, int *ntabs)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return bad(path, 0, "cannot be opened");
+    char line[4096], why[160], key[200] = "";
+    int n = 0, start = *npts;
+    dd_rate_row r, k = {0};
+    while (fgets(line, sizeof line, f)) {
+        n++;
+        int rc = model_parse_rate(line, &r, why, sizeof why);
+        if (rc < 0 || (rc && !(plain(r.device) && plain(r.kernel)))) {
+            fclose(f);
+            return bad(path, n, rc < 0 ? why : "device and kernel must be plain names");
+        }
+        if (!rc)
+            continue;
+        char k2[200];
+        snprintf(k2, sizeof k2, "%s|%s|%d|%d", r.device, r.kernel, (int)r.type, r.threads);
+        if (strcmp(k2, key)) {
+            if (*key) {
+                fprintf(tabs, "    {\"%s\", \"%s\", %s, %d, pts + %d, %d},\n", k.device, k.kernel,
+                        k.type == DD_F32 ? "DD_F32" : "DD_F64", k.threads, start, *npts - start);
+                ++*ntabs;
+            }
+            snprintf(key, sizeof key, "%s", k2);
+            k = r;
+            start = *npts;
+        }
+        char b[4][32];
+        fprintf(pts, "    {%s, %s, %s, %s},\n", num(b[0], 32, r.pt.m), num(b[1], 32, r.pt.n),
+                num(b[2], 32, r.pt.k), num(b[3], 32, r.pt.gflops));
+        ++*npts;
+    }
+    fclose(f);
+    if (*key) {
+        fprintf(tabs, "    {\"%s\", \"%s\", %s, %d, pts + %d, %d},\n", k.device, k.kernel,
+                k.type == DD_F32 ? "DD_F32" : "DD_F64", k.threads, start, *npts - start);
+        ++*ntabs;
+    }
+    return 0;
+}
+
+static int links(FILE *out, const char *path, int *nlinks)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return bad(path, 0, "cannot be opened");
+    char line[4096], why[160];
+    int n = 0;
+    dd_link_row r;
+    while (fgets(line, sizeof line, f)) {
+        n++;
+        int rc = model_parse_link(line, &r, why, sizeof why);
+        if (rc < 0 || (rc && !plain(r.name))) {
+            fclose(f);
+            return bad(path, n, rc < 0 ? why : "the link's name must be a plain name");
+        }
+        if (rc) {
+            char a[32], b[32];
+            fprintf(out, "    {\"%s\", %se-6, %se9, %s},\n", r.name, num(a, 32, r.alpha_us),
+                    num(b, 32, r.beta_gbs),
+                    r.algo == DD_BCAST_TREE ? "DD_BCAST_TREE" : "DD_BCAST_RING");
+            ++*nlinks;
+        }
+    }
+    fclose(f);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s OUT links.csv [rates-*.csv ...]\n", argv[0]);
+        return 2;
+    }
+    char *pb = NULL, *tb = NULL, *lb = NULL;
+    size_t pn = 0, tn = 0, ln = 0;
+    FILE *pts = open_memstream(&pb, &pn), *tabs = open_memstream(&tb, &tn),
+         *lks = open_memstream(&lb, &ln);
+    if (!pts || !tabs || !lks)
+        return bad(argv[0], 0, "out of memory");
+    int npts = 0, ntabs = 0, nlinks = 0, rc = links(lks, argv[2], &nlinks);
+    for (int i = 3; !rc && i < argc; i++)
+        rc = rates(pts, tabs, argv[i], &npts, &ntabs);
+    fclose(pts);
+    fclose(tabs);
+    fclose(lks);
+    if (rc)
+        return 1;
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", argv[1]);
+    FILE *o = fopen(tmp, "w");
+    if (!o)
+        return bad(tmp, 0, "cannot be written");
+    fprintf(o,
+            "/* Generated by dd-model-tables (src/model/tables/gen_tables.c) from the CSV "
+            "tables: do not edit. */\n#include \"model.h\"\n\n"
+            "static const dd_rate_point pts[] = {\n%s};\n"
+            "const dd_rate_table dd_model_rates[] = {\n%s};\n"
+            "const int dd_model_nrates = %d;\n"
+            "const dd_link dd_model_links[] = {\n%s};\n"
+            "const int dd_model_nlinks = %d;\n",
+            npts ? pb : "    {0, 0, 0, 0},\n", ntabs ? tb : "    {0},\n", ntabs, lb, nlinks);
+    free(pb);
+    free(tb);
+    free(lb);
+    if (fclose(o) || rename(tmp, argv[1])) {
+        remove(tmp);
+        return bad(argv[1], 0, "cannot be written");
+    }
+    return 0;
+}
