@@ -1,8 +1,8 @@
 /* comm.h — SUMMA panel broadcasts, behind one small ops struct.
  *
  * A comm backend moves panel t of A along its grid row and panel t of B down
- * its grid column into "slot" buffers the driver owns in work memory.  The
- * driver's loop (summa.c), with lookahead L and L+1 slots:
+ * its grid column into "slot" buffers SUMMA owns in work memory.  SUMMA's
+ * loop (src/core/summa.c), with lookahead L and L+1 slots:
  *
  *     post(0..L-1)
  *     for t: post(t+L); wait(t); gemm(t, progress); release(t)
@@ -15,11 +15,11 @@
  * the compute stream that the comm stream waits for).  progress() is called
  * while a multiply runs and must not block on it.
  *
- * A transfer whose communicator has one rank is never posted: the driver
- * reads the owned block directly.
+ * A transfer whose communicator has one rank is never posted: SUMMA reads
+ * the owned block directly.
  *
  * On CUDA, wait(slot) also orders the compute stream after any work the
- * driver enqueued on the engine's communication stream before post(slot)
+ * library enqueued on the engine's communication stream before post(slot)
  * (the streamed upload of owned blocks relies on it): backends record
  * "ready" on that stream. */
 #ifndef DD_COMM_H
@@ -54,8 +54,9 @@ typedef struct {
 typedef struct {
     MPI_Comm world, row, col; /* row: ranks of my grid row (size Q); col: size P */
     int nslots;
-    /* What the engine gives the backend (the driver copies it from there, so
-     * comm/ knows nothing of engines): where panels live, the CUDA streams
+    /* What the engine gives the backend (the context copies it from there,
+     * src/api/api_context.c, so comm/ knows nothing of engines): where
+     * panels live, the CUDA streams
      * (cudaStream_t, NULL on the host) and how many ranks share this rank's
      * GPU (NCCL needs one GPU per rank). */
     int work_is_host;
@@ -95,17 +96,16 @@ extern const dd_comm_ops dd_comm_nccl;
 
 /* --comm NAME (auto | nccl | mpi | ce, alias cuda-ipc): open the backend
  * that serves cfg's memory on every rank.  auto: on the host MPI; on GPUs
- * NCCL when every rank has a GPU of its own (and NCCL was built), MPI
- * otherwise (ce is never auto's choice until measured to win).  ce where
- * it is refused (a row or column across hosts, no CUDA IPC): auto's
- * choice, its detail saying why.  Collective; the result is agreed across
+ * comm_gpu_choice's answer (below).  ce where it is refused (a row or
+ * column across hosts, no CUDA IPC): what auto takes without the copy
+ * engines, its detail saying why.  Collective; the result is agreed across
  * ranks. */
 int comm_select(const char *name, const dd_comm_cfg *cfg, dd_comm *c, dd_err *err);
 /* 1 when `name` is one comm_select takes (auto, nccl, mpi, ce, cuda-ipc). */
 int comm_known(const char *name);
 /* The backend --comm `name` selects for work in GPU memory, before any
- * refusal: "ce", "nccl" or "mpi" (pure: comm_select's rule, which the
- * performance model also follows).  maxshared: the most ranks sharing one
+ * refusal: "ce", "nccl" or "mpi" (pure: comm_select's rule; the performance
+ * model maps the answer to its link, model_intra_link).  maxshared: the most ranks sharing one
  * GPU anywhere; with_ce = 0: auto's choice once the copy engines are
  * refused.  On GPUs with one rank each, auto takes the copy engines first
  * (no SMs taken from the multiply, no NCCL communicators to build and tear

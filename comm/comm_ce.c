@@ -16,13 +16,13 @@
  * receiver opens a root's allocation the first time it sees its id
  * (cudaIpcOpenMemHandle) and keeps the mapping; a new id (a block freed
  * and allocated again) replaces it.  So the handles of both blocks travel
- * once, lazily, and any buffer the driver hands over works.
+ * once, lazily, and any buffer SUMMA hands over works.
  *
  * Ordering, per panel (post number `seq`, the same on every rank, as every
  * rank posts every panel in the same order):
  *
  *   root:     [wait for the acks of slot s's previous post]
- *             record produced[s] on the comm stream (after the driver's
+ *             record produced[s] on the comm stream (after the library's
  *             streamed upload of the panel, queued there before post)
  *             → MPI_Isend {seq, handle, offset, pitch} to each receiver
  *   receiver: MPI_Recv that message → comm stream waits produced[s] of
@@ -41,11 +41,11 @@
  * an earlier post, each sent before its sender waits for anything of the
  * same post, so no rank waits for one that waits for it.  The root's
  * block is never written during a multiply (SUMMA reads it), so no
- * receiver's copy can see it change; between multiplies the driver
+ * receiver's copy can see it change; between multiplies the library
  * agrees over MPI after every rank's copies have completed (phase_end).
  *
  * Refusals.  open() returns DD_EUNSUP, agreed, when a row or column spans
- * hosts (MPI_Comm_split_type SHARED), the driver entry point is missing,
+ * hosts (MPI_Comm_split_type SHARED), the CUDA driver's entry point is missing,
  * or IPC is refused (a probe allocation and the events are exchanged and
  * opened at open: containers without a shared IPC namespace, GPUs without
  * peer access); comm_select then falls back to what auto would take. */
@@ -327,7 +327,7 @@ static int ce_open(dd_comm *c, const dd_comm_cfg *cfg, dd_err *err)
     return DD_OK;
 }
 
-/* Local: the driver closes the comm before the engine. */
+/* Local: the context closes the comm before the engine (api_context.c). */
 static void ce_close(dd_comm *c)
 {
     free_state(c->impl);

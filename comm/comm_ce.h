@@ -11,7 +11,7 @@
 #include "comm.h"
 #include "dd_cuda.h"
 
-/* Most slots (the driver's DD_LOOKAHEAD_MAX + 1): their IPC event handles
+/* Most slots (core's DD_LOOKAHEAD_MAX + 1, summa.h): their IPC event handles
  * travel in one fixed-size message at open. */
 #define DD_CE_MAX_SLOTS 17
 

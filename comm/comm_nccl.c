@@ -18,7 +18,7 @@
  *   compute stream: wait ready[s] → gemm → record slot_free[s]
  *
  * slot_free[s] is recorded by release() after the gemm that read slot s, and
- * the driver posts into s only after that release, so the refill of a slot
+ * SUMMA posts into s only after that release, so the refill of a slot
  * waits for the multiply that last read it.  A never-recorded event is
  * complete, so the first post into each slot waits for nothing.  Every rank
  * issues its broadcasts in panel order, row before column, in one group per
@@ -234,9 +234,9 @@ static void nccl_close(dd_comm *c)
      * end of a good run every broadcast has completed on every rank (the
      * multiplies that waited for them are over and the ranks have agreed
      * since), so abort frees the same resources without destroy's closing
-     * handshake (0.74 s of a 2-GPU run's teardown,
-     * docs/results/h200x2-2026-11-30-wholerun-2).  The engine is still open:
-     * the driver closes the comm first. */
+     * handshake, which was most of a 2-GPU run's teardown
+     * (docs/results/h200x2-2026-11-30-wholerun-2).  The engine is still
+     * open: the context closes the comm first (api_context.c). */
     free_state(s, 1);
     c->impl = NULL;
 }

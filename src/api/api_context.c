@@ -1,5 +1,8 @@
 /* api_context.c — contexts of the public API (dgemm_dist.h): the grid, the
- * communicators, the engine and comm backends, opened as run.c opens them. */
+ * communicators, the engine and comm backends.  The library's composition
+ * root picks the backends here and nowhere else (engine_select,
+ * comm_select) and hands their ops structs to core (docs/design.md,
+ * section 3). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,8 @@
 /* api_gemm.c — one multiply of the public API (dgemm_dist.h): the
  * caller's operands into work memory (one copy each when already in the
  * work layout, else redistributed: api_redist.c), alpha and beta applied
- * where the data is, the SUMMA multiply, the optional check, C back; the
- * steps run.c and run_data.c take, each agreed across ranks.  The public
- * entry points are in api_entry.c. */
+ * where the data is, the SUMMA multiply, the optional check, C back, each
+ * step agreed across ranks.  The public entry points are in api_entry.c. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>

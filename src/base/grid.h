@@ -49,7 +49,7 @@ int64_t grid_first_width(int P, int Q, int64_t nb);
 /* Panel starting at k0 (0 <= k0 < K), at most nb wide, ending at the first
  * block boundary of either K partition. */
 dd_panel grid_panel_at(int64_t K, int P, int Q, int64_t nb, int64_t k0);
-/* The panel list of one multiply, the one the driver uses: panel 0 capped at
+/* The panel list of one multiply, the one SUMMA uses (summa_setup): panel 0 capped at
  * grid_first_width(), the others at nb.  Writes out[0..n) when out is not
  * NULL and returns n (0 when K is 0); -1 for nb < 1 or a panel that would
  * not advance, so no caller can loop forever. */

@@ -7,7 +7,7 @@
  * every figure is finite: NaN or Inf anywhere can never pass.
  *
  * GEMM: A and B are the blocks the multiply used, op(A) and op(B) with
- * alpha applied (the driver transposes and scales at load).  With beta ≠ 0,
+ * alpha applied (the library transposes and scales at load, src/api).  With beta ≠ 0,
  * z = A·(B·x) + w, w = (beta·C_in)·x (check_c_input), and the denominator
  * gains eps · ||beta·C_in||_oo · ||x||_oo, so a C computed with the wrong
  * beta, or without C's input, fails.

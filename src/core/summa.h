@@ -1,4 +1,4 @@
-/* summa.h — the SUMMA driver: C(p,q) = Σ_t A(p,t)·B(t,q) over K panels,
+/* summa.h — SUMMA's loop: C(p,q) = Σ_t A(p,t)·B(t,q) over K panels,
  * double-buffered (lookahead L, L+1 slots).  Knows only the engine and comm
  * interfaces: no MPI calls of its own beyond what they do, no CUDA, no HDF5. */
 #ifndef DD_SUMMA_H

@@ -1,7 +1,8 @@
 /* engine.h — memory and the local multiply, behind one small ops struct.
  *
- * The SUMMA driver (summa.c) and the run orchestration (run.c) speak only to
- * this interface.  Two engines exist: "cpu" (engine_cpu.c, OpenBLAS, host
+ * SUMMA and the check (src/core) and the library's plans and entries
+ * (src/api) speak only to this interface; the program (src/driver) never
+ * sees it.  Two engines exist: "cpu" (engine_cpu.c, OpenBLAS, host
  * memory) and "cuda" (engine_cuda.c, device memory, a compute stream and a
  * communication stream).  "Work" memory is where blocks and panels live for
  * the multiply (device memory on CUDA); "host" memory is what HDF5 reads
@@ -11,8 +12,9 @@
  * waits for the multiply phase.  On CPU everything is synchronous.
  *
  * Policy that differs between engines is data in the ops struct (where the
- * work memory lives, the default panel width), so the driver never compares
- * engine names; engine_select() is the one place that picks an engine. */
+ * work memory lives, the default panel width), so core and the library never
+ * compare engine names; engine_select() is the one place that picks an
+ * engine. */
 #ifndef DD_ENGINE_H
 #define DD_ENGINE_H
 
@@ -110,7 +112,7 @@ typedef struct dd_engine_ops {
     /* Wait for every upload_async and download_async enqueued so far. */
     int (*wait_copies)(dd_engine *e, dd_err *err);
     /* C(m×n, ldc) = A(m×k, lda)·B(k×n, ldb) + beta·C, row-major, beta 0 or 1,
-     * t the type given at open (no transposes and no alpha: the driver
+     * t the type given at open (no transposes and no alpha: the library
      * transposes at load and applies alpha and beta with scale()),
      * enqueued on the compute stream.  Time spent in the multiply itself is
      * accumulated for gemm_seconds().  m, n or k may be 0 (k = 0 with

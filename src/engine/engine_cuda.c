@@ -455,11 +455,10 @@ static void *cuda_compute_stream(dd_engine *e)
 const dd_engine_ops dd_engine_cuda = {
     .name = "cuda",
     .work_is_host = 0,
-    /* H200: 8192 (before it 4096: docs/results/h200x2-2026-11-30-panels-checked).
-     * On one GPU the depth changes nothing (4096-32768); on two, with 23 and
-     * the copy engines, 8192 halves the panels (each a kernel's tail and a
-     * broadcast beside the multiply): 1.96x at n = 16384 against 1.94-1.96x,
-     * level at 32768 (docs/results/h200x2-2026-12-01-pergpu-23) */
+    /* 8192: on one GPU the panel width changes nothing from 4096 up; on two,
+     * with dgemm_dmma and the copy engines, 8192 halves the panels of 4096
+     * (each a kernel's tail and a broadcast beside the multiply) and scales
+     * a little better (docs/results/h200x2-2026-12-01-pergpu-23) */
     .default_panel = 8192,
     .open = cuda_open,
     .close = cuda_close,

@@ -6,7 +6,7 @@
  * links' latency and bandwidth, it predicts the multiply phase, the
  * communication that lookahead cannot hide, and the work memory of a rank.
  *
- * The pipeline is the driver's (summa.c): panels broadcast on one serial
+ * The pipeline is SUMMA's (src/core/summa.c): panels broadcast on one serial
  * communication stream, multiplies on one compute stream, L+1 slots.  With
  * c_t the broadcasts of panel t and g_t its multiply, on the slowest rank
  * (the largest blocks, grid_block's first):
