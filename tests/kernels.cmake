@@ -12,7 +12,7 @@ set_tests_properties(unit_kernels_layout PROPERTIES LABELS unit TIMEOUT 60)
 # table has them (the rungs under their names, cuBLAS last), and refuses
 # records of two runs.
 set(dd_lt ${PROJECT_SOURCE_DIR}/kernels/ladder_table.py)
-set(dd_lt_in ${PROJECT_SOURCE_DIR}/docs/results/h200-gemm-bench-2026-11-29.jsonl)
+set(dd_lt_in ${PROJECT_SOURCE_DIR}/docs/results/h200-gemm-bench-2026-11-29/h200-gemm-bench-2026-11-29.jsonl)
 add_test(NAME unit_kernels_ladder_table COMMAND bash -c "set -e
   out=$(timeout 30 python3 ${dd_lt} ${dd_lt_in})
   for row in '| 01_naive | 0.50 | 1.0% | 0.49 | 0.8% |' '| 07_warptile | 44.80 | 91.4% | 23.15 | 37.6% |' \

@@ -8,7 +8,8 @@ shell, Python files tracked by git) for two kinds of names:
     the file or folder must exist;
   - a relative Markdown link [text](target): the target, resolved from the
     page's folder, must exist (web links and #anchors are not checked).
-A name with a wildcard or a placeholder (*, NN_, XXX, <...>, $...) is a
+In CMake files, ${PROJECT_SOURCE_DIR}/... and ${CMAKE_SOURCE_DIR}/... are
+root paths too.  A name with a wildcard or a placeholder (*, NN_, XXX, <...>, $...) is a
 pattern, not a path, and is skipped; a name without its extension (a
 tool, a page) stands for the file that has one.  Paths under the build
 tree are not the repository's: "build/..." is not a root path here.  Prints each stale name with where it
@@ -24,6 +25,8 @@ TOPS = "src|kernels|comm|io|tests|jobs|docs|include|examples|cmake|bench|tools|p
 # a root path: not preceded by a path character (so ../x and a/b/x are not taken for x)
 ROOTPATH = re.compile(r"(?<![\w./$}{~-])((?:%s)/[\w./+-]*[\w/])(?![\w*{<\\-])" % TOPS)
 MDLINK = re.compile(r"\]\(([^)\s]+)\)")
+# in CMake, a path from the source tree's root spelled with its variable
+CMAKEROOT = re.compile(r"\$\{(?:PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/([\w./+-]*[\w/])(?![\w*{<\\$-])")
 SKIP = re.compile(r"[*<>$]|NN_|XXX|\.\.\.")
 
 
@@ -67,6 +70,11 @@ for f in tracked():
                 continue
             if not exists(p):
                 stale.append(f"{f}:{n}: names {p}, which does not exist")
+        if f.endswith(".cmake") or os.path.basename(f) == "CMakeLists.txt":
+            for m in CMAKEROOT.finditer(line):
+                p = m.group(1)
+                if not SKIP.search(p) and not exists(p):
+                    stale.append(f"{f}:{n}: names ${{PROJECT_SOURCE_DIR}}/{p}, which does not exist")
         if f.endswith(".md"):
             for m in MDLINK.finditer(line):
                 t = m.group(1).split("#")[0]

@@ -1,7 +1,7 @@
 set -u
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 R=$OUT/r; mkdir -p $R/v $R/pitch
-cp COMMIT go4.sh $R/pitch/
+cp COMMIT interleave-pitch.sh $R/pitch/
 OUT=$R/v DD_BUILD=/tmp/bgpu timeout 200 bash tests/gpu/run.sh build > $R/v/run.log 2>&1
 tail -1 $R/v/build.log
 G=/tmp/bgpu/kernels

@@ -1,6 +1,6 @@
 set -u
 R=$OUT/r; mkdir -p $R/v $R/aa
-cp COMMIT go8.sh $R/aa/
+cp COMMIT interleave-aa.sh $R/aa/
 BUILD=/tmp/rg OUT=$R/v timeout 200 bash kernels/run-gpu.sh --build-only > $R/v/build.log 2>&1; tail -1 $R/v/build.log
 G=/tmp/rg; ls $G/gemm-bench >/dev/null 2>&1 || G=/tmp/rg/kernels
 S=16384x16384x4096,32768x16384x4096,16384x16384x1024,8192x8192x1024,8192,16384

@@ -1,7 +1,7 @@
 set -u
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 R=$OUT/r; mkdir -p $R/v $R/bal
-cp COMMIT go5.sh $R/bal/
+cp COMMIT interleave-balanced.sh $R/bal/
 BUILD=/tmp/rg OUT=$R/v timeout 200 bash kernels/run-gpu.sh --build-only > $R/v/build.log 2>&1; tail -1 $R/v/build.log
 G=/tmp/rg
 ls $G/gemm-bench >/dev/null || G=/tmp/rg/kernels
