@@ -8,9 +8,8 @@ add_test(NAME unit_kernels_layout
 set_tests_properties(unit_kernels_layout PROPERTIES LABELS unit TIMEOUT 60)
 
 # kernels/README.md's table generator (kernels/ladder_table.py) on the
-# ladder run of 2026-11-29: it prints that run's figures as the README's
-# table has them (the rungs under their names, cuBLAS last), and refuses
-# records of two runs.
+# ladder run of 2026-11-29: it prints that run's rows as recorded (the
+# rungs under their names, cuBLAS last), and refuses records of two runs.
 set(dd_lt ${PROJECT_SOURCE_DIR}/kernels/ladder_table.py)
 set(dd_lt_in ${PROJECT_SOURCE_DIR}/docs/results/h200-gemm-bench-2026-11-29/h200-gemm-bench-2026-11-29.jsonl)
 add_test(NAME unit_kernels_ladder_table COMMAND bash -c "set -e
