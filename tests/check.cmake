@@ -1,4 +1,4 @@
-# The HPL-style check (src/driver/check.c): exact C passes, a wrong C fails,
+# The HPL-style check (src/core/check.c): exact C passes, a wrong C fails,
 # huge and tiny finite inputs neither overflow nor lie, NaN/Inf is "not
 # meaningful" and fails, MPI reductions go in pieces below INT_MAX.  Each
 # behaviour at 1 rank (grid 1x1) and 4 ranks (grid 2x2).

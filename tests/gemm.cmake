@@ -66,5 +66,5 @@ function(_dd_gemm_test_env)
 endfunction()
 cmake_language(DEFER CALL _dd_gemm_test_env)
 
-# the check's beta·C_in term (src/driver/check.c: check_c_input) at 1 and 4 ranks
+# the check's beta·C_in term (src/core/check.c: check_c_input) at 1 and 4 ranks
 dd_check_test(unit_check_gemm_beta_term beta)
