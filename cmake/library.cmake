@@ -161,20 +161,32 @@ add_library(dgemm-dist::dgemm-dist-static ALIAS dgemm_dist_static)
 # BLACS it calls are weak symbols, resolved at run time from the program's
 # ScaLAPACK, so building it needs no ScaLAPACK; the real routines are
 # reached, when linked after it, by dlsym(RTLD_NEXT).
+# Its knobs (DD_SCALAPACK_*) are read through base's registry, of which it
+# has its own copy (dd_scalapack_knobs: src/base/knobs.c, libc, pthreads and
+# MPI only, its warnings signed dgemm-dist-scalapack), since libdgemm-dist
+# exports none of base; of base it sees that header alone.
+add_library(dd_scalapack_knobs OBJECT src/base/knobs.c)
+target_compile_definitions(dd_scalapack_knobs PRIVATE ${DD_POSIX}
+  DD_KNOBS_WHO="dgemm-dist-scalapack")
+target_link_libraries(dd_scalapack_knobs PRIVATE MPI::MPI_C Threads::Threads)
+target_compile_options(dd_scalapack_knobs PRIVATE ${DD_WARN})
 add_library(dd_scalapack OBJECT src/scalapack/dd_scalapack.c)
-target_include_directories(dd_scalapack PRIVATE ${DD_PUBLIC_INCLUDE_DIRS})
+target_include_directories(dd_scalapack PRIVATE ${DD_PUBLIC_INCLUDE_DIRS}
+  ${PROJECT_SOURCE_DIR}/src/base)
 target_link_libraries(dd_scalapack PRIVATE MPI::MPI_C)
 target_compile_options(dd_scalapack PRIVATE ${DD_WARN})
-set_target_properties(dd_scalapack PROPERTIES POSITION_INDEPENDENT_CODE ON)
-add_library(dgemm_dist_scalapack_shared SHARED $<TARGET_OBJECTS:dd_scalapack>)
-target_link_libraries(dgemm_dist_scalapack_shared PUBLIC dgemm_dist_shared PRIVATE ${CMAKE_DL_LIBS})
+set_target_properties(dd_scalapack dd_scalapack_knobs PROPERTIES POSITION_INDEPENDENT_CODE ON)
+add_library(dgemm_dist_scalapack_shared SHARED $<TARGET_OBJECTS:dd_scalapack>
+  $<TARGET_OBJECTS:dd_scalapack_knobs>)
+target_link_libraries(dgemm_dist_scalapack_shared PUBLIC dgemm_dist_shared
+  PRIVATE ${CMAKE_DL_LIBS} Threads::Threads)
 target_link_options(dgemm_dist_scalapack_shared PRIVATE
   -Wl,--version-script=${PROJECT_BINARY_DIR}/dgemm-dist-scalapack.map -Wl,--no-undefined)
 set_target_properties(dgemm_dist_scalapack_shared PROPERTIES
   OUTPUT_NAME dgemm-dist-scalapack EXPORT_NAME scalapack INSTALL_RPATH "$ORIGIN"
   VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
   LINK_DEPENDS ${PROJECT_BINARY_DIR}/dgemm-dist-scalapack.map)
-dd_public_archive(dgemm_dist_scalapack_static dgemm-dist-scalapack dd_scalapack)
+dd_public_archive(dgemm_dist_scalapack_static dgemm-dist-scalapack dd_scalapack dd_scalapack_knobs)
 target_link_libraries(dgemm_dist_scalapack_static PUBLIC dgemm_dist_static ${CMAKE_DL_LIBS})
 set_target_properties(dgemm_dist_scalapack_static PROPERTIES
   OUTPUT_NAME dgemm-dist-scalapack EXPORT_NAME scalapack-static)

@@ -56,6 +56,7 @@
 
 #include "agree.h"
 #include "comm_mpi_gpu.h"
+#include "dd_knobs.h"
 
 #if defined(__has_include)
 #if __has_include(<mpi-ext.h>)
@@ -68,12 +69,13 @@
 /* This rank's answer: 1 aware, 0 not; why says from where. */
 static int local_awareness(int *aware, char *why, size_t len, dd_err *err)
 {
-    const char *env = getenv("DD_MPI_CUDA_AWARE");
-    if (env && *env) {
-        if (strcmp(env, "0") && strcmp(env, "1"))
-            return dd_fail(err, DD_EUSAGE, "DD_MPI_CUDA_AWARE must be 0 or 1, not '%s'", env);
-        *aware = env[0] == '1';
-        snprintf(why, len, "DD_MPI_CUDA_AWARE=%s", env);
+    char msg[DD_ERRLEN];
+    if (dd_knob_error(DDK_MPI_CUDA_AWARE, msg, sizeof msg))
+        return dd_fail(err, DD_EUSAGE, "%s", msg);
+    const char *env = dd_knob_str(DDK_MPI_CUDA_AWARE);
+    if (env) {
+        *aware = dd_knob_int(DDK_MPI_CUDA_AWARE) == 1;
+        snprintf(why, len, "DD_MPI_CUDA_AWARE=%.32s", env);
         return DD_OK;
     }
 #if defined(MPIX_CUDA_AWARE_SUPPORT)

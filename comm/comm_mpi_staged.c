@@ -22,29 +22,21 @@
 
 #include "agree.h"
 #include "comm_mpi_gpu.h"
+#include "dd_knobs.h"
 #include "grid.h"
 
 /* Automatic piece count: one per STAGE_PIECE_BYTES, at most STAGE_AUTO_MAX
  * (comm_mpi_gpu.h). */
 #define STAGE_PIECE_BYTES ((size_t)8 << 20)
-/* Largest DD_MPI_STAGE_PIECES accepted. */
-#define STAGE_PIECES_MAX 4096
-
-/* DD_MPI_STAGE_PIECES: 0 (automatic) when unset, empty, "0" or "auto". */
+/* DD_MPI_STAGE_PIECES (dd_knobs.h: 0..4096 or auto): 0 (automatic) when
+ * unset, empty, "0" or "auto"; refused when bad. */
 int mpig_local_pieces(int *pieces, dd_err *err)
 {
-    const char *env = getenv("DD_MPI_STAGE_PIECES");
+    char msg[DD_ERRLEN];
     *pieces = 0;
-    if (!env || !*env || !strcmp(env, "auto"))
-        return DD_OK;
-    char *end = NULL;
-    long v = strtol(env, &end, 10);
-    if (*end || v < 0 || v > STAGE_PIECES_MAX)
-        return dd_fail(err, DD_EUSAGE,
-                       "DD_MPI_STAGE_PIECES must be a number of pieces from 1 to %d, or 0 or "
-                       "'auto' for automatic, not '%s'",
-                       STAGE_PIECES_MAX, env);
-    *pieces = (int)v;
+    if (dd_knob_error(DDK_MPI_STAGE_PIECES, msg, sizeof msg))
+        return dd_fail(err, DD_EUSAGE, "%s", msg);
+    *pieces = (int)dd_knob_int(DDK_MPI_STAGE_PIECES);
     return DD_OK;
 }
 

@@ -35,9 +35,11 @@
 #include <hdf5.h>
 
 #include "agree.h"
+#include "dd_knobs.h"
 #include "io.h"
 #include "io_h5.h"
 _Static_assert(sizeof(off_t) == 8, "the direct path needs 64-bit file offsets");
+/* MAX_THREADS: the top of DD_IO_THREADS's range in the knobs' table (knobs.c) */
 enum { MAX_THREADS = 256, DEFAULT_THREADS = 8 };
 #define MIN_SHARE ((size_t)1 << 20)   /* bytes per thread, at least */
 #define MAX_SYSCALL ((size_t)1 << 30) /* Linux moves at most ~2 GiB per call */
@@ -77,15 +79,12 @@ static int thread_count(MPI_Comm comm, int *out, dd_err *err)
     long mine = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : online;
     per = mine > 0 && mine < online ? mine : online / nlocal; /* bound: its own cores */
     *out = per < 1 ? 1 : per > DEFAULT_THREADS ? DEFAULT_THREADS : (int)per;
-    const char *env = getenv("DD_IO_THREADS");
-    char *end = NULL;
-    long v = env && env[0] ? strtol(env, &end, 10) : *out;
-    if (end != NULL && (*end != '\0' || v < 1 || v > MAX_THREADS))
-        return dd_fail(err, DD_EUSAGE,
-                       "DD_IO_THREADS=\"%s\" is not a thread count; give a whole number from 1 "
-                       "to %d, or unset it",
-                       env, MAX_THREADS);
-    *out = (int)v;
+    char msg[DD_ERRLEN];
+    if (dd_knob_error(DDK_IO_THREADS, msg, sizeof msg))
+        return dd_fail(err, DD_EUSAGE, "%s", msg);
+    long long v = dd_knob_int(DDK_IO_THREADS); /* 1..MAX_THREADS, 0: auto */
+    if (v > 0) /* the bound again: the threads' arrays have MAX_THREADS places */
+        *out = v > MAX_THREADS ? MAX_THREADS : (int)v;
     return DD_OK;
 }
 
@@ -457,7 +456,7 @@ static int dir_create(dd_io *io, MPI_Comm comm, const char *path, int ndsets,
     int rc = thread_count(comm, &threads, err);
     /* Buffered writes to one file take its inode lock one writer at a time:
      * threads only contend (io-bench: no gain).  Unless DD_IO_THREADS says. */
-    if (!getenv("DD_IO_THREADS"))
+    if (!dd_knob_is_set(DDK_IO_THREADS))
         threads = 1;
     if (rc == DD_OK && H5Tequal(io_h5_memtype(type), io_h5_filetype(type)) <= 0)
         rc = dd_fail(err, DD_EUNSUP, "--io direct needs a little-endian host; use independent");

@@ -46,6 +46,7 @@
 #include "launchers.h"
 #include "ozaki2.h"
 #include "ozaki2_dev.cuh"
+#include "dd_knobs.h"
 
 namespace
 {
@@ -125,8 +126,7 @@ struct layout {
  * INT32 out; DD_OZAKI2_INT8=cublas chooses cuBLAS's (for comparison). */
 bool own_int8()
 {
-    const char *env = getenv("DD_OZAKI2_INT8");
-    return dd_i8gemm_available() && !(env && !strcmp(env, "cublas"));
+    return dd_i8gemm_available() && dd_knob_int(DDK_OZAKI2_INT8) == 0; /* 0: auto, 1: cublas */
 }
 
 /* The products held at once (INT32, or INT8 residues): DD_OZAKI2_TILE_MB, else 8 GiB or a
@@ -136,9 +136,9 @@ bool own_int8()
  * are in kernels/README.md). */
 double tile_mb()
 {
-    const char *env = getenv("DD_OZAKI2_TILE_MB");
-    if (env && atof(env) > 0)
-        return atof(env);
+    long long set = dd_knob_int(DDK_OZAKI2_TILE_MB); /* 1..1048576, 0: auto */
+    if (set > 0)
+        return (double)set;
     size_t free_b = 0, total = 0;
     double mb = 8192.0;
     if (cudaMemGetInfo(&free_b, &total) == cudaSuccess && free_b / 4 < (size_t)8192 << 20)

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "dd_knobs.h"
 #include "dmma_gemm.cuh"
 
 namespace
@@ -63,16 +64,8 @@ std::atomic<unsigned long long> g_calls{0}, g_no_space{0}, g_no_sm90{0};
  * no bound but the device's free memory. */
 size_t workspace_cap(void)
 {
-    static std::atomic<long long> cap{-2};
-    long long c = cap.load();
-    if (c == -2) {
-        const char *e = getenv("DD_SGEMM_WORKSPACE_MIB");
-        char *end = nullptr;
-        const long long v = e && *e ? strtoll(e, &end, 10) : -1;
-        c = (v >= 0 && end && !*end && v < (1LL << 43)) ? v << 20 : -1;
-        cap.store(c);
-    }
-    return c < 0 ? SIZE_MAX : (size_t)c;
+    const long long mib = dd_knob_int(DDK_SGEMM_WORKSPACE_MIB); /* 0..2^43-1, -1: unset */
+    return mib < 0 ? SIZE_MAX : (size_t)mib << 20;
 }
 
 int sgemm_dmma(DD_LAUNCHER_ARGS(float))

@@ -9,6 +9,7 @@
 
 #include "agree.h"
 #include "api_impl.h"
+#include "dd_knobs.h"
 #include "summa.h"
 
 dd_status api_status(int rc)
@@ -347,6 +348,9 @@ dd_status dd_context_create(MPI_Comm comm, const dd_context_options *opts, dd_co
         goto fail;
     MPI_Comm_rank(ctx->world, &ctx->rank);
     MPI_Comm_size(ctx->world, &ctx->size);
+    /* the library's knobs checked now, a bad value's warning from this
+     * communicator's rank 0 (world rank 0 may not be among its ranks) */
+    dd_knobs_warn(DD_KNOB_LIBRARY, ctx->rank == 0);
     const dd_context_options *o = opts ? opts : &defaults;
     int same = same_options(ctx, o, &err); /* collective: made whatever the options are here */
     int taken = take_options(ctx, o, &err);

@@ -3,23 +3,17 @@
  * in MPI's int, else rounds of MPI_Alltoallw whose per-peer datatypes carry
  * 64-bit byte displacements (MPI_Aint) and at most rd_count_limit()
  * elements each. */
-#include <limits.h>
 #include <stdlib.h>
 
 #include "agree.h"
 #include "api_redist.h"
 #include "dd_fault.h"
+#include "dd_knobs.h"
 
+/* DD_REDIST_LIMIT (a test hook, dd_knobs.h: 1..INT_MAX, default INT_MAX). */
 int64_t rd_count_limit(void)
 {
-    const char *s = getenv("DD_REDIST_LIMIT");
-    if (s && *s) {
-        char *end;
-        long long v = strtoll(s, &end, 10);
-        if (*end == '\0' && v > 0 && v < INT_MAX)
-            return v;
-    }
-    return INT_MAX;
+    return dd_knob_int(DDK_REDIST_LIMIT);
 }
 
 static int one_call(MPI_Comm comm, MPI_Datatype dt, int size, const void *sbuf,

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "api_impl.h"
+#include "dd_knobs.h"
 
 /* Sizes are rounded up to 64 KiB, so that calls of nearby sizes reuse. */
 static size_t round_up(size_t bytes)
@@ -71,21 +72,18 @@ int api_move_threads(const dd_context *ctx, int64_t rows, int64_t cols)
     return rows * cols >= ((int64_t)1 << 20) ? ctx->copy_threads : 1;
 }
 
+/* DD_RING_MIB (dd_knobs.h: 1..4096, default 64) */
 size_t api_ring_bytes(void)
 {
-    const char *v = getenv("DD_RING_MIB");
-    long mib = v ? strtol(v, NULL, 10) : 64;
-    if (mib < 1 || mib > 4096)
-        mib = 64;
-    return (size_t)mib << 20;
+    return (size_t)dd_knob_int(DDK_RING_MIB) << 20;
 }
 
+/* DD_API_THREADS (1..64), else the node's cores over its ranks, 1 to 8. */
 int api_copy_threads(MPI_Comm node)
 {
-    const char *v = getenv("DD_API_THREADS");
-    long t = v && *v ? strtol(v, NULL, 10) : 0;
+    long long t = dd_knob_int(DDK_API_THREADS);
     if (t >= 1)
-        return t > 64 ? 64 : (int)t;
+        return (int)t;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int local = 1;
     if (node != MPI_COMM_NULL)
@@ -184,8 +182,7 @@ void api_tick(gemm_call *g, int step)
 
 void api_timing_print(const gemm_call *g)
 {
-    const char *v = getenv("DD_API_TIMING");
-    if (!v || atoi(v) <= 0 || g->ctx->rank != 0)
+    if (!dd_knob_int(DDK_API_TIMING) || g->ctx->rank != 0)
         return;
     char line[512];
     int n = snprintf(line, sizeof line, "dgemm-dist api timing (rank 0, %s %lldx%lldx%lld%s):",

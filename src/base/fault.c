@@ -5,11 +5,12 @@
 #include <string.h>
 
 #include "dd_fault.h"
+#include "dd_knobs.h"
 
 int dd_fault(const char *point)
 {
-    const char *spec = getenv("DD_FAULT");
-    if (!spec || !*spec)
+    const char *spec = dd_knob_str(DDK_FAULT);
+    if (!spec)
         return 0;
     /* the world rank, kept for points reached after MPI_Finalize (the
      * record is written then), when MPI may no longer be asked */

@@ -8,7 +8,8 @@
  *    change what an old command line means;
  *  - an option that takes a value may be given once ("--in given twice");
  *    the flags (--check, --no-check, --force, --quiet, --dry-run, --host-to-host,
- *    --with-c, --help, --version) may repeat, since repeating them changes nothing;
+ *    --with-c, --help, --help-env, --version) may repeat, since repeating them
+ *    changes nothing;
  *  - every number is plain decimal digits within a stated range;
  *  - gen refuses the options that mean nothing to it, --json included
  *    (gen writes no run record).
@@ -58,6 +59,7 @@ const opt_spec cli_specs[O_COUNT] = {
     [O_DRY] = {"--dry-run", 0, K_FLAG, MODE_RUN, 0, 0, NULL},
     [O_QUIET] = {"--quiet", 'q', K_FLAG, MODE_BOTH, 0, 0, NULL},
     [O_HELP] = {"--help", 'h', K_FLAG, MODE_BOTH, 0, 0, NULL},
+    [O_HELP_ENV] = {"--help-env", 0, K_FLAG, MODE_BOTH, 0, 0, NULL},
     [O_VERSION] = {"--version", 0, K_FLAG, MODE_BOTH, 0, 0, NULL},
 };
 
@@ -319,15 +321,16 @@ static int take_name(cli_state *st, int id, const char *v)
 static void take_flag(cli_state *st, int id)
 {
     dd_run_opts *r = &st->o->run;
-    int *flag = id == O_HELP      ? &st->o->help
-                : id == O_VERSION ? &st->o->version
-                : id == O_FORCE   ? &r->force
-                : id == O_CHECK   ? &st->o->check_given
-                : id == O_NOCHECK ? &st->o->no_check
-                : id == O_H2H     ? &r->host_to_host
-                : id == O_DRY     ? &r->dry_run
-                : id == O_WITHC   ? &r->with_c
-                                  : &r->quiet;
+    int *flag = id == O_HELP       ? &st->o->help
+                : id == O_HELP_ENV ? &st->o->help_env
+                : id == O_VERSION  ? &st->o->version
+                : id == O_FORCE    ? &r->force
+                : id == O_CHECK    ? &st->o->check_given
+                : id == O_NOCHECK  ? &st->o->no_check
+                : id == O_H2H      ? &r->host_to_host
+                : id == O_DRY      ? &r->dry_run
+                : id == O_WITHC    ? &r->with_c
+                                   : &r->quiet;
     *flag = 1;
 }
 
@@ -456,7 +459,7 @@ int cli_parse(int argc, char **argv, dd_cli *o, dd_err *err)
         argv++;
     }
     int rc = cli_scan(&st, argc, argv);
-    if (rc || o->help || o->version)
+    if (rc || o->help || o->help_env || o->version)
         return rc;
     return o->cmd == DD_CMD_GEN ? finish_gen(&st) : finish_run(&st);
 }

@@ -18,7 +18,7 @@ typedef enum { DD_CMD_RUN, DD_CMD_GEN } dd_cmd;
 
 typedef struct {
     dd_cmd cmd;
-    int help, version;
+    int help, help_env, version; /* --help, --help-env (the knobs), --version */
     int check_given, no_check; /* --check (the default) and --no-check */
     int have_size;             /* --size, or gen's -m -n -k */
     dd_run_opts run;           /* what the driver gets */
@@ -35,5 +35,7 @@ typedef struct {
 int cli_parse(int argc, char **argv, dd_cli *o, dd_err *err);
 /* --help (cli_usage.c): a run's options, or gen's. */
 void cli_usage(const char *prog, int gen);
+/* --help-env (cli_usage.c): the environment knobs' table (dd_knobs.h). */
+void cli_usage_env(void);
 
 #endif

@@ -45,6 +45,7 @@ enum {
     O_DRY,
     O_QUIET,
     O_HELP,
+    O_HELP_ENV,
     O_VERSION,
     O_COUNT
 };

@@ -1,9 +1,12 @@
 /* cli_usage.c — the text of --help and gen --help (cli.h).  Every option,
  * its range and its choices; tests/cli/options.sh and the README's option
- * reference are held to it. */
+ * reference are held to it.  And --help-env: the environment knobs' table
+ * (dd_knobs.h), which docs/environment.md repeats (tests/cli/help_env.sh). */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
+#include "dd_knobs.h"
 
 static void usage_syntax(void)
 {
@@ -11,8 +14,8 @@ static void usage_syntax(void)
            "Syntax: --opt VALUE or --opt=VALUE; `--` ends the options.  Long options are\n"
            "spelled in full (abbreviations are refused).  An option that takes a value may\n"
            "be given once; the flags (--check, --no-check, --force, --quiet, --dry-run,\n"
-           "--host-to-host, --with-c, --help, --version) may repeat.  Numbers are decimal\n"
-           "digits within the ranges shown; 2^62 = %llu.\n",
+           "--host-to-host, --with-c, --help, --help-env, --version) may repeat.  Numbers\n"
+           "are decimal digits within the ranges shown; 2^62 = %llu.\n",
            (unsigned long long)DIM_MAX);
 }
 
@@ -38,7 +41,7 @@ static void usage_gen(const char *prog)
         "  --force               replace an existing file\n"
         "  --io MODE             auto | direct | collective | independent (default auto: direct)\n"
         "  --quiet, -q           only errors\n"
-        "  --help, -h; --version\n"
+        "  --help, -h; --help-env (the DD_ environment knobs); --version\n"
         "gen refuses the options of a run (--in, --c, --json, --grid, --panel, ...).\n",
         prog);
     usage_syntax();
@@ -121,7 +124,7 @@ static void usage_run_rest(void)
            "                     0..86400 (default 30; 0: only per-phase lines); on a terminal\n"
            "                     a live counter\n"
            "  --quiet, -q        only errors and the check line\n"
-           "  --help, -h; --version\n",
+           "  --help, -h; --help-env (the DD_ environment knobs); --version\n",
            (unsigned long long)INT_MAX31, (unsigned long long)INT_MAX31, DGEMM_DIST_LOOKAHEAD_MAX,
            (unsigned long long)THREADS_MAX, (unsigned long long)REPEAT_MAX,
            (unsigned long long)REPEAT_MAX);
@@ -137,4 +140,87 @@ void cli_usage(const char *prog, int gen)
     usage_run_io(prog);
     usage_run_gemm();
     usage_run_rest();
+}
+
+/* ---- --help-env ---------------------------------------------------------------- */
+
+/* The table's sections: a knob is in the first whose flag it has. */
+static const struct {
+    unsigned flag;
+    const char *title;
+} env_sections[] = {
+    {DD_KNOB_TEST, "Test hooks (for the tests; not for production runs):"},
+    {DD_KNOB_PROGRAM, "The program (dgemm-dist):"},
+    {DD_KNOB_LIBRARY, "The library (libdgemm-dist; also under the program and the drop-in):"},
+    {DD_KNOB_DROPIN, "The ScaLAPACK drop-in (libdgemm-dist-scalapack):"},
+};
+enum { N_SECTIONS = sizeof env_sections / sizeof env_sections[0] };
+
+static int section_of(const dd_knob_spec *s)
+{
+    for (int i = 0; i < N_SECTIONS; i++)
+        if (s->flags & env_sections[i].flag)
+            return i;
+    return N_SECTIONS - 1;
+}
+
+/* text wrapped at 78 columns, each line indented by 6 */
+static void print_wrapped(const char *text)
+{
+    const int indent = 6, width = 78;
+    int col = 0;
+    for (const char *p = text; *p;) {
+        while (*p == ' ')
+            p++;
+        size_t w = strcspn(p, " ");
+        if (!w)
+            break;
+        if (col > indent && col + 1 + (int)w > width) {
+            putchar('\n');
+            col = 0;
+        }
+        if (col == 0)
+            col = printf("%*s", indent, "");
+        else
+            col += printf(" ");
+        col += printf("%.*s", (int)w, p);
+        p += w;
+    }
+    if (col)
+        putchar('\n');
+}
+
+void cli_usage_env(void)
+{
+    /* the columns as wide as their widest entry, two spaces apart */
+    int wn = 4, wt = 4, wd = 7;
+    for (int k = 0; k < DDK_COUNT; k++) {
+        const dd_knob_spec *s = dd_knob_spec_of((dd_knob)k);
+        int n = (int)strlen(s->name), t = (int)strlen(dd_knob_type_name(s->type)),
+            d = (int)strlen(s->dflt_text);
+        wn = n > wn ? n : wn;
+        wt = t > wt ? t : wt;
+        wd = d > wd ? d : wd;
+    }
+    printf("Environment knobs: the DD_ variables that dgemm-dist, libdgemm-dist and\n"
+           "libdgemm-dist-scalapack read (docs/environment.md holds the same table).\n"
+           "Each is read where it is used; an empty value is unset; a boolean is 1|0\n"
+           "(or yes|no, true|false, on|off).  A value that is malformed or out of range\n"
+           "gets one warning on stderr, from rank 0, naming what is used instead, or,\n"
+           "where the knob says so, is refused.\n");
+    for (int sec = 1; sec <= N_SECTIONS; sec++) {
+        int i = sec % N_SECTIONS; /* the test hooks last */
+        printf("\n%s\n  %-*s  %-*s  %-*s  %s\n", env_sections[i].title, wn, "NAME", wt, "TYPE", wd,
+               "DEFAULT", "RANGE");
+        for (int k = 0; k < DDK_COUNT; k++) {
+            const dd_knob_spec *s = dd_knob_spec_of((dd_knob)k);
+            if (section_of(s) != i)
+                continue;
+            char range[200];
+            dd_knob_range(s, range, sizeof range);
+            printf("  %-*s  %-*s  %-*s  %s\n", wn, s->name, wt, dd_knob_type_name(s->type), wd,
+                   s->dflt_text, range);
+            print_wrapped(s->what);
+        }
+    }
 }

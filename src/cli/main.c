@@ -37,6 +37,10 @@ int main(int argc, char **argv)
         if (rank == 0)
             cli_usage("dgemm-dist", o.cmd == DD_CMD_GEN);
         status = DD_EXIT_OK;
+    } else if (o.help_env) {
+        if (rank == 0)
+            cli_usage_env();
+        status = DD_EXIT_OK;
     } else if (o.version) {
         if (rank == 0)
             printf("dgemm-dist %s\n", DGEMM_DIST_VERSION_STRING);

@@ -1,10 +1,12 @@
 /* tune.c — the model's inputs from the run, the auto settings (tune.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "agree.h"
+#include "dd_knobs.h"
 #include "dd_sysmem.h"
 #include "grid.h"
 #include "comm.h"
@@ -18,7 +20,14 @@ static void pick_links(const dd_tune_req *r, const dd_engine *e, int shared, dd_
     int host = e->ops->work_is_host != 0;
     const char *b = host ? NULL : comm_gpu_choice(r->comm, shared > 1 ? shared : 1, 1);
     const char *intra = model_intra_link(b, host), *inter = model_inter_link(host);
-    const char *ei = getenv("DD_MODEL_LINK"), *ex = getenv("DD_MODEL_INTER_LINK");
+    const char *ei = dd_knob_str(DDK_MODEL_LINK), *ex = dd_knob_str(DDK_MODEL_INTER_LINK);
+    int rank = -1;
+    MPI_Comm_rank(r->world, &rank);
+    if (ei && !model_find_link(ei))
+        dd_knob_reject(DDK_MODEL_LINK, rank, "is not a link of src/model/tables/links.csv", intra);
+    if (ex && !model_find_link(ex))
+        dd_knob_reject(DDK_MODEL_INTER_LINK, rank, "is not a link of src/model/tables/links.csv",
+                       inter);
     snprintf(t->intra, sizeof t->intra, "%s", ei && model_find_link(ei) ? ei : intra);
     snprintf(t->inter, sizeof t->inter, "%s", ex && model_find_link(ex) ? ex : inter);
     t->in.intra = model_find_link(t->intra);
@@ -30,10 +39,18 @@ static void pick_links(const dd_tune_req *r, const dd_engine *e, int shared, dd_
  * the compiled-in table: the rows of the engine's kernel and type whose
  * thread count is the one found (or the engine's).  Kept when at least one
  * row matches; lines that are no valid row are passed over. */
-static void file_rates(const dd_engine *e, dd_dtype type, int threads, dd_tune *t)
+static void file_rates(const dd_tune_req *r, const dd_engine *e, dd_dtype type, int threads,
+                       dd_tune *t)
 {
-    const char *path = getenv("DD_MODEL_RATES");
-    FILE *f = path && *path ? fopen(path, "r") : NULL;
+    const char *path = dd_knob_str(DDK_MODEL_RATES);
+    FILE *f = path ? fopen(path, "r") : NULL;
+    int rank = -1;
+    MPI_Comm_rank(r->world, &rank);
+    if (path && !f) {
+        char why[96];
+        snprintf(why, sizeof why, "cannot be opened (%s)", strerror(errno));
+        dd_knob_reject(DDK_MODEL_RATES, rank, why, "the compiled-in rates");
+    }
     if (!f)
         return;
     char line[512], why[160];
@@ -47,8 +64,13 @@ static void file_rates(const dd_engine *e, dd_dtype type, int threads, dd_tune *
         t->file_pts[n++] = row.pt;
     }
     fclose(f);
-    if (!n)
+    if (!n) {
+        char why[200];
+        snprintf(why, sizeof why, "has no row for %.60s, kernel %.40s, %s, %d threads",
+                 e->info.device, e->info.kernel, dd_dtype_name(type), want);
+        dd_knob_reject(DDK_MODEL_RATES, rank, why, "the compiled-in rates");
         return;
+    }
     t->file_rates = (dd_rate_table){"file", e->info.kernel, type, want, t->file_pts, n};
     t->in.rate = &t->file_rates;
     snprintf(t->rates, sizeof t->rates, "%.100s (DD_MODEL_RATES, %d rows)", path, n);
@@ -75,7 +97,7 @@ static void machine(const dd_tune_req *r, const dd_engine *e, dd_tune *t, dd_tun
     if (t->in.rate)
         snprintf(t->rates, sizeof t->rates, "%s %s %s%s", t->in.rate->device, t->in.rate->kernel,
                  dd_dtype_name(r->type), e->ops->work_is_host ? " per BLAS thread set" : "");
-    file_rates(e, r->type, threads, t);
+    file_rates(r, e, r->type, threads, t);
     t->in.rate_scale = shared > 1 ? 1.0 / shared : 1;
     if (e->ops->work_is_host && t->in.rate) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dd_knobs.h"
 #include "dgemm_dist.h"
 #include "dgemm_dist_scalapack.h"
 
@@ -87,11 +88,18 @@ static dd_context *context_for(MPI_Comm comm, char *msg, size_t len)
     }
     dd_context_options o;
     dd_context_options_init(&o);
-    const char *be = getenv("DD_SCALAPACK_BACKEND");
-    if (be && *be)
+    /* DD_SCALAPACK_BACKEND (dd_knobs.h): the name goes to the library,
+     * which checks it on every grid process together */
+    const char *be = dd_knob_str(DDK_SCALAPACK_BACKEND);
+    if (be)
         o.backend = be;
     dd_context *ctx = NULL;
     if (dd_context_create(comm, &o, &ctx, msg, len) != DD_SUCCESS) {
+        if (be && len) { /* the failure's message says which setting it ran with */
+            char why[512];
+            snprintf(why, sizeof why, "%s", msg);
+            snprintf(msg, len, "DD_SCALAPACK_BACKEND=\"%.64s\": %.400s", be, why);
+        }
         MPI_Group_free(&g);
         return NULL;
     }
@@ -445,6 +453,7 @@ static void serve(const pcall *p)
         return;
     }
     int nprow = g.nprow, npcol = g.npcol, me00 = g.myrow == 0 && g.mycol == 0;
+    dd_knobs_warn(DD_KNOB_DROPIN, me00); /* a bad knob's warning from process (0, 0), once */
     if (inb || replicated) {
         cannot_serve(p, ictxt, me00,
                      inb ? "a descriptor of type 2 (DTYPE_, the 11-entry form)"
@@ -462,7 +471,7 @@ static void serve(const pcall *p)
         cannot_serve(p, ictxt, me00, why);
         return;
     }
-    if (me00 && getenv("DD_SCALAPACK_VERBOSE") && atoi(getenv("DD_SCALAPACK_VERBOSE")) > 0) {
+    if (me00 && dd_knob_int(DDK_SCALAPACK_VERBOSE)) {
         char line[160];
         snprintf(line, sizeof line, "served by dgemm-dist (backend %s, BLACS grid %dx%d)",
                  dd_context_backend(ctx), nprow, npcol);
