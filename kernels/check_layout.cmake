@@ -1,5 +1,5 @@
 # check_layout.cmake — the kernels' layout, checked without a GPU (the
-# unit test unit_kernels_layout, tests/kernels.cmake):
+# unit test unit_kernels_layout, tests/unit/CMakeLists.txt):
 #   cmake -DROOT=<source tree> -P kernels/check_layout.cmake
 # - kernels.def: every DD_KERNEL line names a file that exists, a name used
 #   once; every DD_ALIAS names a kernel and is not itself a kernel's name;

@@ -9,8 +9,11 @@
 #                                                  both PASSED, only the second served by dgemm-dist
 # DD_MPIRUN: the launcher prefix (mpirun with --oversubscribe ...).
 set -euo pipefail
-mode=$1
+# shellcheck source=../need.sh
+. "$(dirname "$0")/../need.sh"
+mode=${1:?usage: $0 install|run|pkgconfig|relink ...}
 shift
+[ "$mode" = install ] || dd_need DD_MPIRUN
 case $mode in
 install)
     build=$1 src=$2 work=$3

@@ -3,6 +3,9 @@
 # non-zero exit, no hang (each run under `timeout`), no HDF5 error-stack
 # dump, no output file or temporary file, the input untouched.
 set -euo pipefail
+# shellcheck source=../need.sh
+. "$(dirname "$0")/../need.sh"
+dd_need DD_BIN DD_COMPARE DD_MKBAD DD_MPIRUN
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 read -r -a mpirun <<<"$DD_MPIRUN"

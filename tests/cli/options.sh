@@ -10,10 +10,12 @@
 # with 2 ranks, to show one message for all ranks.
 # Environment: DD_BIN, DD_MPIRUN (launcher prefix without -n), DD_LOOKAHEAD_MAX.
 set -u
+# shellcheck source=../need.sh
+. "$(dirname "$0")/../need.sh"
+dd_need DD_BIN DD_MPIRUN DD_LOOKAHEAD_MAX
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 read -r -a mpirun <<<"$DD_MPIRUN"
-: "${DD_LOOKAHEAD_MAX:?DD_LOOKAHEAD_MAX is not set (tests/cli.cmake reads it from summa.h)}"
 la=$DD_LOOKAHEAD_MAX
 mkdir "$work/o" # every output of every case goes here; it must stay empty
 fails=0

@@ -2,6 +2,9 @@
 # The user-facing surface: --help, --version, --dry-run, the report's
 # contents, --quiet, --json appending one record per run, repeat/warmup.
 set -euo pipefail
+# shellcheck source=../need.sh
+. "$(dirname "$0")/../need.sh"
+dd_need DD_BIN DD_MPIRUN
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 read -r -a mpirun <<<"$DD_MPIRUN"

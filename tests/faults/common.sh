@@ -6,10 +6,12 @@
 # and prints one line, "ok   NAME: ..." or "FAIL NAME: why", and the script
 # exits 1 when any case failed, 77 (ctest's SKIP_RETURN_CODE) when it cannot
 # run here.  Every run is bounded with `timeout`.
-# Environment (tests/core.cmake's DD_TEST_ENV): DD_BIN, DD_MPIRUN, DD_COMPARE,
-# DD_MKBAD.
+# Environment (tests/CMakeLists.txt's DD_TEST_ENV; by hand: . build/tests/env.sh):
+# DD_BIN, DD_MPIRUN, DD_COMPARE, DD_MKBAD.
 set -uo pipefail
-: "${DD_BIN:?}" "${DD_MPIRUN:?}" "${DD_COMPARE:?}" "${DD_MKBAD:?}"
+# shellcheck source=../need.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../need.sh"
+dd_need DD_BIN DD_MPIRUN DD_COMPARE DD_MKBAD
 read -r -a mpirun <<<"$DD_MPIRUN"
 export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/dd-faults.XXXXXX")

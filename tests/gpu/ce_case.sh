@@ -7,6 +7,9 @@
 # share a GPU, which NCCL refuses).  Exits 77 (ctest:
 # skipped) with fewer than 2 GPUs.
 set -euo pipefail
+# shellcheck source=../need.sh
+. "$(dirname "$0")/../need.sh"
+dd_need DD_BIN DD_COMPARE DD_MPIRUN
 ranks=$1 m=$2 n=$3 k=$4 dtype=$5
 shift 5
 have=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)

@@ -5,6 +5,9 @@
 # (ctest: skipped) where fewer than GPUS GPUs exist.  DD_EXPECT_LOG: a
 # pattern the run's output (stdout and stderr) must hold.
 set -euo pipefail
+# shellcheck source=../need.sh
+. "$(dirname "$0")/../need.sh"
+dd_need DD_BIN DD_COMPARE DD_MPIRUN
 gpus=$1 ranks=$2 m=$3 n=$4 k=$5 dtype=$6
 shift 6
 have=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)

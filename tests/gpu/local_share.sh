@@ -22,7 +22,7 @@ for r in a b; do
     dist_brief 1 "whole_32768_$r" --size 32768 --repeat 3 --warmup 1
     dist_brief 1 "share_32768_$r" --size 32768,16384,32768 --repeat 3 --warmup 1
 done
-timeout 400 "$B/kernels/gemm-bench" --types f64 --kernels dgemm_dmma --interleave --beta 1 \
+timeout 400 "$B/bench/gemm-bench" --types f64 --kernels dgemm_dmma --interleave --beta 1 \
     --sizes 16384x16384x4096,16384x8192x4096,16384x8192x8192,32768x16384x4096 \
     --json "$OUT/kbench.jsonl" >"$OUT/kbench.txt" 2>&1 || echo "FAILED: kbench"
 cat "$OUT/kbench.txt"

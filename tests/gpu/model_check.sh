@@ -52,7 +52,7 @@ calib() { # calib NAME RANKS [VAR=VALUE...] -- model-calib args...
     while [ "$1" != "--" ]; do envs+=("$1"); shift; done
     shift
     log "calib $name: ${envs[*]} mpirun -n $r model-calib $*"
-    env "${envs[@]}" mpirun -n "$r" --oversubscribe --bind-to none "$B/tests/model-calib" "$@" \
+    env "${envs[@]}" mpirun -n "$r" --oversubscribe --bind-to none "$B/bench/model-calib" "$@" \
         --json "$D/calib-$part.jsonl" >>"$D/log" 2>&1 || log "FAILED: calib $name"
 }
 

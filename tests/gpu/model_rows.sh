@@ -22,7 +22,7 @@ run() { # TAG KERNEL:TYPE...
     shift
     for kt in "$@"; do
         local k=${kt%%:*} t=${kt##*:}
-        timeout 300 "$B/kernels/gemm-bench" --types "$t" --kernels "$k" --beta auto \
+        timeout 300 "$B/bench/gemm-bench" --types "$t" --kernels "$k" --beta auto \
             --sizes "$(shapes "$k" "$t")" --json "$OUT/rows-$tag.jsonl" >>"$OUT/rows-$tag.txt" 2>&1 ||
             echo "FAILED: gemm-bench $k $t ($tag)"
     done

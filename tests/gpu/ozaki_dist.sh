@@ -3,6 +3,9 @@
 # (and on 2, grid 1x2, where two exist); each must print PASSED.  Exits 77
 # (ctest: skipped) without a GPU.
 set -euo pipefail
+# shellcheck source=../need.sh
+. "$(dirname "$0")/../need.sh"
+dd_need DD_BIN DD_MPIRUN
 n=${1:-4096}
 have=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 if [ "$have" -lt 1 ]; then

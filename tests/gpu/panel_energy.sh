@@ -19,7 +19,7 @@ for p in 4096 8192 16384 32768; do dist_brief 1 "g1_n32768_p$p" --size 32768 --p
 for p in 32768 16384 8192 4096; do dist_brief 1 "g1_n32768_p${p}_rev" --size 32768 --panel $p --repeat 4 --warmup 1; done
 for p in 4096 8192 16384; do dist_brief 2 "g2_n32768_p$p" --size 32768 --grid 1x2 --comm ce --panel $p --repeat 4 --warmup 1; done
 for p in 2048 4096 8192; do dist_brief 2 "g2_n16384_p$p" --size 16384 --grid 1x2 --comm ce --panel $p --repeat 4 --warmup 1; done
-timeout 200 "$B/kernels/gemm-bench" --types f64 --kernels dgemm_dmma --sizes 32768x32768x4096,32768 \
+timeout 200 "$B/bench/gemm-bench" --types f64 --kernels dgemm_dmma --sizes 32768x32768x4096,32768 \
     --sustain 6 --json "$OUT/sustain.jsonl" >"$OUT/sustain.txt" 2>&1 || echo "FAILED: sustain"
 cat "$OUT/sustain.txt"
 python3 "$(dirname "$0")/dist_table.py" "$OUT/panel.jsonl"

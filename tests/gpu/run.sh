@@ -57,7 +57,7 @@ if has kbench; then
     # at the sizes of the design target (docs/design.md: n = 4096, 8192,
     # 16384) and at the SUMMA panel shapes (the whole ladder:
     # kernels/README.md; its table: kernels/ladder_table.py on these records)
-    "$B/kernels/gemm-bench" --kernels dgemm_dmma,08_dmma,sgemm_dmma,sgemm_simt,07_warptile \
+    "$B/bench/gemm-bench" --kernels dgemm_dmma,08_dmma,sgemm_dmma,sgemm_simt,07_warptile \
         --sizes 4096,8192,16384,8192x8192x1024,16384x16384x1024,16384x16384x2048,16384x16384x4096 \
         --json "$OUT/gemm-bench.jsonl" ${DD_KBENCH_ARGS:-} 2>&1 | tee "$OUT/gemm-bench.txt"
 fi
@@ -78,17 +78,17 @@ if has dbench; then
     dd strong_2gpu_mpi_1piece 2 2 --size "$N" --grid 1x2 --comm mpi "${common[@]}"
     dd one_gpu_own_f32    1 1 --size "$N" --dtype f32 "${common[@]}"
     dd strong_2gpu_f32    2 2 --size "$N" --dtype f32 --grid 1x2 "${common[@]}"
-    if [ -x "$B/cublasxt-bench" ] && [ "$ngpu" -ge 2 ]; then
+    if [ -x "$B/bench/cublasxt-bench" ] && [ "$ngpu" -ge 2 ]; then
         # the baseline gets its best block size, not just its default
         for blk in 2048 4096 8192; do
             log "cublasxt-bench n=$N on 2 GPUs, block $blk"
-            CUDA_VISIBLE_DEVICES=0,1 "$B/cublasxt-bench" --n "$N" --gpus 2 --reps 3 --block "$blk" \
+            CUDA_VISIBLE_DEVICES=0,1 "$B/bench/cublasxt-bench" --n "$N" --gpus 2 --reps 3 --block "$blk" \
                 --json "$OUT/cublasxt.jsonl" 2>&1 | tee -a "$OUT/bench.log"
         done
     fi
-    if [ -x "$B/kernels/gemm-bench" ] && ! grep -q '"cublas"' "$OUT/gemm-bench.jsonl" 2>/dev/null; then
+    if [ -x "$B/bench/gemm-bench" ] && ! grep -q '"cublas"' "$OUT/gemm-bench.jsonl" 2>/dev/null; then
         log "bare cuBLAS at n=$N for the 1-GPU ratio"
-        "$B/kernels/gemm-bench" --kernels cublas --sizes "$N" --types f64,f32 \
+        "$B/bench/gemm-bench" --kernels cublas --sizes "$N" --types f64,f32 \
             --json "$OUT/gemm-bench.jsonl" 2>&1 | tee -a "$OUT/gemm-bench.txt"
     fi
     python3 tests/gpu/summarize.py "$OUT" | tee "$OUT/summary.md"
@@ -113,7 +113,7 @@ if has ncu; then
     # DGEMM, whole square and a SUMMA panel shape (beta 1), one launch each
     for shape in 16384 16384x8192x4096; do
         log "ncu $shape"
-        bash tests/gpu/ncu_kernel.sh "$B/kernels/gemm-bench" "$OUT" f64 "$shape" \
+        bash tests/gpu/ncu_kernel.sh "$B/bench/gemm-bench" "$OUT" f64 "$shape" \
             dgemm_dmma cublas 2>&1 | tee -a "$OUT/bench.log"
     done
 fi
@@ -147,11 +147,11 @@ if has api; then
         [ "$ngpu" -ge "$g" ] || continue
         log "pdgemm_ drop-in, host data, $g GPU(s), n = $n"
         CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((g - 1))) DD_SCALAPACK_BACKEND=cuda DD_API_TIMING=1 \
-            mpirun -n "$g" --bind-to none "$BA/pdgemm-bench" --n "$n" --nb 1024 --which dd --reps 3 \
+            mpirun -n "$g" --bind-to none "$BA/bench/pdgemm-bench" --n "$n" --nb 1024 --which dd --reps 3 \
             --json "$OUT/api-bench.jsonl" 2>&1 | tee -a "$OUT/api-bench.txt"
         log "cuBLASXt, host data, $g GPU(s), n = $n"
         for blk in "" 8192; do # its default tile, and its best measured here
-            CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((g - 1))) "$BA/cublasxt-bench" --n "$n" --gpus "$g" \
+            CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((g - 1))) "$BA/bench/cublasxt-bench" --n "$n" --gpus "$g" \
                 --reps 3 ${blk:+--block $blk} --json "$OUT/api-bench.jsonl" 2>&1 | tee -a "$OUT/api-bench.txt"
         done
     done
@@ -184,9 +184,9 @@ if has sustain; then
     # GPU) and sustained (12 s back to back each, the last half's median,
     # SM clock and power), FP64 at 4096 and 16384, FP32 at 8192 (~80 s)
     log "gemm-bench sustained"
-    "$B/kernels/gemm-bench" --kernels dgemm_dmma,08_dmma --types f64 --sizes 4096,16384 --sustain 12 \
+    "$B/bench/gemm-bench" --kernels dgemm_dmma,08_dmma --types f64 --sizes 4096,16384 --sustain 12 \
         --json "$OUT/sustain.jsonl" 2>&1 | tee "$OUT/sustain.txt"
-    "$B/kernels/gemm-bench" --kernels sgemm_dmma,sgemm_simt,07_warptile --types f32 --sizes 8192 --sustain 12 \
+    "$B/bench/gemm-bench" --kernels sgemm_dmma,sgemm_simt,07_warptile --types f32 --sizes 8192 --sustain 12 \
         --json "$OUT/sustain.jsonl" 2>&1 | tee -a "$OUT/sustain.txt"
 fi
 if has ce; then
@@ -207,7 +207,7 @@ if has i8; then
     # Issue 18: the own INT8 GEMM against cuBLAS INT8 (exact check, then
     # rows), ozaki2 on it and on cuBLAS's INT8 beside native DGEMM.
     log "i8 (own INT8 GEMM)"
-    bash tests/gpu/i8_stage.sh "$B/kernels/gemm-bench" "$OUT/i8" >/dev/null 2>&1 || log "FAILED: i8"
+    bash tests/gpu/i8_stage.sh "$B/bench/gemm-bench" "$OUT/i8" >/dev/null 2>&1 || log "FAILED: i8"
     grep -vE "^#|^kernel " "$OUT/i8/i8.txt" | cut -c1-140
 fi
 if has ozaki; then
@@ -219,11 +219,11 @@ if has ozaki; then
     (cd "$B" && ctest -L gpu -R ozaki --output-on-failure -j 1) >"$OUT/ozaki-tests.log" 2>&1
     grep -E "tests passed|tests failed|\*\*\*Failed" "$OUT/ozaki-tests.log"
     log "ozaki-bench"
-    "$B/ozaki-bench" --kernels ozaki2,ozaki2-14,ozaki2-16,emu_cublas --sizes 4096,8192 --reps 3 \
+    "$B/bench/ozaki-bench" --kernels ozaki2,ozaki2-14,ozaki2-16,emu_cublas --sizes 4096,8192 --reps 3 \
         --classes uniform,rowcol30,elem30,blocks --json "$OUT/ozaki.jsonl" 2>&1 | tee "$OUT/ozaki.txt"
-    "$B/ozaki-bench" --kernels ozaki2,ozaki2-14,ozaki2-16,emu_cublas --sizes 16384,8192x8192x2048 \
+    "$B/bench/ozaki-bench" --kernels ozaki2,ozaki2-14,ozaki2-16,emu_cublas --sizes 16384,8192x8192x2048 \
         --reps 3 --classes uniform,rowcol30 --json "$OUT/ozaki.jsonl" 2>&1 | tail -n +3 | tee -a "$OUT/ozaki.txt"
-    "$B/kernels/gemm-bench" --kernels ozaki2,emu_cublas --types f64 --reps 3 \
+    "$B/bench/gemm-bench" --kernels ozaki2,emu_cublas --types f64 --reps 3 \
         --sizes 4096,8192,16384,8192x8192x2048 --json "$OUT/ozaki.jsonl" 2>&1 | tee -a "$OUT/ozaki.txt"
     # the distributed multiply on 1 and 2 GPUs, native against ozaki2 (wide
     # panels: each panel's INT8 products are GEMMs of depth --panel)
