@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit/dd_test.h"
+#define DD_CHECK_MPI
+#include "dd.h" /* dd_err for same_everywhere */
+#include "dd_check.h"
 #include "dgemm_dist_plan.h"
 
 enum { N3 = 3 };

@@ -19,7 +19,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "../unit/dd_test.h"
+#define DD_CHECK_MPI
+#include "dd_check.h"
 #include "dgemm_dist.h"
 
 #if defined(__x86_64__) && defined(__linux__)

@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit/dd_test.h"
+#define DD_CHECK_MPI
+#include "dd_check.h"
 #include "dgemm_dist_plan.h"
 
 enum { N4 = 4, GUARD = 64 };

@@ -10,35 +10,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#define DD_CHECK_MPI
+#include "dd_check.h"
 #include "dgemm_dist_plan.h"
-
-static int fails;
-
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fails++;                                                                               \
-            fprintf(stderr, "[rank %d] %s:%d: ", rank, __FILE__, __LINE__);                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
 int main(int argc, char **argv)
 {
-    int rank = 0, size = 1;
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    dd_check_init();
     dd_context_options o;
     dd_context_options_init(&o);
     o.backend = "cpu";
     dd_context *used = NULL, *fresh = NULL;
     char msg[256];
     dd_status st = dd_context_create(MPI_COMM_WORLD, &o, &used, msg, sizeof msg);
-    EXPECT(st == DD_SUCCESS, "create: %s", msg);
+    CHECK(st == DD_SUCCESS, "create: %s", msg);
     st = dd_context_create(MPI_COMM_WORLD, &o, &fresh, msg, sizeof msg);
-    EXPECT(st == DD_SUCCESS, "create: %s", msg);
+    CHECK(st == DD_SUCCESS, "create: %s", msg);
     if (used) {
         int P, Q, p, q;
         dd_context_grid(used, &P, &Q, &p, &q);
@@ -47,21 +35,22 @@ int main(int argc, char **argv)
             A[i] = B[i] = 1, C[i] = 0;
         /* 4x4 on the grid: every block at most 4x4, ld 4 */
         st = dd_gemm(used, 'N', 'N', 4, 4, 4, 1, A, 4, B, 4, 0, C, 4, NULL);
-        EXPECT(st == DD_SUCCESS, "dd_gemm: %s", dd_context_last_error(used));
+        CHECK(st == DD_SUCCESS, "dd_gemm: %s", dd_context_last_error(used));
         dd_plan_params pp = {.type = DD_FLOAT64, .M = 4, .N = 4, .K = 4, .passes = 1};
         dd_plan *plan = NULL;
         st = dd_plan_create(used, &pp, &plan);
         if (st == DD_SUCCESS)
             st = dd_plan_allocate(plan);
-        EXPECT(st == DD_SUCCESS, "plan: %s", dd_context_last_error(used));
+        CHECK(st == DD_SUCCESS, "plan: %s", dd_context_last_error(used));
         /* the plan stays with the context: dd_context_destroy frees it */
     }
     MPI_Finalize();
     int fin = 0;
     MPI_Finalized(&fin);
-    EXPECT(fin, "MPI_Finalized after MPI_Finalize");
+    CHECK(fin, "MPI_Finalized after MPI_Finalize");
     dd_context_destroy(used);
     dd_context_destroy(fresh);
-    printf("test-finalize: rank %d of %d: %s\n", rank, size, fails ? "FAILED" : "all passed");
-    return fails != 0;
+    printf("test-finalize: rank %d of %d: %s\n", g_rank, g_size,
+           g_fail ? "FAILED" : "all passed");
+    return g_fail != 0;
 }

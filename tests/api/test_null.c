@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit/dd_test.h"
+#define DD_CHECK_MPI
+#include "dd.h" /* dd_err for same_everywhere */
+#include "dd_check.h"
 #include "dgemm_dist_tool.h"
 
 enum { N4 = 4 };

@@ -31,7 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit/dd_test.h"
+#define DD_CHECK_MPI
+#include "dd_check.h"
 #include "dgemm_dist_plan.h"
 
 static const int64_t sizes[] = {1, 2, 3, 7};

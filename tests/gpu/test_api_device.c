@@ -19,19 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define DD_CHECK_MPI
+#include "dd_check.h"
 #include "dgemm_dist.h"
-
-static int fails, rank;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "rank %d: FAILED: ", rank);                                            \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            fails++;                                                                               \
-        }                                                                                          \
-    } while (0)
 
 /* A deterministic value in [-1, 1) with 20 significant bits. */
 static double val(uint64_t tag, int64_t i, int64_t j)
@@ -157,7 +147,7 @@ static void cyclic_case(dd_context *ctx, char ta)
 {
     int size, np = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int nq = size, pr = rank % np, pc = rank / np; /* column-major grid order */
+    int nq = size, pr = g_rank % np, pc = g_rank / np; /* column-major grid order */
     const int64_t M = 203, N = 157, K = 119, b = 16, ic = 4, jc = 3;
     int64_t am = ta == 'T' ? K : M, ak = ta == 'T' ? M : K, lda, ldb, ldc, na, nb, nc;
     double *A = cyclic_local(1, am, ak, b, pr, pc, np, nq, &lda, &na);
@@ -207,11 +197,11 @@ static void cyclic_case(dd_context *ctx, char ta)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    dd_check_init();
     int ngpu = 0, none = cudaGetDeviceCount(&ngpu) != cudaSuccess || ngpu == 0, any_none = 0;
     MPI_Allreduce(&none, &any_none, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (any_none) {
-        if (rank == 0)
+        if (g_rank == 0)
             printf("SKIP: a rank sees no GPU\n");
         MPI_Finalize();
         return 77;
@@ -234,9 +224,8 @@ int main(int argc, char **argv)
         cyclic_case(ctx, 'T');
         dd_context_destroy(ctx);
     }
-    int all = 0;
-    MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
+    int all = dd_check_total();
+    if (g_rank == 0)
         printf(all ? "%d failure(s)\n" : "device entries: all passed\n", all);
     MPI_Finalize();
     return all != 0;

@@ -18,8 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit/dd_test.h"
-#include "../unit/dd_test_mat.h"
+#define DD_CHECK_MPI
+#define DD_CHECK_MATRICES
+#include "dd_check.h"
 #include "engine.h"
 #include "rng.h"
 
@@ -55,17 +56,17 @@ static void fill_case_t(dd_dtype t, int64_t row0, int64_t rows, int64_t col0, in
                                   &err);
     if (!rc)
         rc = gpu.ops->download(&gpu, got, d, bytes, &err);
-    EXPECT(rc == DD_OK, "fill_random: %s", err.msg);
+    CHECK(rc == DD_OK, "fill_random: %s", err.msg);
     int64_t bad = -1, n = rows * cols;
     for (int64_t i = 0; i < n && bad < 0; i++)
         if (memcmp((char *)got + (size_t)i * dd_elsize(t), (char *)want + (size_t)i * dd_elsize(t),
                    dd_elsize(t)))
             bad = i;
-    EXPECT(!rc && bad < 0,
-           "fill_random %s %lldx%lld at (%lld,%lld) of %lld cols: element %lld = %.17g, host %.17g",
-           dd_dtype_name(t), (long long)rows, (long long)cols, (long long)row0, (long long)col0,
-           (long long)gcols, (long long)bad, bad < 0 ? 0 : tm_get(got, t, bad),
-           bad < 0 ? 0 : tm_get(want, t, bad));
+    CHECK(!rc && bad < 0,
+          "fill_random %s %lldx%lld at (%lld,%lld) of %lld cols: element %lld = %.17g, host %.17g",
+          dd_dtype_name(t), (long long)rows, (long long)cols, (long long)row0, (long long)col0,
+          (long long)gcols, (long long)bad, bad < 0 ? 0 : tm_get(got, t, bad),
+          bad < 0 ? 0 : tm_get(want, t, bad));
     gpu.ops->free(&gpu, d);
     free(want);
     free(got);
@@ -97,12 +98,12 @@ static void scale_case(dd_dtype t, int64_t n, double s)
         rc = gpu.ops->copy(&gpu, d2, d, bytes, &err);
     if (!rc)
         rc = gpu.ops->download(&gpu, got, d2, bytes, &err);
-    EXPECT(rc == DD_OK, "scale/copy: %s", err.msg);
-    EXPECT(!rc && !memcmp(got, want, bytes), "scale %s n %lld by %g differs from the CPU engine's",
-           dd_dtype_name(t), (long long)n, s);
+    CHECK(rc == DD_OK, "scale/copy: %s", err.msg);
+    CHECK(!rc && !memcmp(got, want, bytes), "scale %s n %lld by %g differs from the CPU engine's",
+          dd_dtype_name(t), (long long)n, s);
     for (int64_t i = 0; s == 0 && !rc && i < n; i++)
-        EXPECT(tm_get(got, t, i) == 0 && !signbit(tm_get(got, t, i)), "scale by 0 left %g at %lld",
-               tm_get(got, t, i), (long long)i);
+        CHECK(tm_get(got, t, i) == 0 && !signbit(tm_get(got, t, i)), "scale by 0 left %g at %lld",
+              tm_get(got, t, i), (long long)i);
     gpu.ops->free(&gpu, d);
     gpu.ops->free(&gpu, d2);
     free(h);
@@ -133,12 +134,12 @@ static void turn_case(dd_dtype t, int64_t h, int64_t w, int64_t ldd)
         rc = gpu.ops->download_t_async(&gpu, back, d, ldd, h, w, es, &err);
     if (!rc)
         rc = gpu.ops->wait_copies(&gpu, &err);
-    EXPECT(rc == DD_OK, "turned copies: %s", err.msg);
-    EXPECT(!rc && !memcmp(got, want, blk),
-           "upload_t %s %lldx%lld (ldd %lld) differs from the CPU's", dd_dtype_name(t),
-           (long long)h, (long long)w, (long long)ldd);
-    EXPECT(!rc && !memcmp(back, band, n * es), "download_t %s %lldx%lld did not turn it back",
-           dd_dtype_name(t), (long long)h, (long long)w);
+    CHECK(rc == DD_OK, "turned copies: %s", err.msg);
+    CHECK(!rc && !memcmp(got, want, blk),
+          "upload_t %s %lldx%lld (ldd %lld) differs from the CPU's", dd_dtype_name(t),
+          (long long)h, (long long)w, (long long)ldd);
+    CHECK(!rc && !memcmp(back, band, n * es), "download_t %s %lldx%lld did not turn it back",
+          dd_dtype_name(t), (long long)h, (long long)w);
     gpu.ops->free(&gpu, d);
     free(band);
     free(want);
@@ -154,11 +155,11 @@ static void absmax_case(dd_dtype t, int64_t n, int scale, double plant)
     int gnf = -1, cnf = -2;
     dd_err err = {{0}};
     int rc = gpu.ops->absmax(&gpu, t, d, n, &gm, &gnf, &err);
-    EXPECT(rc == DD_OK, "GPU absmax: %s", err.msg);
+    CHECK(rc == DD_OK, "GPU absmax: %s", err.msg);
     rc = cpu.ops->absmax(&cpu, t, h, n, &cm, &cnf, &err);
-    EXPECT(rc == DD_OK, "CPU absmax: %s", err.msg);
-    EXPECT(gm == cm && gnf == cnf, "absmax %s n %lld scale %d plant %g: GPU %.17g/%d, CPU %.17g/%d",
-           dd_dtype_name(t), (long long)n, scale, plant, gm, gnf, cm, cnf);
+    CHECK(rc == DD_OK, "CPU absmax: %s", err.msg);
+    CHECK(gm == cm && gnf == cnf, "absmax %s n %lld scale %d plant %g: GPU %.17g/%d, CPU %.17g/%d",
+          dd_dtype_name(t), (long long)n, scale, plant, gm, gnf, cm, cnf);
     gpu.ops->free(&gpu, d);
     free(h);
 }
@@ -180,13 +181,13 @@ static void matvec_compare(dd_dtype t, const void *h, int64_t rows, int64_t cols
         double mag = 0; /* Σ_j |m'·v|: the scale of the sums' rounding */
         for (int64_t j = 0; j < cols; j++)
             mag += fabs(tm_get(h, t, i * cols + j) * f[0] * f[1] * v[j]);
-        EXPECT(agree(out[0][i], out[1][i], 1e-12, mag),
-               "%s: out[%lld] GPU %.17g CPU %.17g (scale %g)", what, (long long)i, out[0][i],
-               out[1][i], mag);
+        CHECK(agree(out[0][i], out[1][i], 1e-12, mag),
+              "%s: out[%lld] GPU %.17g CPU %.17g (scale %g)", what, (long long)i, out[0][i],
+              out[1][i], mag);
         if (abs[0])
-            EXPECT(agree(abs[0][i], abs[1][i], 1e-12, abs[1][i]),
-                   "%s: absrow[%lld] GPU %.17g CPU %.17g", what, (long long)i, abs[0][i],
-                   abs[1][i]);
+            CHECK(agree(abs[0][i], abs[1][i], 1e-12, abs[1][i]),
+                  "%s: absrow[%lld] GPU %.17g CPU %.17g", what, (long long)i, abs[0][i],
+                  abs[1][i]);
     }
 }
 
@@ -208,11 +209,11 @@ static void matvec_case(dd_dtype t, int64_t rows, int64_t cols, int scale, doubl
     char what[160];
     snprintf(what, sizeof what, "matvec %s %lldx%lld scale %d plant %g", dd_dtype_name(t),
              (long long)rows, (long long)cols, scale, plant);
-    EXPECT(gpu.ops->matvec(&gpu, t, d, rows, cols, f, v, o[0], a[0], &nf[0], &err) == DD_OK,
-           "%s: GPU: %s", what, err.msg);
-    EXPECT(cpu.ops->matvec(&cpu, t, h, rows, cols, f, v, o[1], a[1], &nf[1], &err) == DD_OK,
-           "%s: CPU: %s", what, err.msg);
-    EXPECT(nf[0] == nf[1], "%s: nonfinite GPU %d CPU %d", what, nf[0], nf[1]);
+    CHECK(gpu.ops->matvec(&gpu, t, d, rows, cols, f, v, o[0], a[0], &nf[0], &err) == DD_OK,
+          "%s: GPU: %s", what, err.msg);
+    CHECK(cpu.ops->matvec(&cpu, t, h, rows, cols, f, v, o[1], a[1], &nf[1], &err) == DD_OK,
+          "%s: CPU: %s", what, err.msg);
+    CHECK(nf[0] == nf[1], "%s: nonfinite GPU %d CPU %d", what, nf[0], nf[1]);
     matvec_compare(t, h, rows, cols, f, v, (const double **)o, (const double **)a, what);
     gpu.ops->free(&gpu, d);
     free(h);

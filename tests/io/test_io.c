@@ -27,7 +27,9 @@
 
 #include <hdf5.h>
 
-#include "../unit/dd_test.h"
+#define DD_CHECK_MPI
+#include "dd.h" /* dd_err for same_everywhere */
+#include "dd_check.h"
 #include "io.h"
 
 static char g_dir[512];

@@ -33,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define DD_CHECK_MPI
+#include "dd_check.h"
 #include "dgemm_dist.h"
 #include "dgemm_dist_scalapack.h" /* dd_scalapack_calls */
 
@@ -56,18 +58,8 @@ void psgemm_(const char *, const char *, const int *, const int *, const int *, 
              const int *, const int *, const float *, float *, const int *, const int *,
              const int *);
 
-static int g_rank, g_size, g_fail, g_cases, g_last_xerbla;
+static int g_cases, g_last_xerbla;
 static pgemm_fn *real_pdgemm, *real_psgemm;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            g_fail++;                                                                              \
-            fprintf(stderr, "[rank %d] line %d: CHECK(%s) failed: ", g_rank, __LINE__, #cond);     \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
 /* PBLAS's error hook: ours, so a refusal is seen (and ScaLAPACK's printing skipped). */
 void pxerbla_(const int *ictxt, const char *name, const int *info, size_t len)

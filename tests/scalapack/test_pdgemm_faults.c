@@ -37,6 +37,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#define DD_CHECK_MPI
+#include "dd_check.h"
 #include "dgemm_dist.h"
 
 void Cblacs_get(int ctxt, int what, int *val);
@@ -54,21 +56,11 @@ void pdgemm_(const char *, const char *, const int *, const int *, const int *, 
              const int *, const int *, const double *, double *, const int *, const int *,
              const int *);
 
-static int g_rank, g_size, g_fail, g_cases;
+static int g_cases;
 static MPI_Comm g_grid; /* the processes of the call's grid */
 static pgemm_fn *real_pdgemm;
 static int xerbla_calls, xerbla_number, cabort_calls, cabort_number;
 static char pblas_warning[512];
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            g_fail++;                                                                              \
-            fprintf(stderr, "[rank %d] line %d: CHECK(%s) failed: ", g_rank, __LINE__, #cond);     \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
 /* ScaLAPACK's error hook, as the drop-in calls it. */
 void pxerbla_(const int *ictxt, const char *name, const int *info, size_t len)

@@ -28,8 +28,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "dd_test.h"
-#include "dd_test_mat.h"
+#define DD_CHECK_MPI
+#define DD_CHECK_MATRICES
+#include "dd_check.h"
 #include "engine.h"
 #include "grid.h"
 #include "rng.h"

@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dd_test.h"
-#include "dd_test_mat.h"
+#define DD_CHECK_MPI
+#define DD_CHECK_MATRICES
+#include "dd_check.h"
 #include "engine.h"
 #include "rng.h"
 
@@ -50,9 +51,9 @@ static void absmax_case(dd_engine *e, dd_dtype t, int64_t n, int scale, double p
     dd_err err = {{0}};
     ref_absmax(M, t, n, &want, &wnf);
     int rc = e->ops->absmax(e, t, M, n, &mx, &nf, &err);
-    EXPECT(rc == DD_OK, "absmax: %s", err.msg);
-    EXPECT(mx == want && nf == wnf, "absmax %s n %lld scale %d plant %g: %g/%d, want %g/%d",
-           dd_dtype_name(t), (long long)n, scale, plant, mx, nf, want, wnf);
+    CHECK(rc == DD_OK, "absmax: %s", err.msg);
+    CHECK(mx == want && nf == wnf, "absmax %s n %lld scale %d plant %g: %g/%d, want %g/%d",
+          dd_dtype_name(t), (long long)n, scale, plant, mx, nf, want, wnf);
     free(M);
 }
 
@@ -68,7 +69,7 @@ static void matvec_case(dd_engine *e, dd_dtype t, int64_t rows, int64_t cols, in
     int nf = -1, wnf = 0;
     dd_err err = {{0}};
     int rc = e->ops->matvec(e, t, M, rows, cols, f, v, out, with_abs ? abs : NULL, &nf, &err);
-    EXPECT(rc == DD_OK, "matvec: %s", err.msg);
+    CHECK(rc == DD_OK, "matvec: %s", err.msg);
     for (int64_t i = 0; i < rows; i++) {
         double s = 0, a = 0;
         for (int64_t j = 0; j < cols; j++) {
@@ -78,15 +79,15 @@ static void matvec_case(dd_engine *e, dd_dtype t, int64_t rows, int64_t cols, in
             s += m * v[j];
             a += fabs(m);
         }
-        EXPECT(close_to(out[i], s, 1e-14),
-               "matvec %s %lldx%lld scale %d: out[%lld] = %.17g, want %.17g", dd_dtype_name(t),
-               (long long)rows, (long long)cols, scale, (long long)i, out[i], s);
+        CHECK(close_to(out[i], s, 1e-14),
+              "matvec %s %lldx%lld scale %d: out[%lld] = %.17g, want %.17g", dd_dtype_name(t),
+              (long long)rows, (long long)cols, scale, (long long)i, out[i], s);
         if (with_abs)
-            EXPECT(close_to(abs[i], a, 1e-14), "matvec %s: absrow[%lld] = %.17g, want %.17g",
-                   dd_dtype_name(t), (long long)i, abs[i], a);
+            CHECK(close_to(abs[i], a, 1e-14), "matvec %s: absrow[%lld] = %.17g, want %.17g",
+                  dd_dtype_name(t), (long long)i, abs[i], a);
     }
-    EXPECT(nf == wnf, "matvec %s %lldx%lld plant %g: nonfinite %d, want %d", dd_dtype_name(t),
-           (long long)rows, (long long)cols, plant, nf, wnf);
+    CHECK(nf == wnf, "matvec %s %lldx%lld plant %g: nonfinite %d, want %d", dd_dtype_name(t),
+          (long long)rows, (long long)cols, plant, nf, wnf);
     free(M);
     free(v);
     free(out);
@@ -105,21 +106,21 @@ static void fill_case(dd_engine *e, dd_dtype t, int64_t row0, int64_t rows, int6
     dd_err err = {{0}};
     int rc =
         e->ops->fill_random(e, t, got, seed, RNG_TAG_B, row0, rows, col0, cols, gcols, 0, &err);
-    EXPECT(rc == DD_OK, "fill_random: %s", err.msg);
+    CHECK(rc == DD_OK, "fill_random: %s", err.msg);
     rng_fill_block(want, t, seed, RNG_TAG_B, row0, rows, col0, cols, gcols);
-    EXPECT(!memcmp(got, want, bytes),
-           "fill_random %s %lldx%lld at (%lld,%lld) of %lld columns "
-           "differs from rng_fill_block",
-           dd_dtype_name(t), (long long)rows, (long long)cols, (long long)row0, (long long)col0,
-           (long long)gcols);
+    CHECK(!memcmp(got, want, bytes),
+          "fill_random %s %lldx%lld at (%lld,%lld) of %lld columns "
+          "differs from rng_fill_block",
+          dd_dtype_name(t), (long long)rows, (long long)cols, (long long)row0, (long long)col0,
+          (long long)gcols);
     for (int64_t i = 0; i < rows; i++)
         for (int64_t j = 0; j < cols; j++) {
             double v = rng_value(seed, RNG_TAG_B, (uint64_t)((row0 + i) * gcols + col0 + j));
             if (t == DD_F32)
                 v = (double)(float)v;
-            EXPECT(tm_get(got, t, i * cols + j) == v && v >= -1 && v < 1,
-                   "fill_random %s (%lld,%lld) = %.17g, want %.17g", dd_dtype_name(t), (long long)i,
-                   (long long)j, tm_get(got, t, i * cols + j), v);
+            CHECK(tm_get(got, t, i * cols + j) == v && v >= -1 && v < 1,
+                  "fill_random %s (%lld,%lld) = %.17g, want %.17g", dd_dtype_name(t), (long long)i,
+                  (long long)j, tm_get(got, t, i * cols + j), v);
         }
     free(got);
     free(want);
@@ -138,9 +139,9 @@ static void fill_case_t(dd_engine *e, dd_dtype t, int64_t row0, int64_t rows, in
     dd_err err = {{0}};
     int rc =
         e->ops->fill_random(e, t, got, seed, RNG_TAG_C, row0, rows, col0, cols, gcols, 1, &err);
-    EXPECT(rc == DD_OK, "fill_random trans: %s", err.msg);
+    CHECK(rc == DD_OK, "fill_random trans: %s", err.msg);
     rng_fill_block_t(want, t, seed, RNG_TAG_C, row0, rows, col0, cols, gcols);
-    EXPECT(!memcmp(got, want, bytes), "fill_random trans differs from rng_fill_block_t");
+    CHECK(!memcmp(got, want, bytes), "fill_random trans differs from rng_fill_block_t");
     /* the same values as the untransposed block at (col0, row0), turned */
     rng_fill_block(plain, t, seed, RNG_TAG_C, col0, cols, row0, rows, gcols);
     for (int64_t i = 0; i < rows; i++)
@@ -148,9 +149,9 @@ static void fill_case_t(dd_engine *e, dd_dtype t, int64_t row0, int64_t rows, in
             double v = rng_value(seed, RNG_TAG_C, (uint64_t)((col0 + j) * gcols + row0 + i));
             if (t == DD_F32)
                 v = (double)(float)v;
-            EXPECT(tm_get(got, t, i * cols + j) == v && tm_get(plain, t, j * rows + i) == v,
-                   "fill_random trans %s (%lld,%lld) = %.17g, want %.17g", dd_dtype_name(t),
-                   (long long)i, (long long)j, tm_get(got, t, i * cols + j), v);
+            CHECK(tm_get(got, t, i * cols + j) == v && tm_get(plain, t, j * rows + i) == v,
+                  "fill_random trans %s (%lld,%lld) = %.17g, want %.17g", dd_dtype_name(t),
+                  (long long)i, (long long)j, tm_get(got, t, i * cols + j), v);
         }
     free(got);
     free(want);
@@ -167,7 +168,7 @@ static void scale_case(dd_engine *e, dd_dtype t, int64_t n, double s)
         tm_put(x, t, n / 2, NAN);
     memcpy(y, x, (size_t)n * dd_elsize(t));
     dd_err err = {{0}};
-    EXPECT(e->ops->scale(e, t, x, n, s, &err) == DD_OK, "scale: %s", err.msg);
+    CHECK(e->ops->scale(e, t, x, n, s, &err) == DD_OK, "scale: %s", err.msg);
     for (int64_t i = 0; i < n; i++) {
         double want =
             t == DD_F64 ? tm_get(y, t, i) * s : (double)((float)tm_get(y, t, i) * (float)s);
@@ -176,13 +177,13 @@ static void scale_case(dd_engine *e, dd_dtype t, int64_t n, double s)
                  : s == 0                         ? got == 0 && !signbit(got)
                  : isnan(want)                    ? isnan(got)
                                                   : got == want;
-        EXPECT(ok, "scale %s by %g: [%lld] = %.17g, want %.17g", dd_dtype_name(t), s, (long long)i,
-               got, s == 0 ? 0.0 : want);
+        CHECK(ok, "scale %s by %g: [%lld] = %.17g, want %.17g", dd_dtype_name(t), s, (long long)i,
+              got, s == 0 ? 0.0 : want);
     }
     void *z = malloc((size_t)n * dd_elsize(t) + 1);
-    EXPECT(e->ops->copy(e, z, x, (size_t)n * dd_elsize(t), &err) == DD_OK &&
+    CHECK(e->ops->copy(e, z, x, (size_t)n * dd_elsize(t), &err) == DD_OK &&
                !memcmp(z, x, (size_t)n * dd_elsize(t)),
-           "copy of %lld elements", (long long)n);
+          "copy of %lld elements", (long long)n);
     free(x);
     free(y);
     free(z);
@@ -200,14 +201,14 @@ static void turn_case(dd_engine *e, dd_dtype t, int64_t h, int64_t w, int64_t ld
     int rc = e->ops->upload_t_async(e, block, ldd, band, h, w, es, &err);
     if (!rc)
         rc = e->ops->download_t_async(e, back, block, ldd, h, w, es, &err);
-    EXPECT(rc == DD_OK, "turned copies: %s", err.msg);
+    CHECK(rc == DD_OK, "turned copies: %s", err.msg);
     for (int64_t i = 0; i < h; i++)
         for (int64_t j = 0; j < w; j++)
-            EXPECT(tm_get(block, t, j * ldd + i) == tm_get(band, t, i * w + j),
-                   "upload_t %lldx%lld: (%lld,%lld)", (long long)h, (long long)w, (long long)i,
-                   (long long)j);
-    EXPECT(!memcmp(back, band, n * es), "download_t %lldx%lld did not turn it back", (long long)h,
-           (long long)w);
+            CHECK(tm_get(block, t, j * ldd + i) == tm_get(band, t, i * w + j),
+                  "upload_t %lldx%lld: (%lld,%lld)", (long long)h, (long long)w, (long long)i,
+                  (long long)j);
+    CHECK(!memcmp(back, band, n * es), "download_t %lldx%lld did not turn it back", (long long)h,
+          (long long)w);
     free(band);
     free(block);
     free(back);
@@ -253,10 +254,10 @@ int main(int argc, char **argv)
     e.ops = &dd_engine_cpu;
     dd_engine_cfg cfg = {MPI_COMM_WORLD, MPI_COMM_SELF, DD_F64, NULL, 1};
     dd_err err = {{0}};
-    EXPECT(e.ops->open(&e, &cfg, &err) == DD_OK, "open: %s", err.msg);
-    EXPECT(e.ops->absmax && e.ops->matvec && e.ops->fill_random && e.ops->scale && e.ops->copy &&
+    CHECK(e.ops->open(&e, &cfg, &err) == DD_OK, "open: %s", err.msg);
+    CHECK(e.ops->absmax && e.ops->matvec && e.ops->fill_random && e.ops->scale && e.ops->copy &&
                e.ops->upload_t_async && e.ops->download_t_async,
-           "ops missing");
+          "ops missing");
     all_cases(&e, DD_F64);
     all_cases(&e, DD_F32);
     e.ops->close(&e);

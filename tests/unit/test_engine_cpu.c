@@ -8,8 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dd_test.h"
-#include "dd_test_mat.h"
+#define DD_CHECK_MPI
+#define DD_CHECK_MATRICES
+#include "dd_check.h"
 #include "engine.h"
 #include "rng.h"
 
@@ -35,19 +36,19 @@ static void one_case(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, 
     calls = 0;
     int rc =
         e->ops->gemm(e, t, m, n, k, bufA, lda, bufB, ldb, beta, bufC, ldc, count_calls, NULL, &err);
-    EXPECT(rc == DD_OK, "gemm %s %lldx%lldx%lld: %s", dd_dtype_name(t), (long long)m, (long long)n,
-           (long long)k, err.msg);
-    EXPECT(calls >= 1, "progress never called");
+    CHECK(rc == DD_OK, "gemm %s %lldx%lldx%lld: %s", dd_dtype_name(t), (long long)m, (long long)n,
+          (long long)k, err.msg);
+    CHECK(calls >= 1, "progress never called");
     if (m >= 128)
-        EXPECT(calls >= 2, "progress called %d times for %lld rows: no overlap possible", calls,
-               (long long)m);
+        CHECK(calls >= 2, "progress called %d times for %lld rows: no overlap possible", calls,
+              (long long)m);
     double u = t == DD_F64 ? 1.2e-16 : 6e-8;
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < ldc; j++) {
             double got = tm_get(bufC, t, i * ldc + j), want;
             if (j >= n) { /* padding must be untouched */
-                EXPECT(got == tm_get(C0, t, i * ldc + j), "padding C[%lld,%lld] changed",
-                       (long long)i, (long long)j);
+                CHECK(got == tm_get(C0, t, i * ldc + j), "padding C[%lld,%lld] changed",
+                      (long long)i, (long long)j);
                 continue;
             }
             double s = beta ? tm_get(C0, t, i * ldc + j) : 0, mag = fabs(s);
@@ -57,10 +58,10 @@ static void one_case(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, 
                 mag += fabs(x);
             }
             want = s;
-            EXPECT(fabs(got - want) <= 2 * (k + 1) * u * mag + 1e-300,
-                   "%s C[%lld,%lld] = %g, want %g (m %lld n %lld k %lld beta %d)", dd_dtype_name(t),
-                   (long long)i, (long long)j, got, want, (long long)m, (long long)n, (long long)k,
-                   beta);
+            CHECK(fabs(got - want) <= 2 * (k + 1) * u * mag + 1e-300,
+                  "%s C[%lld,%lld] = %g, want %g (m %lld n %lld k %lld beta %d)", dd_dtype_name(t),
+                  (long long)i, (long long)j, got, want, (long long)m, (long long)n, (long long)k,
+                  beta);
         }
 }
 
@@ -71,7 +72,7 @@ int main(int argc, char **argv)
     e.ops = &dd_engine_cpu;
     dd_engine_cfg cfg = {MPI_COMM_WORLD, MPI_COMM_SELF, DD_F64, NULL, 1};
     dd_err err = {{0}};
-    EXPECT(e.ops->open(&e, &cfg, &err) == DD_OK, "open: %s", err.msg);
+    CHECK(e.ops->open(&e, &cfg, &err) == DD_OK, "open: %s", err.msg);
     for (int t = 0; t < 2; t++)
         for (int beta = 0; beta < 2; beta++) {
             one_case(&e, (dd_dtype)t, 37, 29, 41, beta);
@@ -83,14 +84,14 @@ int main(int argc, char **argv)
     static double A[256 * 8], B[8 * 8], C[256 * 8];
     calls = 0;
     int rc = e.ops->gemm(&e, DD_F64, 256, 8, 8, A, 8, B, 8, 0, C, 8, count_calls, &e, &err);
-    EXPECT(rc == DD_EFAIL && calls == 1, "failing progress: rc %d after %d calls", rc, calls);
+    CHECK(rc == DD_EFAIL && calls == 1, "failing progress: rc %d after %d calls", rc, calls);
     /* other kernels are refused by name */
     dd_engine e2 = {0};
     e2.ops = &dd_engine_cpu;
     dd_engine_cfg bad = {MPI_COMM_WORLD, MPI_COMM_SELF, DD_F64, "08_dmma", 1};
     dd_err err2 = {{0}};
-    EXPECT(e2.ops->open(&e2, &bad, &err2) == DD_EUSAGE && strstr(err2.msg, "08_dmma"),
-           "CPU engine accepted kernel 08_dmma: %s", err2.msg);
+    CHECK(e2.ops->open(&e2, &bad, &err2) == DD_EUSAGE && strstr(err2.msg, "08_dmma"),
+          "CPU engine accepted kernel 08_dmma: %s", err2.msg);
     e.ops->close(&e);
     MPI_Finalize();
     if (g_fail) {

@@ -23,7 +23,8 @@
 #include <unistd.h>
 
 #include "dd_knobs.h"
-#include "dd_test.h"
+#define DD_CHECK_MPI
+#include "dd_check.h"
 
 /* ---- stderr captured ---------------------------------------------------------- */
 
@@ -77,64 +78,64 @@ static void test_table(void)
 {
     int last_section = -1;
     const char *last_name = "";
-    EXPECT(dd_knob_spec_of(DDK_COUNT) == NULL && dd_knob_spec_of((dd_knob)-1) == NULL,
-           "dd_knob_spec_of takes an id out of range");
+    CHECK(dd_knob_spec_of(DDK_COUNT) == NULL && dd_knob_spec_of((dd_knob)-1) == NULL,
+          "dd_knob_spec_of takes an id out of range");
     for (int k = 0; k < DDK_COUNT; k++) {
         const dd_knob_spec *s = dd_knob_spec_of((dd_knob)k);
-        EXPECT(s && s->name && !strncmp(s->name, "DD_", 3), "knob %d has no DD_ name", k);
+        CHECK(s && s->name && !strncmp(s->name, "DD_", 3), "knob %d has no DD_ name", k);
         if (!s || !s->name)
             continue;
-        EXPECT(s->what && strlen(s->what) > 20, "%s says not what it does", s->name);
-        EXPECT(s->dflt_text && *s->dflt_text, "%s names no default", s->name);
-        EXPECT(s->flags & DD_KNOB_READERS, "%s has no reader", s->name);
+        CHECK(s->what && strlen(s->what) > 20, "%s says not what it does", s->name);
+        CHECK(s->dflt_text && *s->dflt_text, "%s names no default", s->name);
+        CHECK(s->flags & DD_KNOB_READERS, "%s has no reader", s->name);
         int sec = section(s);
-        EXPECT(sec > last_section || (sec == last_section && strcmp(last_name, s->name) < 0),
-               "%s is out of order (by section: program, library, drop-in, test hooks; then by "
-               "name)",
-               s->name);
+        CHECK(sec > last_section || (sec == last_section && strcmp(last_name, s->name) < 0),
+              "%s is out of order (by section: program, library, drop-in, test hooks; then by "
+              "name)",
+              s->name);
         last_section = sec, last_name = s->name;
         char num[32];
         switch (s->type) {
         case DD_KNOB_INT:
         case DD_KNOB_SIZE:
-            EXPECT(s->lo <= s->hi, "%s: range %lld..%lld", s->name, s->lo, s->hi);
-            EXPECT(s->type == DD_KNOB_INT || (s->lo >= 0 && s->unit),
-                   "%s: a size needs lo >= 0 and a unit", s->name);
+            CHECK(s->lo <= s->hi, "%s: range %lld..%lld", s->name, s->lo, s->hi);
+            CHECK(s->type == DD_KNOB_INT || (s->lo >= 0 && s->unit),
+                  "%s: a size needs lo >= 0 and a unit", s->name);
             snprintf(num, sizeof num, "%lld", s->dflt);
             if (s->dflt >= s->lo && s->dflt <= s->hi && !(s->flags & DD_KNOB_AUTO))
-                EXPECT(!strcmp(num, s->dflt_text), "%s: default %lld shown as '%s'", s->name,
-                       s->dflt, s->dflt_text);
+                CHECK(!strcmp(num, s->dflt_text), "%s: default %lld shown as '%s'", s->name,
+                      s->dflt, s->dflt_text);
             else
-                EXPECT((s->dflt < s->lo || s->dflt > s->hi || (s->flags & DD_KNOB_AUTO)) &&
+                CHECK((s->dflt < s->lo || s->dflt > s->hi || (s->flags & DD_KNOB_AUTO)) &&
                            (s->dflt_text[0] < '0' || s->dflt_text[0] > '9'),
-                       "%s: default %lld ('%s') is a number of the range, or a word outside it",
-                       s->name, s->dflt, s->dflt_text);
+                      "%s: default %lld ('%s') is a number of the range, or a word outside it",
+                      s->name, s->dflt, s->dflt_text);
             break;
         case DD_KNOB_BOOL:
-            EXPECT((s->dflt == 0 && !strcmp(s->dflt_text, "0")) ||
+            CHECK((s->dflt == 0 && !strcmp(s->dflt_text, "0")) ||
                        (s->dflt == 1 && !strcmp(s->dflt_text, "1")) ||
                        (s->dflt == -1 && (s->dflt_text[0] < '0' || s->dflt_text[0] > '9')),
-                   "%s: bool default %lld shown as '%s'", s->name, s->dflt, s->dflt_text);
+                  "%s: bool default %lld shown as '%s'", s->name, s->dflt, s->dflt_text);
             break;
         case DD_KNOB_CHOICE: {
             int n = 0;
             while (s->choices && s->choices[n])
                 n++;
-            EXPECT(n >= 2 && s->dflt >= 0 && s->dflt < n &&
+            CHECK(n >= 2 && s->dflt >= 0 && s->dflt < n &&
                        !strcmp(s->choices[s->dflt], s->dflt_text),
-                   "%s: default %lld ('%s') is not its choice", s->name, s->dflt, s->dflt_text);
+                  "%s: default %lld ('%s') is not its choice", s->name, s->dflt, s->dflt_text);
             break;
         }
         case DD_KNOB_STRING:
-            EXPECT(s->unit && *s->unit, "%s: a string says what it is (unit)", s->name);
+            CHECK(s->unit && *s->unit, "%s: a string says what it is (unit)", s->name);
             break;
         }
         for (int j = 0; j < k; j++)
-            EXPECT(strcmp(dd_knob_spec_of((dd_knob)j)->name, s->name), "%s twice", s->name);
+            CHECK(strcmp(dd_knob_spec_of((dd_knob)j)->name, s->name), "%s twice", s->name);
     }
-    EXPECT(!strcmp(dd_knob_spec_of(DDK_FAULT)->name, "DD_FAULT") &&
+    CHECK(!strcmp(dd_knob_spec_of(DDK_FAULT)->name, "DD_FAULT") &&
                (dd_knob_spec_of(DDK_FAULT)->flags & DD_KNOB_TEST),
-           "DD_FAULT is not registered as a test hook");
+          "DD_FAULT is not registered as a test hook");
 }
 
 /* ---- the parse ---------------------------------------------------------------------- */
@@ -145,21 +146,21 @@ static void parse_is(const dd_knob_spec *s, const char *raw, int want_rc, long l
     long long v = -777;
     char why[64] = "";
     int rc = dd_knob_parse(s, raw, &v, why, sizeof why);
-    EXPECT(rc == want_rc, "%s '%s': parse gave %d, not %d", dd_knob_type_name(s->type), raw, rc,
-           want_rc);
+    CHECK(rc == want_rc, "%s '%s': parse gave %d, not %d", dd_knob_type_name(s->type), raw, rc,
+          want_rc);
     if (rc >= 0 && want_rc >= 0)
-        EXPECT(v == want, "%s '%s': value %lld, not %lld", dd_knob_type_name(s->type), raw, v,
-               want);
+        CHECK(v == want, "%s '%s': value %lld, not %lld", dd_knob_type_name(s->type), raw, v,
+              want);
     if (want_why)
-        EXPECT(!strcmp(why, want_why), "%s '%s': why '%s', not '%s'", dd_knob_type_name(s->type),
-               raw, why, want_why);
+        CHECK(!strcmp(why, want_why), "%s '%s': why '%s', not '%s'", dd_knob_type_name(s->type),
+              raw, why, want_why);
 }
 
 static void range_is(const dd_knob_spec *s, const char *want)
 {
     char r[128];
     dd_knob_range(s, r, sizeof r);
-    EXPECT(!strcmp(r, want), "range '%s', not '%s'", r, want);
+    CHECK(!strcmp(r, want), "range '%s', not '%s'", r, want);
 }
 
 static void test_parse(void)
@@ -229,9 +230,9 @@ static void test_parse(void)
     range_is(&b, "0|1");
     range_is(&c, "a|bb");
     range_is(&t, "a file");
-    EXPECT(!strcmp(dd_knob_type_name(DD_KNOB_SIZE), "size") &&
+    CHECK(!strcmp(dd_knob_type_name(DD_KNOB_SIZE), "size") &&
                !strcmp(dd_knob_type_name(DD_KNOB_CHOICE), "choice"),
-           "type names");
+          "type names");
 }
 
 /* ---- the registry through the environment ------------------------------------------ */
@@ -253,8 +254,8 @@ static void test_defaults(void)
             wrong++;
     }
     int lines = capture_end();
-    EXPECT(wrong == 0, "%d knobs unset but not at their defaults", wrong);
-    EXPECT(lines == 0, "unset knobs warned: %s", captured);
+    CHECK(wrong == 0, "%d knobs unset but not at their defaults", wrong);
+    CHECK(lines == 0, "unset knobs warned: %s", captured);
 }
 
 static void test_values(void)
@@ -264,9 +265,9 @@ static void test_values(void)
     capture_begin();
     long long v = dd_knob_int(DDK_RING_MIB);
     int lines = capture_end();
-    EXPECT(v == 128 && lines == 0, "DD_RING_MIB=128 gave %lld and %d lines", v, lines);
-    EXPECT(dd_knob_is_set(DDK_RING_MIB) && !strcmp(dd_knob_str(DDK_RING_MIB), "128"),
-           "DD_RING_MIB=128 is not set as given");
+    CHECK(v == 128 && lines == 0, "DD_RING_MIB=128 gave %lld and %d lines", v, lines);
+    CHECK(dd_knob_is_set(DDK_RING_MIB) && !strcmp(dd_knob_str(DDK_RING_MIB), "128"),
+          "DD_RING_MIB=128 is not set as given");
     /* out of range: the default, one warning over many reads */
     setenv("DD_RING_MIB", "0", 1);
     capture_begin();
@@ -274,19 +275,19 @@ static void test_values(void)
         v = dd_knob_int(DDK_RING_MIB);
     dd_knob_str(DDK_RING_MIB);
     lines = capture_end();
-    EXPECT(v == 64, "DD_RING_MIB=0 gave %lld, not the default 64", v);
-    EXPECT(lines == 1 &&
+    CHECK(v == 64, "DD_RING_MIB=0 gave %lld, not the default 64", v);
+    CHECK(lines == 1 &&
                has("dgemm-dist: warning: DD_RING_MIB=\"0\" is out of range (1..4096 MiB); using 64 "
                    "(the default)\n"),
-           "DD_RING_MIB=0, read 6 times, warned %d times: %s", lines, captured);
-    EXPECT(!dd_knob_is_set(DDK_RING_MIB) && !dd_knob_str(DDK_RING_MIB),
-           "a bad value counts as set");
+          "DD_RING_MIB=0, read 6 times, warned %d times: %s", lines, captured);
+    CHECK(!dd_knob_is_set(DDK_RING_MIB) && !dd_knob_str(DDK_RING_MIB),
+          "a bad value counts as set");
     /* empty: unset, no word */
     setenv("DD_RING_MIB", "", 1);
     capture_begin();
     v = dd_knob_int(DDK_RING_MIB);
     lines = capture_end();
-    EXPECT(v == 64 && lines == 0, "DD_RING_MIB='' gave %lld and %d lines", v, lines);
+    CHECK(v == 64 && lines == 0, "DD_RING_MIB='' gave %lld and %d lines", v, lines);
     /* a changed value is parsed anew: a bad one warns again, once */
     setenv("DD_RING_MIB", "0", 1);
     capture_begin();
@@ -296,15 +297,15 @@ static void test_values(void)
     dd_knob_int(DDK_RING_MIB);
     dd_knob_int(DDK_RING_MIB);
     lines = capture_end();
-    EXPECT(lines == 2 && has("DD_RING_MIB=\"0\" is out of range") &&
+    CHECK(lines == 2 && has("DD_RING_MIB=\"0\" is out of range") &&
                has("DD_RING_MIB=\"lots\" is not a whole number"),
-           "two bad values in turn: %d lines: %s", lines, captured);
+          "two bad values in turn: %d lines: %s", lines, captured);
     /* a value as a message shows it: one line, control bytes as '?', cut at 64 */
     setenv("DD_RING_MIB", "1\n2", 1);
     capture_begin();
     dd_knob_int(DDK_RING_MIB);
     lines = capture_end();
-    EXPECT(lines == 1 && has("DD_RING_MIB=\"1?2\""), "a newline in the value: %s", captured);
+    CHECK(lines == 1 && has("DD_RING_MIB=\"1?2\""), "a newline in the value: %s", captured);
     char longv[200];
     memset(longv, '9', sizeof longv - 1);
     longv[sizeof longv - 1] = '\0';
@@ -312,23 +313,23 @@ static void test_values(void)
     capture_begin();
     dd_knob_int(DDK_RING_MIB);
     lines = capture_end();
-    EXPECT(lines == 1 && has("99...\" is out of range") && strlen(captured) < 200,
-           "a long value: %s", captured);
+    CHECK(lines == 1 && has("99...\" is out of range") && strlen(captured) < 200,
+          "a long value: %s", captured);
     unsetenv("DD_RING_MIB");
     /* bool and choice through the registry */
     setenv("DD_API_TIMING", "yes", 1);
-    EXPECT(dd_knob_int(DDK_API_TIMING) == 1, "DD_API_TIMING=yes is not on");
+    CHECK(dd_knob_int(DDK_API_TIMING) == 1, "DD_API_TIMING=yes is not on");
     setenv("DD_OZAKI2_INT8", "cublas", 1);
-    EXPECT(dd_knob_int(DDK_OZAKI2_INT8) == 1 && !strcmp(dd_knob_str(DDK_OZAKI2_INT8), "cublas"),
-           "DD_OZAKI2_INT8=cublas");
+    CHECK(dd_knob_int(DDK_OZAKI2_INT8) == 1 && !strcmp(dd_knob_str(DDK_OZAKI2_INT8), "cublas"),
+          "DD_OZAKI2_INT8=cublas");
     setenv("DD_OZAKI2_INT8", "CUBLAS", 1);
     capture_begin();
     v = dd_knob_int(DDK_OZAKI2_INT8);
     lines = capture_end();
-    EXPECT(v == 0 && lines == 1 &&
+    CHECK(v == 0 && lines == 1 &&
                has("DD_OZAKI2_INT8=\"CUBLAS\" is not one of the choices (auto|cublas); using auto "
                    "(the default)"),
-           "DD_OZAKI2_INT8=CUBLAS: %lld, %s", v, captured);
+          "DD_OZAKI2_INT8=CUBLAS: %lld, %s", v, captured);
     unsetenv("DD_OZAKI2_INT8");
     unsetenv("DD_API_TIMING");
     /* a string's pointer outlives a change of the value */
@@ -336,7 +337,7 @@ static void test_values(void)
     const char *p = dd_knob_str(DDK_MODEL_RATES);
     setenv("DD_MODEL_RATES", "b.csv", 1);
     const char *q = dd_knob_str(DDK_MODEL_RATES);
-    EXPECT(p && q && !strcmp(p, "a.csv") && !strcmp(q, "b.csv"), "strings across a change");
+    CHECK(p && q && !strcmp(p, "a.csv") && !strcmp(q, "b.csv"), "strings across a change");
     unsetenv("DD_MODEL_RATES");
 }
 
@@ -348,29 +349,29 @@ static void test_strict(void)
     long long v = dd_knob_int(DDK_IO_THREADS);
     int bad = dd_knob_error(DDK_IO_THREADS, msg, sizeof msg);
     int lines = capture_end();
-    EXPECT(v == 0 && bad && lines == 0, "DD_IO_THREADS=four: %lld, error %d, %d lines", v, bad,
-           lines);
-    EXPECT(!strcmp(msg, "DD_IO_THREADS=\"four\" is not a whole number; set it to 1..256 or auto, "
+    CHECK(v == 0 && bad && lines == 0, "DD_IO_THREADS=four: %lld, error %d, %d lines", v, bad,
+          lines);
+    CHECK(!strcmp(msg, "DD_IO_THREADS=\"four\" is not a whole number; set it to 1..256 or auto, "
                         "or unset it (dgemm-dist --help-env)"),
-           "the refusal says '%s'", msg);
+          "the refusal says '%s'", msg);
     setenv("DD_IO_THREADS", "257", 1);
-    EXPECT(dd_knob_error(DDK_IO_THREADS, msg, sizeof msg) && strstr(msg, "is out of range"),
-           "DD_IO_THREADS=257: '%s'", msg);
+    CHECK(dd_knob_error(DDK_IO_THREADS, msg, sizeof msg) && strstr(msg, "is out of range"),
+          "DD_IO_THREADS=257: '%s'", msg);
     setenv("DD_IO_THREADS", "3", 1);
-    EXPECT(!dd_knob_error(DDK_IO_THREADS, msg, sizeof msg) && dd_knob_int(DDK_IO_THREADS) == 3 &&
+    CHECK(!dd_knob_error(DDK_IO_THREADS, msg, sizeof msg) && dd_knob_int(DDK_IO_THREADS) == 3 &&
                dd_knob_is_set(DDK_IO_THREADS),
-           "DD_IO_THREADS=3");
+          "DD_IO_THREADS=3");
     setenv("DD_IO_THREADS", "auto", 1);
-    EXPECT(!dd_knob_error(DDK_IO_THREADS, msg, sizeof msg) && dd_knob_int(DDK_IO_THREADS) == 0 &&
+    CHECK(!dd_knob_error(DDK_IO_THREADS, msg, sizeof msg) && dd_knob_int(DDK_IO_THREADS) == 0 &&
                !dd_knob_is_set(DDK_IO_THREADS),
-           "DD_IO_THREADS=auto is not the default");
+          "DD_IO_THREADS=auto is not the default");
     unsetenv("DD_IO_THREADS");
     /* a strict knob is left out of dd_knobs_warn too */
     setenv("DD_MPI_STAGE_PIECES", "many", 1);
     capture_begin();
     dd_knobs_warn(DD_KNOB_LIBRARY, 1);
     lines = capture_end();
-    EXPECT(lines == 0, "dd_knobs_warn warned of a strict knob: %s", captured);
+    CHECK(lines == 0, "dd_knobs_warn warned of a strict knob: %s", captured);
     unsetenv("DD_MPI_STAGE_PIECES");
 }
 
@@ -384,22 +385,22 @@ static void test_warn_and_reject(void)
     capture_begin();
     dd_knobs_warn(DD_KNOB_LIBRARY, 1);
     int said = capture_end();
-    EXPECT(quiet == 0 && said == 1 &&
+    CHECK(quiet == 0 && said == 1 &&
                has("DD_API_THREADS=\"-2\" is out of range (1..64 or auto); "
                    "using auto (the default)") &&
                !has("DD_SCALAPACK_VERBOSE"),
-           "dd_knobs_warn: %d then %d lines: %s", quiet, said, captured);
+          "dd_knobs_warn: %d then %d lines: %s", quiet, said, captured);
     capture_begin();
     dd_knobs_warn(DD_KNOB_LIBRARY, 1);
     long long v = dd_knob_int(DDK_API_THREADS);
     int again = capture_end();
-    EXPECT(again == 0 && v == 0, "warned again after dd_knobs_warn (%d lines), value %lld", again,
-           v);
+    CHECK(again == 0 && v == 0, "warned again after dd_knobs_warn (%d lines), value %lld", again,
+          v);
     capture_begin();
     dd_knobs_warn(DD_KNOB_DROPIN, 1);
     said = capture_end();
-    EXPECT(said == 1 && has("DD_SCALAPACK_VERBOSE=\"loud\" is not a boolean"),
-           "the drop-in's knob: %s", captured);
+    CHECK(said == 1 && has("DD_SCALAPACK_VERBOSE=\"loud\" is not a boolean"),
+          "the drop-in's knob: %s", captured);
     unsetenv("DD_API_THREADS");
     unsetenv("DD_SCALAPACK_VERBOSE");
 
@@ -412,9 +413,9 @@ static void test_warn_and_reject(void)
     dd_knob_reject(DDK_MODEL_LINK, 0, "is not a link", "mpi-shm");
     dd_knob_reject(DDK_MODEL_LINK, 0, "is not a link", "mpi-shm");
     said = capture_end();
-    EXPECT(s && !strcmp(s, "warp") && quiet == 0 && said == 1 &&
+    CHECK(s && !strcmp(s, "warp") && quiet == 0 && said == 1 &&
                has("dgemm-dist: warning: DD_MODEL_LINK=\"warp\" is not a link; using mpi-shm\n"),
-           "dd_knob_reject: %d then %d lines: %s", quiet, said, captured);
+          "dd_knob_reject: %d then %d lines: %s", quiet, said, captured);
     unsetenv("DD_MODEL_LINK");
 }
 

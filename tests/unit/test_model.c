@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dd_test.h"
+#include "dd_check.h"
 #include "grid.h"
 #include "model.h"
 #include "summa.h"
@@ -20,12 +20,12 @@
 static void test_bcast(void)
 {
     dd_link ring = {"r", 10e-6, 1e9, DD_BCAST_RING}, tree = {"t", 10e-6, 1e9, DD_BCAST_TREE};
-    EXPECT(model_bcast(&ring, 1, 1e6) == 0, "one rank moves nothing");
-    EXPECT(NEAR(model_bcast(&ring, 2, 1e6), 1.01e-3, 1e-12), "ring p=2");
-    EXPECT(NEAR(model_bcast(&ring, 4, 1e6), 1.03e-3, 1e-12), "ring p=4: 3 steps of latency");
-    EXPECT(NEAR(model_bcast(&tree, 4, 1e6), 2.02e-3, 1e-12), "tree p=4: 2 rounds");
-    EXPECT(NEAR(model_bcast(&tree, 3, 1e6), 2.02e-3, 1e-12), "tree p=3: 2 rounds");
-    EXPECT(NEAR(model_bcast(&tree, 5, 1e6), 3.03e-3, 1e-12), "tree p=5: 3 rounds");
+    CHECK(model_bcast(&ring, 1, 1e6) == 0, "one rank moves nothing");
+    CHECK(NEAR(model_bcast(&ring, 2, 1e6), 1.01e-3, 1e-12), "ring p=2");
+    CHECK(NEAR(model_bcast(&ring, 4, 1e6), 1.03e-3, 1e-12), "ring p=4: 3 steps of latency");
+    CHECK(NEAR(model_bcast(&tree, 4, 1e6), 2.02e-3, 1e-12), "tree p=4: 2 rounds");
+    CHECK(NEAR(model_bcast(&tree, 3, 1e6), 2.02e-3, 1e-12), "tree p=3: 2 rounds");
+    CHECK(NEAR(model_bcast(&tree, 5, 1e6), 3.03e-3, 1e-12), "tree p=5: 3 rounds");
 }
 
 static const dd_rate_point two_pts[] = {{1024, 1024, 1024, 10}, {4096, 4096, 4096, 40}};
@@ -35,16 +35,16 @@ static const dd_rate_table flat = {"X", "k", DD_F64, 0, one_pt, 1};
 
 static void test_rate(void)
 {
-    EXPECT(NEAR(model_rate(&two, 1024, 1024, 1024), 10e9, 1e-12), "exact point");
-    EXPECT(NEAR(model_rate(&two, 4096, 4096, 4096), 40e9, 1e-12), "exact point");
+    CHECK(NEAR(model_rate(&two, 1024, 1024, 1024), 10e9, 1e-12), "exact point");
+    CHECK(NEAR(model_rate(&two, 4096, 4096, 4096), 40e9, 1e-12), "exact point");
     /* equidistant in log space: the geometric mean */
-    EXPECT(NEAR(model_rate(&two, 2048, 2048, 2048), 20e9, 1e-9), "midpoint %g",
-           model_rate(&two, 2048, 2048, 2048));
-    EXPECT(NEAR(model_rate(&two, 65536, 8192, 1e6), 40e9, 1e-12), "saturates past the largest");
+    CHECK(NEAR(model_rate(&two, 2048, 2048, 2048), 20e9, 1e-9), "midpoint %g",
+          model_rate(&two, 2048, 2048, 2048));
+    CHECK(NEAR(model_rate(&two, 65536, 8192, 1e6), 40e9, 1e-12), "saturates past the largest");
     /* 512^3 is 1/8 of the smallest volume; slope log(4)/log(64) = 1/3: 10 * 8^(-1/3) */
-    EXPECT(NEAR(model_rate(&two, 512, 512, 512), 5e9, 1e-9), "below the smallest: %g",
-           model_rate(&two, 512, 512, 512));
-    EXPECT(NEAR(model_rate(&flat, 3, 70000, 9), 1e9, 1e-12), "one point: constant");
+    CHECK(NEAR(model_rate(&two, 512, 512, 512), 5e9, 1e-9), "below the smallest: %g",
+          model_rate(&two, 512, 512, 512));
+    CHECK(NEAR(model_rate(&flat, 3, 70000, 9), 1e9, 1e-12), "one point: constant");
 }
 
 static dd_model_in base(int P, int Q, int64_t n, int64_t nb, int L, const dd_link *l)
@@ -59,27 +59,27 @@ static void test_pipeline(void)
     dd_model_out o;
     /* one rank, 1000^3, nb 250: 4 panels of 2*1000*1000*250 flop at 1 GFLOP/s */
     dd_model_in in = base(1, 1, 1000, 250, 1, NULL);
-    EXPECT(model_predict(&in, &o, &err) == DD_OK, "%s", err.msg);
-    EXPECT(o.npanels == 4 && NEAR(o.multiply, 2.0, 1e-12) && o.exposed == 0, "1 rank: %g s",
-           o.multiply);
+    CHECK(model_predict(&in, &o, &err) == DD_OK, "%s", err.msg);
+    CHECK(o.npanels == 4 && NEAR(o.multiply, 2.0, 1e-12) && o.exposed == 0, "1 rank: %g s",
+          o.multiply);
     /* 1x2, n = 1024, nb 256: panels 128, 256, 128 | 256, 256 (narrow first, cut at
      * K/Q = 512); Mp 1024, Nq 512; g = 2*1024*512*w ns, c = 1024*8*w / beta */
     dd_link fast = {"f", 0, 1e9, DD_BCAST_RING};
     in = base(1, 2, 1024, 256, 1, &fast);
-    EXPECT(model_predict(&in, &o, &err) == DD_OK, "%s", err.msg);
+    CHECK(model_predict(&in, &o, &err) == DD_OK, "%s", err.msg);
     double sum_g = 1048576e-9 * 1024, c0 = 1024 * 8 * 128 / 1e9;
-    EXPECT(o.npanels == 5, "5 panels, got %lld", (long long)o.npanels);
-    EXPECT(NEAR(o.compute, sum_g, 1e-12), "compute %g", o.compute);
-    EXPECT(NEAR(o.exposed, c0, 1e-9) && NEAR(o.first_comm, c0, 1e-12),
-           "compute-bound: only the first panel's broadcast shows, %g", o.exposed);
+    CHECK(o.npanels == 5, "5 panels, got %lld", (long long)o.npanels);
+    CHECK(NEAR(o.compute, sum_g, 1e-12), "compute %g", o.compute);
+    CHECK(NEAR(o.exposed, c0, 1e-9) && NEAR(o.first_comm, c0, 1e-12),
+          "compute-bound: only the first panel's broadcast shows, %g", o.exposed);
     /* comm twice the multiply: beta = 8192 / (2 * 1048576e-9); the multiply
      * is every broadcast plus the last panel's multiply */
     dd_link slow = {"s", 0, 8192 / (2 * 1048576e-9), DD_BCAST_RING};
     in.intra = &slow;
-    EXPECT(model_predict(&in, &o, &err) == DD_OK, "%s", err.msg);
-    EXPECT(NEAR(o.multiply, 2 * sum_g + 1048576e-9 * 256, 1e-9), "comm-bound: %g", o.multiply);
-    EXPECT(NEAR(o.comm, 2 * sum_g, 1e-9), "comm %g", o.comm);
-    EXPECT(NEAR(o.tflops, 2.0 * 1024 * 1024 * 1024 / o.multiply / 1e12, 1e-12), "tflops");
+    CHECK(model_predict(&in, &o, &err) == DD_OK, "%s", err.msg);
+    CHECK(NEAR(o.multiply, 2 * sum_g + 1048576e-9 * 256, 1e-9), "comm-bound: %g", o.multiply);
+    CHECK(NEAR(o.comm, 2 * sum_g, 1e-9), "comm %g", o.comm);
+    CHECK(NEAR(o.tflops, 2.0 * 1024 * 1024 * 1024 / o.multiply / 1e12, 1e-12), "tflops");
 }
 
 /* The recursion of model.h, panel by panel, for the jump's check. */
@@ -111,26 +111,26 @@ static void test_jump(void)
             for (int L = 1; L <= 4; L++) {
                 dd_model_in in = base(grids[gi][0], grids[gi][1], 3000, 16, L, &links[l]);
                 in.K = 3000 * 7 + 5;
-                EXPECT(model_predict(&in, &o, &err) == DD_OK, "%s", err.msg);
+                CHECK(model_predict(&in, &o, &err) == DD_OK, "%s", err.msg);
                 double ref = plain(&in, &links[l]);
-                EXPECT(NEAR(o.multiply, ref, 1e-9), "link %d grid %dx%d L %d: %.12g vs %.12g", l,
-                       grids[gi][0], grids[gi][1], L, o.multiply, ref);
+                CHECK(NEAR(o.multiply, ref, 1e-9), "link %d grid %dx%d L %d: %.12g vs %.12g", l,
+                      grids[gi][0], grids[gi][1], L, o.multiply, ref);
             }
     /* a K of 2^40 in 2^29 panels costs no time: 2^29 panels of 2*64*64*2048 flop */
     dd_model_in in = base(1, 1, 64, 2048, 1, NULL);
     in.K = (int64_t)1 << 40;
-    EXPECT(model_predict(&in, &o, &err) == DD_OK, "%s", err.msg);
-    EXPECT(NEAR(o.multiply, 2.0 * 64 * 64 * 1099511627776.0 / 1e9, 1e-9), "huge K: %g",
-           o.multiply);
+    CHECK(model_predict(&in, &o, &err) == DD_OK, "%s", err.msg);
+    CHECK(NEAR(o.multiply, 2.0 * 64 * 64 * 1099511627776.0 / 1e9, 1e-9), "huge K: %g",
+          o.multiply);
 }
 
 static void test_spans(void)
 {
     /* 4x4 on nodes of 8: rows stay inside a node, columns span two */
-    EXPECT(!model_row_spans(4, 4, 8) && model_col_spans(4, 4, 8), "4x4 on 8 per node");
-    EXPECT(model_row_spans(2, 16, 8) && model_col_spans(2, 16, 8), "2x16 on 8 per node");
-    EXPECT(!model_row_spans(2, 16, 0) && !model_col_spans(2, 16, 0), "one node");
-    EXPECT(!model_row_spans(8, 1, 8) && !model_col_spans(8, 1, 8), "8x1 on one node of 8");
+    CHECK(!model_row_spans(4, 4, 8) && model_col_spans(4, 4, 8), "4x4 on 8 per node");
+    CHECK(model_row_spans(2, 16, 8) && model_col_spans(2, 16, 8), "2x16 on 8 per node");
+    CHECK(!model_row_spans(2, 16, 0) && !model_col_spans(2, 16, 0), "one node");
+    CHECK(!model_row_spans(8, 1, 8) && !model_col_spans(8, 1, 8), "8x1 on one node of 8");
 }
 
 static void test_memory(void)
@@ -157,29 +157,29 @@ static void test_memory(void)
                             size_t w1 = summa_work_bytes(&s, &s1, &o1);
                             size_t w2 = model_work_bytes(P, Q, r / Q, r % Q, z[0], z[1], z[2],
                                                          nbs[ni], L, DD_F32, &s2, &o2);
-                            EXPECT(w1 == w2 && s1 == s2 && o1 == o2,
-                                   "memory %dx%d rank %d: %zu/%zu vs %zu/%zu", P, Q, r, w1, s1, w2,
-                                   s2);
+                            CHECK(w1 == w2 && s1 == s2 && o1 == o2,
+                                  "memory %dx%d rank %d: %zu/%zu vs %zu/%zu", P, Q, r, w1, s1, w2,
+                                  s2);
                             checked++;
                         }
-    EXPECT(checked > 1000, "memory cases %d", checked);
+    CHECK(checked > 1000, "memory cases %d", checked);
 }
 
 static void test_tables(void)
 {
-    EXPECT(dd_model_nrates >= 4 && dd_model_nlinks >= 5, "tables compiled in");
-    EXPECT(model_find_rate("NVIDIA H200", "dgemm_dmma", DD_F64, 0) != NULL, "H200 f64");
-    EXPECT(model_find_rate("NVIDIA H200", "sgemm_dmma", DD_F32, 0) != NULL, "H200 f32");
-    EXPECT(model_find_rate("NVIDIA H200", "sgemm_simt", DD_F32, 0) != NULL, "H200 f32 fallback");
-    EXPECT(model_find_rate("NVIDIA H200", "dgemm_dmma", DD_F32, 0) == NULL, "no f32 dgemm_dmma");
+    CHECK(dd_model_nrates >= 4 && dd_model_nlinks >= 5, "tables compiled in");
+    CHECK(model_find_rate("NVIDIA H200", "dgemm_dmma", DD_F64, 0) != NULL, "H200 f64");
+    CHECK(model_find_rate("NVIDIA H200", "sgemm_dmma", DD_F32, 0) != NULL, "H200 f32");
+    CHECK(model_find_rate("NVIDIA H200", "sgemm_simt", DD_F32, 0) != NULL, "H200 f32 fallback");
+    CHECK(model_find_rate("NVIDIA H200", "dgemm_dmma", DD_F32, 0) == NULL, "no f32 dgemm_dmma");
     const dd_rate_table *c1 = model_find_rate("CPU vm (1 BLAS thread)", "openblas", DD_F64, 1);
     const dd_rate_table *c2 = model_find_rate("CPU vm (2 BLAS threads)", "openblas", DD_F64, 2);
     const dd_rate_table *c8 = model_find_rate("CPU vm (8 BLAS threads)", "openblas", DD_F64, 8);
-    EXPECT(c1 && c1->threads == 1 && c2 && c2->threads == 2 && c8 && c8->threads == 2,
-           "CPU tables by thread count");
-    EXPECT(model_find_link("nccl-nvlink") && model_find_link("nic-400g") &&
+    CHECK(c1 && c1->threads == 1 && c2 && c2->threads == 2 && c8 && c8->threads == 2,
+          "CPU tables by thread count");
+    CHECK(model_find_link("nccl-nvlink") && model_find_link("nic-400g") &&
                model_find_link("mpi-shm") && !model_find_link("nope"),
-           "links by name");
+          "links by name");
 }
 
 /* Auto on NVLink: the measured-good defaults, or a clear predicted win. */
@@ -203,26 +203,26 @@ static void test_tune(void)
         dd_tune_in ti = {cases[i].ranks, 1, 1, 1, 0, 0, 2048, 1, (size_t)130 << 30, 0, 0};
         grid_default(cases[i].ranks, &ti.P0, &ti.Q0);
         dd_tune_out o;
-        EXPECT(model_tune(&in, &ti, &o, &err) == DD_OK, "%s", err.msg);
+        CHECK(model_tune(&in, &ti, &o, &err) == DD_OK, "%s", err.msg);
         int same = o.P == ti.P0 && o.Q == ti.Q0 && o.nb == 2048 && o.L == 1;
         printf("NVLink %d x H200 n=%lld %s: %dx%d panel %lld lookahead %d, %.2f ms (defaults "
                "%.2f ms, exposed %.2f%%)\n",
                cases[i].ranks, (long long)cases[i].n, dd_dtype_name(cases[i].t), o.P, o.Q,
                (long long)o.nb, o.L, o.pred.multiply * 1e3, o.pred0.multiply * 1e3,
                100 * o.pred0.exposed / o.pred0.multiply);
-        EXPECT(same || o.pred.multiply <= 0.9 * o.pred0.multiply, "case %zu: a worse choice", i);
-        EXPECT(o.pred.multiply <= o.pred0.multiply, "case %zu: slower than the defaults", i);
-        EXPECT(o.pred0.exposed <= 0.01 * o.pred0.multiply || cases[i].ranks > 2,
-               "case %zu: NVLink hides the broadcasts (measured <= 1%%)", i);
+        CHECK(same || o.pred.multiply <= 0.9 * o.pred0.multiply, "case %zu: a worse choice", i);
+        CHECK(o.pred.multiply <= o.pred0.multiply, "case %zu: slower than the defaults", i);
+        CHECK(o.pred0.exposed <= 0.01 * o.pred0.multiply || cases[i].ranks > 2,
+              "case %zu: NVLink hides the broadcasts (measured <= 1%%)", i);
     }
     /* nothing fits: the defaults stay (the plan refuses them with its message) */
     dd_model_in in = {1, 1, 16384, 16384, 16384, 2048, 1, DD_F64,
                       model_find_rate("NVIDIA H200", "dgemm_dmma", DD_F64, 0), 1, nv, NULL, 0, 0};
     dd_tune_in ti = {2, 1, 1, 1, 1, 2, 2048, 1, 1000, 0, 0};
     dd_tune_out o;
-    EXPECT(model_tune(&in, &ti, &o, &err) == DD_OK && o.P == 1 && o.Q == 2 && o.nb == 2048 &&
+    CHECK(model_tune(&in, &ti, &o, &err) == DD_OK && o.P == 1 && o.Q == 2 && o.nb == 2048 &&
                o.L == 1 && !o.fits0,
-           "nothing fits");
+          "nothing fits");
 }
 
 int main(void)

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "dd_splitmix.h"
-#include "dd_test.h"
+#include "dd_check.h"
 #include "ozaki2.h"
 #include "ozaki2_ref.h"
 
@@ -54,20 +54,20 @@ static void test_exact(void)
         for (int q = 0; q < k * n; ++q)
             B[q] = (double)(int64_t)(uni() * ldexp(1.0, b));
         A[0] = ldexp(1.0, b) - 1, B[0] = -(ldexp(1.0, b) - 1); /* extremes */
-        EXPECT(oz2_ref_int_product(nm, m, n, k, A, B, C) == 0, "int product %d", nm);
+        CHECK(oz2_ref_int_product(nm, m, n, k, A, B, C) == 0, "int product %d", nm);
         for (int64_t i = 0; i < m; ++i)
             for (int64_t j = 0; j < n; ++j) {
                 __int128 s = 0;
                 for (int64_t l = 0; l < k; ++l)
                     s += (__int128)(int64_t)A[i * k + l] * (__int128)(int64_t)B[l * n + j];
                 double ex = (double)s, got = C[i * n + j];
-                EXPECT(fabs(got - ex) <= 0x1p-50 * fabs(ex), "moduli %d (%lld,%lld): %.17g vs %.17g",
-                       nm, (long long)i, (long long)j, got, ex);
+                CHECK(fabs(got - ex) <= 0x1p-50 * fabs(ex), "moduli %d (%lld,%lld): %.17g vs %.17g",
+                      nm, (long long)i, (long long)j, got, ex);
             }
     }
     /* one entry near the bound: 8 moduli (M ≈ 2^63.9), k = 1 */
     double a = ldexp(1.0, 31) - 1, bb = -(ldexp(1.0, 31) - 3), c = 0;
-    EXPECT(oz2_ref_int_product(8, 1, 1, 1, &a, &bb, &c) == 0 && c == a * bb, "bound: %.17g", c);
+    CHECK(oz2_ref_int_product(8, 1, 1, 1, &a, &bb, &c) == 0 && c == a * bb, "bound: %.17g", c);
 }
 
 /* ---- accuracy ------------------------------------------------------------------- */
@@ -154,12 +154,12 @@ static void test_accuracy(void)
             oz2_params_init(&p, nm);
             oz2_ref_opts o = {nm, 0, 0};
             oz2_ref_result res;
-            EXPECT(oz2_ref_dgemm(&o, m, n, k, A, k, B, n, 0, C, n, &res) == 0, "dgemm");
+            CHECK(oz2_ref_dgemm(&o, m, n, k, A, k, B, n, 0, C, n, &res) == 0, "dgemm");
             int fb = res.fallback;
             if (fb) { /* the fallback is the native loop, bit for bit */
-                EXPECT(memcmp(C, N, sizeof(double) * m * n) == 0, "fallback != native");
+                CHECK(memcmp(C, N, sizeof(double) * m * n) == 0, "fallback != native");
                 o.force = 1; /* and what the emulation would have given */
-                EXPECT(oz2_ref_dgemm(&o, m, n, k, A, k, B, n, 0, C, n, &res) == 0, "forced");
+                CHECK(oz2_ref_dgemm(&o, m, n, k, A, k, B, n, 0, C, n, &res) == 0, "forced");
             }
             errs e = measure(m, n, C, R, AB);
             printf("%-9s %-7d %4d %5s %10.2e %10.2f %10.2e %10.2f  %s\n", CLASS_NAME[cls], nm,
@@ -167,12 +167,12 @@ static void test_accuracy(void)
                    fb ? res.reason : "");
             int handled = cls == UNIFORM || cls == ROWCOL30 || cls == NORMS;
             if (handled && nm >= autom) {
-                EXPECT(!fb, "%s, %d moduli: fell back (%s)", CLASS_NAME[cls], nm, res.reason);
-                EXPECT(e.cw <= 2 * en.cw, "%s, %d moduli: cw %.3g > 2x native %.3g",
-                       CLASS_NAME[cls], nm, e.cw, en.cw);
+                CHECK(!fb, "%s, %d moduli: fell back (%s)", CLASS_NAME[cls], nm, res.reason);
+                CHECK(e.cw <= 2 * en.cw, "%s, %d moduli: cw %.3g > 2x native %.3g",
+                      CLASS_NAME[cls], nm, e.cw, en.cw);
             }
             if (cls == BLOCKS)
-                EXPECT(fb && strstr(res.reason, "keep <"), "blocks, %d moduli: no fallback", nm);
+                CHECK(fb && strstr(res.reason, "keep <"), "blocks, %d moduli: no fallback", nm);
         }
     }
     free(A), free(B), free(C), free(R), free(AB), free(N);
@@ -193,26 +193,26 @@ static void test_paths(void)
     oz2_ref_opts o = {0, 0, 0}, oc = {0, 0, 50};
     oz2_ref_result res;
     oz2_ref_native(m, n, k, A, k, B, n, 1, R, ldc);
-    EXPECT(oz2_ref_dgemm(&o, m, n, k, A, k, B, n, 1, C, ldc, &res) == 0 && !res.fallback, "beta");
-    EXPECT(oz2_ref_dgemm(&oc, m, n, k, A, k, B, n, 1, C2, ldc, &res) == 0, "chunked");
+    CHECK(oz2_ref_dgemm(&o, m, n, k, A, k, B, n, 1, C, ldc, &res) == 0 && !res.fallback, "beta");
+    CHECK(oz2_ref_dgemm(&oc, m, n, k, A, k, B, n, 1, C2, ldc, &res) == 0, "chunked");
     double worst = 0, worst2 = 0;
     for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < ldc; ++j) {
             double d = fabs(C[i * ldc + j] - R[i * ldc + j]), d2 = fabs(C2[i * ldc + j] - R[i * ldc + j]);
             if (j >= n) /* outside the block: untouched */
-                EXPECT(d == 0 && d2 == 0, "padding (%lld,%lld) written", (long long)i, (long long)j);
+                CHECK(d == 0 && d2 == 0, "padding (%lld,%lld) written", (long long)i, (long long)j);
             worst = d > worst ? d : worst, worst2 = d2 > worst2 ? d2 : worst2;
         }
-    EXPECT(worst < 1e-13 && worst2 < 1e-13, "beta 1: %.3g, chunked: %.3g", worst, worst2);
+    CHECK(worst < 1e-13 && worst2 < 1e-13, "beta 1: %.3g, chunked: %.3g", worst, worst2);
 
-    EXPECT(oz2_ref_dgemm(&o, m, n, 0, A, k, B, n, 0, C, ldc, &res) == 0 && C[0] == 0 &&
+    CHECK(oz2_ref_dgemm(&o, m, n, 0, A, k, B, n, 0, C, ldc, &res) == 0 && C[0] == 0 &&
                C[(m - 1) * ldc + n - 1] == 0 && C[n] != 0,
-           "k = 0 zeroes the block only");
+          "k = 0 zeroes the block only");
     A[5 * k + 7] = INFINITY;
-    EXPECT(oz2_ref_dgemm(&o, m, n, k, A, k, B, n, 0, C, ldc, &res) == 0 && res.fallback &&
+    CHECK(oz2_ref_dgemm(&o, m, n, k, A, k, B, n, 0, C, ldc, &res) == 0 && res.fallback &&
                strstr(res.reason, "non-finite") && isinf(C[5 * ldc]),
-           "non-finite: fallback %d (%s)", res.fallback, res.reason);
-    EXPECT(oz2_ref_dgemm(&o, m, n, k, A, k - 1, B, n, 0, C, ldc, &res) == -1, "lda < k refused");
+          "non-finite: fallback %d (%s)", res.fallback, res.reason);
+    CHECK(oz2_ref_dgemm(&o, m, n, k, A, k - 1, B, n, 0, C, ldc, &res) == -1, "lda < k refused");
 }
 
 int main(void)

@@ -5,7 +5,7 @@
  * counts (seeds differing only in a high bit give different matrices). */
 #include <stdio.h>
 
-#include "dd_test.h"
+#include "dd_check.h"
 #include "rng.h"
 
 int main(void)
@@ -23,18 +23,18 @@ int main(void)
     };
     for (size_t i = 0; i < sizeof golden / sizeof golden[0]; i++) {
         double got = rng_value(golden[i].seed, golden[i].tag, golden[i].index);
-        EXPECT(got == golden[i].want, "rng_value(%llu, 0x%llx, %llu) = %.17g, defined as %.17g",
-               (unsigned long long)golden[i].seed, (unsigned long long)golden[i].tag,
-               (unsigned long long)golden[i].index, got, golden[i].want);
+        CHECK(got == golden[i].want, "rng_value(%llu, 0x%llx, %llu) = %.17g, defined as %.17g",
+              (unsigned long long)golden[i].seed, (unsigned long long)golden[i].tag,
+              (unsigned long long)golden[i].index, got, golden[i].want);
     }
     /* each bit of the seed, and of the tag, changes the first values */
     for (int b = 0; b < 64; b++) {
         int same = 0;
         for (uint64_t k = 0; k < 4; k++)
             same += rng_value(42, RNG_TAG_A, k) == rng_value(42 ^ (1ULL << b), RNG_TAG_A, k);
-        EXPECT(same == 0, "seeds 42 and 42 ^ 2^%d give %d equal values of 4", b, same);
+        CHECK(same == 0, "seeds 42 and 42 ^ 2^%d give %d equal values of 4", b, same);
     }
-    EXPECT(rng_value(42, RNG_TAG_A, 5) != rng_value(42, RNG_TAG_B, 5), "tags A and B agree");
+    CHECK(rng_value(42, RNG_TAG_A, 5) != rng_value(42, RNG_TAG_B, 5), "tags A and B agree");
     if (g_fail == 0)
         printf("test_rng: passed\n");
     return g_fail != 0;

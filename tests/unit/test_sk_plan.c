@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dd_expect.h"
+#include "dd_check.h"
 #include "sk_plan.h"
 
 /* Replays dmma_gemm_kernel's stream-K loop (kernels/dmma_gemm.cuh): CTA c
@@ -25,17 +25,17 @@ static void replay(long long tail, long long kt, long long ctas)
     for (long long c = 0; c < ctas; ++c) {
         const long long u1 = dd_sk_begin(U, ctas, c + 1);
         long long u = dd_sk_begin(U, ctas, c);
-        EXPECT(u1 - u >= 1, "CTA %lld of %lld has an empty share (tail %lld, kt %lld)", c, ctas,
-               tail, kt);
+        CHECK(u1 - u >= 1, "CTA %lld of %lld has an empty share (tail %lld, kt %lld)", c, ctas,
+              tail, kt);
         while (u < u1) {
             const long long j = u / kt, kb = u - j * kt, ke = u1 - j * kt < kt ? u1 - j * kt : kt;
             for (long long x = kb; x < ke; ++x)
                 done[j * kt + x]++;
             if (!(kb == 0 && ke == kt)) {
                 const long long s = dd_sk_slot(U, ctas, c, j * kt);
-                EXPECT(s >= 2 * c && s <= 2 * c + 1, "CTA %lld writes slot %lld", c, s);
-                EXPECT(writer[s] < 0, "slot %lld written twice (tiles %lld, %lld)", s, writer[s],
-                       j);
+                CHECK(s >= 2 * c && s <= 2 * c + 1, "CTA %lld writes slot %lld", c, s);
+                CHECK(writer[s] < 0, "slot %lld written twice (tiles %lld, %lld)", s, writer[s],
+                      j);
                 writer[s] = j;
                 parts[j]++;
             }
@@ -43,24 +43,24 @@ static void replay(long long tail, long long kt, long long ctas)
         }
     }
     for (long long x = 0; x < U; ++x)
-        EXPECT(done[x] == 1, "k-tile %lld of the tail done %d times (tail %lld kt %lld ctas %lld)",
-               x, done[x], tail, kt, ctas);
+        CHECK(done[x] == 1, "k-tile %lld of the tail done %d times (tail %lld kt %lld ctas %lld)",
+              x, done[x], tail, kt, ctas);
     /* what the last contributor of each split tile reads */
     for (long long j = 0; j < tail; ++j) {
         const long long t0 = j * kt, lo = dd_sk_owner(U, ctas, t0),
                         hi = dd_sk_owner(U, ctas, t0 + kt - 1);
-        EXPECT(dd_sk_begin(U, ctas, lo) <= t0 && t0 < dd_sk_begin(U, ctas, lo + 1), "owner of %lld",
-               t0);
+        CHECK(dd_sk_begin(U, ctas, lo) <= t0 && t0 < dd_sk_begin(U, ctas, lo + 1), "owner of %lld",
+              t0);
         if (lo == hi) {
-            EXPECT(parts[j] == 0, "tile %lld has one contributor but %lld partials", j, parts[j]);
+            CHECK(parts[j] == 0, "tile %lld has one contributor but %lld partials", j, parts[j]);
             continue;
         }
-        EXPECT(parts[j] == hi - lo + 1, "tile %lld: %lld partials, %lld contributors", j, parts[j],
-               hi - lo + 1);
+        CHECK(parts[j] == hi - lo + 1, "tile %lld: %lld partials, %lld contributors", j, parts[j],
+              hi - lo + 1);
         for (long long p = lo; p <= hi; ++p) {
             const long long s = dd_sk_slot(U, ctas, p, t0);
-            EXPECT(writer[s] == j, "tile %lld reads slot %lld, written for tile %lld", j, s,
-                   writer[s]);
+            CHECK(writer[s] == j, "tile %lld reads slot %lld, written for tile %lld", j, s,
+                  writer[s]);
         }
     }
     free(done);
@@ -72,20 +72,20 @@ static void plan_case(long long tiles, long long slots, long long kt)
 {
     long long dp, tail, ctas;
     dd_sk_plan(tiles, slots, kt, &dp, &tail, &ctas);
-    EXPECT(dp + tail == tiles && dp >= 0 && tail >= 0, "tiles %lld = %lld + %lld", tiles, dp, tail);
+    CHECK(dp + tail == tiles && dp >= 0 && tail >= 0, "tiles %lld = %lld + %lld", tiles, dp, tail);
     if (!ctas) {
-        EXPECT(tail == 0, "no stream-K CTAs but a tail of %lld", tail);
+        CHECK(tail == 0, "no stream-K CTAs but a tail of %lld", tail);
         return;
     }
-    EXPECT(ctas == slots, "%lld stream-K CTAs on %lld SMs", ctas, slots);
-    EXPECT(dp % slots == 0, "%lld whole tiles are not full waves of %lld", dp, slots);
-    EXPECT(tail * kt / ctas >= DD_SK_MIN_SHARE, "share %lld below the minimum", tail * kt / ctas);
-    EXPECT(tiles % slots != 0, "stream-K chosen with no partial wave (%lld / %lld)", tiles, slots);
+    CHECK(ctas == slots, "%lld stream-K CTAs on %lld SMs", ctas, slots);
+    CHECK(dp % slots == 0, "%lld whole tiles are not full waves of %lld", dp, slots);
+    CHECK(tail * kt / ctas >= DD_SK_MIN_SHARE, "share %lld below the minimum", tail * kt / ctas);
+    CHECK(tiles % slots != 0, "stream-K chosen with no partial wave (%lld / %lld)", tiles, slots);
     /* the makespan it promises is at least 1% under whole tiles' */
     const long long whole = (tiles + slots - 1) / slots * kt,
                     split = dp / slots * kt + (tail * kt + ctas - 1) / ctas;
-    EXPECT(split * 100 <= whole * 99, "split %lld vs whole %lld (tiles %lld kt %lld)", split, whole,
-           tiles, kt);
+    CHECK(split * 100 <= whole * 99, "split %lld vs whole %lld (tiles %lld kt %lld)", split, whole,
+          tiles, kt);
     replay(tail, kt, ctas);
 }
 
@@ -93,8 +93,8 @@ static void known(long long tiles, long long slots, long long kt, int want_split
 {
     long long dp, tail, ctas;
     dd_sk_plan(tiles, slots, kt, &dp, &tail, &ctas);
-    EXPECT((ctas > 0) == want_split, "%lld tiles on %lld SMs, %lld k-tiles: split %lld, want %d",
-           tiles, slots, kt, ctas, want_split);
+    CHECK((ctas > 0) == want_split, "%lld tiles on %lld SMs, %lld k-tiles: split %lld, want %d",
+          tiles, slots, kt, ctas, want_split);
 }
 
 int main(void)
@@ -110,8 +110,8 @@ int main(void)
     known(0, 132, 64, 0);
     long long dp, tail, ctas;
     dd_sk_plan(4096, 132, 512, &dp, &tail, &ctas);
-    EXPECT(dp == 3960 && tail == 136, "n = 8192: %lld whole + %lld tail, want 3960 + 136", dp,
-           tail);
+    CHECK(dp == 3960 && tail == 136, "n = 8192: %lld whole + %lld tail, want 3960 + 136", dp,
+          tail);
     for (long long slots = 1; slots <= 140; slots += 3)
         for (long long tiles = 1; tiles <= 700; tiles += 7)
             for (long long kt = 1; kt <= 1100; kt = kt * 2 + 1)
@@ -121,9 +121,9 @@ int main(void)
             for (long long ctas = 1; ctas <= 2 * tail * kt && ctas <= 150; ctas += 5)
                 if (tail * kt >= ctas)
                     replay(tail, kt, ctas);
-    if (dd_failures)
-        fprintf(stderr, "%d failures\n", dd_failures);
+    if (g_fail)
+        fprintf(stderr, "%d failures\n", g_fail);
     else
         printf("sk_plan: all checks passed\n");
-    return dd_failures != 0;
+    return g_fail != 0;
 }

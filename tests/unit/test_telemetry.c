@@ -7,18 +7,18 @@
 #include <time.h>
 
 #include "dd_telemetry.h"
-#include "dd_test.h"
+#include "dd_check.h"
 
 int main(void)
 {
     char buf[160];
-    EXPECT(!strcmp(dd_tele_reasons(0, buf, sizeof buf), "none"), "no reason: '%s'", buf);
-    EXPECT(!strcmp(dd_tele_reasons(DD_TELE_IDLE, buf, sizeof buf), "none"), "idle: '%s'", buf);
+    CHECK(!strcmp(dd_tele_reasons(0, buf, sizeof buf), "none"), "no reason: '%s'", buf);
+    CHECK(!strcmp(dd_tele_reasons(DD_TELE_IDLE, buf, sizeof buf), "none"), "idle: '%s'", buf);
     dd_tele_reasons(DD_TELE_SW_POWER_CAP | DD_TELE_HW_SLOWDOWN | DD_TELE_HW_THERMAL, buf,
                     sizeof buf);
-    EXPECT(!strcmp(buf, "SW power cap, HW slowdown, HW thermal"), "reasons: '%s'", buf);
+    CHECK(!strcmp(buf, "SW power cap, HW slowdown, HW thermal"), "reasons: '%s'", buf);
     dd_tele_reasons(~0ull, buf, 8); /* truncated, still terminated */
-    EXPECT(strlen(buf) < 8, "truncation: '%s'", buf);
+    CHECK(strlen(buf) < 8, "truncation: '%s'", buf);
 
     /* a bus id no machine has: not available, never an error */
     dd_telemetry t;
@@ -26,8 +26,8 @@ int main(void)
     dd_tele_start(s);
     dd_tele_stop(s, &t);
     dd_tele_close(s);
-    EXPECT(!t.available && t.why[0] && isnan(t.energy_j) && isnan(t.sm_mhz_mean),
-           "an absent GPU: available %d why '%s'", t.available, t.why);
+    CHECK(!t.available && t.why[0] && isnan(t.energy_j) && isnan(t.sm_mhz_mean),
+          "an absent GPU: available %d why '%s'", t.available, t.why);
 
     /* NVML's first device, where there is one */
     s = dd_tele_open(NULL, 0);
@@ -38,7 +38,7 @@ int main(void)
     dd_tele_close(s);
     if (!t.available) {
         printf("telemetry not available here: %s\n", t.why);
-        EXPECT(t.why[0] && isnan(t.power_w_mean), "unavailable without a reason");
+        CHECK(t.why[0] && isnan(t.power_w_mean), "unavailable without a reason");
     } else {
         printf("telemetry: %d samples over %.3f s, SM %.0f/%.0f/%.0f MHz, %.1f W (max %.1f, "
                "limit %.0f), %.2f J (%s), %.0f C, reasons %s\n",
@@ -46,10 +46,10 @@ int main(void)
                t.power_w_max, t.power_limit_w, t.energy_j,
                t.energy_from_counter ? "counter" : "estimated", t.temp_c,
                dd_tele_reasons(t.reasons, buf, sizeof buf));
-        EXPECT(t.samples >= 3 && t.seconds >= 0.19 && t.sm_mhz_min > 0 &&
+        CHECK(t.samples >= 3 && t.seconds >= 0.19 && t.sm_mhz_min > 0 &&
                    t.sm_mhz_min <= t.sm_mhz_mean && t.sm_mhz_mean <= t.sm_mhz_max &&
                    t.power_w_mean > 0 && t.energy_j >= 0,
-               "implausible figures");
+              "implausible figures");
     }
     return g_fail != 0;
 }
