@@ -14,37 +14,40 @@
 #include <string.h>
 
 #include "agree.h"
+#include "bench_opts.h"
+#include "dd_json.h"
 #include "rng.h"
 #include "summa.h"
 #include "timer.h"
+
+static const char USAGE[] =
+    "usage: mpirun -np 1 cpu-bench [--size N] [--reps R] [--panel NB] [--dtype f64|f32]\n"
+    "                              [--json FILE]\n";
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int64_t n = 2048, nb = 512;
-    int reps = 7;
-    dd_dtype t = DD_F64;
+    int reps = 7, dtype = 0;
     const char *json = NULL;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--size"))
-            n = atoll(argv[i + 1]);
-        else if (!strcmp(argv[i], "--reps"))
-            reps = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--panel"))
-            nb = atoll(argv[i + 1]);
-        else if (!strcmp(argv[i], "--dtype"))
-            t = strcmp(argv[i + 1], "f32") ? DD_F64 : DD_F32;
-        else if (!strcmp(argv[i], "--json"))
-            json = argv[i + 1];
-    }
-    int size;
+    const bench_opt table[] = {
+        {"--size", BENCH_I64, &n, 1, 1 << 20, 0, 0, NULL, NULL},
+        {"--reps", BENCH_INT, &reps, 1, 100000, 0, 0, NULL, NULL},
+        {"--panel", BENCH_I64, &nb, 1, 1 << 20, 0, 0, NULL, NULL},
+        {"--dtype", BENCH_CHOICE, &dtype, 0, 0, 0, 0, "f64|f32", NULL},
+        {"--json", BENCH_STRING, &json, 0, 0, 0, 0, NULL, NULL},
+        {NULL, BENCH_FLAG, NULL, 0, 0, 0, 0, NULL, NULL}};
+    int size, prc = bench_parse("cpu-bench", USAGE, table, argc, argv, stderr);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 1 || n < 1 || reps < 1 || nb < 1) {
-        fprintf(stderr, "usage: mpirun -np 1 cpu-bench [--size N] [--reps R] [--panel NB] "
-                        "[--dtype f64|f32] [--json FILE]\n");
-        MPI_Finalize();
-        return 2;
+    if (prc == BENCH_GO && size != 1) {
+        fprintf(stderr, "cpu-bench: runs on one rank (mpirun -np 1), not %d\n", size);
+        prc = 2;
     }
+    if (prc != BENCH_GO) {
+        MPI_Finalize();
+        return prc;
+    }
+    dd_dtype t = dtype ? DD_F32 : DD_F64;
     size_t es = dd_elsize(t), bytes = (size_t)(n * n) * es;
     void *A = malloc(bytes), *B = malloc(bytes), *C = malloc(bytes), *Cref = malloc(bytes);
     double *tb = malloc(sizeof(double) * (size_t)reps), *ts = malloc(sizeof(double) * (size_t)reps);
@@ -131,13 +134,19 @@ int main(int argc, char **argv)
     if (json) {
         FILE *f = fopen(json, "a");
         if (f) {
-            fprintf(
-                f,
-                "{\"tool\":\"cpu-bench\",\"dtype\":\"%s\",\"n\":%lld,\"panel\":%lld,\"reps\":%d,"
-                "\"blas_ms\":%.4f,\"summa_ms\":%.4f,\"ratio\":%.4f,\"blas\":\"%s\"}\n",
-                dd_dtype_name(t), (long long)n, (long long)nb, reps, mb * 1e3, ms * 1e3, mb / ms,
-                engine_cpu_blas_version());
+            fputs("{\"tool\":\"cpu-bench\"", f);
+            dd_json_kv_str(f, "dtype", dd_dtype_name(t));
+            dd_json_kv_int(f, "n", n);
+            dd_json_kv_int(f, "panel", nb);
+            dd_json_kv_int(f, "reps", reps);
+            dd_json_kv_num(f, "blas_ms", mb * 1e3);
+            dd_json_kv_num(f, "summa_ms", ms * 1e3);
+            dd_json_kv_num(f, "ratio", mb / ms);
+            dd_json_kv_str(f, "blas", engine_cpu_blas_version());
+            fputs("}\n", f);
             fclose(f);
+        } else {
+            fprintf(stderr, "cpu-bench: cannot append to %s\n", json);
         }
     }
     summa_teardown(&s);

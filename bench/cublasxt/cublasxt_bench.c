@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_opts.h"
 #include "dd_json.h"
 #include "dd_splitmix.h"
 
@@ -39,90 +40,41 @@ typedef struct {
     const char *json;
 } opts;
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: cublasxt-bench [--n N] [--m M] [--k K] [--dtype f64|f32] [--gpus G]\n"
-            "                      [--block B] [--reps R] [--warmup W] [--seed S] [--json FILE]\n"
-            "  C(MxN) = A(MxK) B(KxN), row-major, host data in pinned memory, on G GPUs\n"
-            "  (default: all visible) through cuBLASXt.  M and K default to N (8192).\n");
-}
+static const char USAGE[] =
+    "usage: cublasxt-bench [--n N] [--m M] [--k K] [--dtype f64|f32] [--gpus G]\n"
+    "                      [--block B] [--reps R] [--warmup W] [--seed S] [--json FILE]\n"
+    "  C(MxN) = A(MxK) B(KxN), row-major, host data in pinned memory, on G GPUs\n"
+    "  (default: all visible) through cuBLASXt.  M and K default to N (8192).\n";
 
-static int parse_int(const char *opt, const char *v, int64_t lo, int64_t *out)
-{
-    char *end = NULL;
-    long long x = v ? strtoll(v, &end, 10) : 0;
-    if (!v || *end || x < lo) {
-        fprintf(stderr, "cublasxt-bench: %s needs an integer >= %lld, not '%s'\n", opt,
-                (long long)lo, v ? v : "");
-        return -1;
-    }
-    *out = x;
-    return 0;
-}
-
+/* argv into o (bench_opts.h's rules); -1 to run, else the exit status. */
 static int parse(int argc, char **argv, opts *o)
 {
-    int64_t m = -1, k = -1, v;
+    int64_t m = -1, k = -1;
+    int dtype = 0;
     memset(o, 0, sizeof *o);
     o->n = 8192;
-    o->f64 = 1;
     o->reps = 3;
     o->warmup = 1;
     o->seed = 42;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            exit(0);
-        }
-        if (!strcmp(a, "--dtype")) {
-            if (!val || (strcmp(val, "f64") && strcmp(val, "f32"))) {
-                fprintf(stderr, "cublasxt-bench: --dtype is f64 or f32\n");
-                return -1;
-            }
-            o->f64 = !strcmp(val, "f64");
-        } else if (!strcmp(a, "--json")) {
-            if (!val) {
-                fprintf(stderr, "cublasxt-bench: --json needs a file name\n");
-                return -1;
-            }
-            o->json = val;
-        } else if (!strcmp(a, "--n") || !strcmp(a, "--m") || !strcmp(a, "--k") ||
-                   !strcmp(a, "--gpus") || !strcmp(a, "--block") || !strcmp(a, "--reps") ||
-                   !strcmp(a, "--warmup") || !strcmp(a, "--seed")) {
-            int64_t lo = !strcmp(a, "--warmup") || !strcmp(a, "--seed") ? 0 : 1;
-            if (parse_int(a, val, lo, &v))
-                return -1;
-            if (!strcmp(a, "--n"))
-                o->n = v;
-            else if (!strcmp(a, "--m"))
-                m = v;
-            else if (!strcmp(a, "--k"))
-                k = v;
-            else if (!strcmp(a, "--seed"))
-                o->seed = (uint64_t)v;
-            else if (v > 1 << 30) {
-                fprintf(stderr, "cublasxt-bench: %s %lld is too large\n", a, (long long)v);
-                return -1;
-            } else if (!strcmp(a, "--gpus"))
-                o->gpus = (int)v;
-            else if (!strcmp(a, "--block"))
-                o->block = (int)v;
-            else if (!strcmp(a, "--reps"))
-                o->reps = (int)v;
-            else
-                o->warmup = (int)v;
-        } else {
-            fprintf(stderr, "cublasxt-bench: unknown argument '%s'\n", a);
-            usage(stderr);
-            return -1;
-        }
-        i++;
-    }
+    const bench_opt table[] = {
+        {"--n", BENCH_I64, &o->n, 1, 1LL << 40, 0, 0, NULL, NULL},
+        {"--m", BENCH_I64, &m, 1, 1LL << 40, 0, 0, NULL, NULL},
+        {"--k", BENCH_I64, &k, 1, 1LL << 40, 0, 0, NULL, NULL},
+        {"--dtype", BENCH_CHOICE, &dtype, 0, 0, 0, 0, "f64|f32", NULL},
+        {"--gpus", BENCH_INT, &o->gpus, 1, MAX_GPUS, 0, 0, NULL, NULL},
+        {"--block", BENCH_INT, &o->block, 1, 1 << 30, 0, 0, NULL, NULL},
+        {"--reps", BENCH_INT, &o->reps, 1, 100000, 0, 0, NULL, NULL},
+        {"--warmup", BENCH_INT, &o->warmup, 0, 100000, 0, 0, NULL, NULL},
+        {"--seed", BENCH_U64, &o->seed, 0, 0, 0, 0, NULL, NULL},
+        {"--json", BENCH_STRING, &o->json, 0, 0, 0, 0, NULL, NULL},
+        {NULL, BENCH_FLAG, NULL, 0, 0, 0, 0, NULL, NULL}};
+    int rc = bench_parse("cublasxt-bench", USAGE, table, argc, argv, stderr);
+    if (rc != BENCH_GO)
+        return rc;
+    o->f64 = dtype == 0;
     o->m = m > 0 ? m : o->n;
     o->k = k > 0 ? k : o->n;
-    return 0;
+    return BENCH_GO;
 }
 
 /* Counter-based (splitmix64, dd_splitmix.h): element i of stream `seed` does
@@ -232,32 +184,47 @@ static int write_json(const opts *o, int block, const double *times, double medi
     gmtime_r(&t, &tm);
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
     const char *job = getenv("SLURM_JOB_ID");
-    fprintf(f, "{\"tool\":\"cublasxt-bench\",\"timestamp\":\"%s\",\"host\":", stamp);
-    dd_json_str(f, host);
-    fprintf(f, ",\"slurm_job_id\":");
-    dd_json_str(f, job); /* unset: null */
-    fprintf(f,
-            ",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"dtype\":\"%s\",\"gpus\":%d,\"block\":%d,"
-            "\"host_memory\":\"pinned\",\"warmup\":%d,\"reps\":%d,\"times\":[",
-            (long long)o->m, (long long)o->n, (long long)o->k, o->f64 ? "f64" : "f32", o->gpus,
-            block, o->warmup, o->reps);
-    for (int i = 0; i < o->reps; i++)
-        fprintf(f, "%s%.9g", i ? "," : "", times[i]);
-    fprintf(f, "],\"time_median\":%.9g,\"tflops\":%.6g,\"gpu_names\":[", median, tflops);
+    fputs("{\"tool\":\"cublasxt-bench\"", f);
+    dd_json_kv_str(f, "timestamp", stamp);
+    dd_json_kv_str(f, "host", host);
+    dd_json_kv_str(f, "slurm_job_id", job); /* unset: null */
+    dd_json_kv_int(f, "m", o->m);
+    dd_json_kv_int(f, "n", o->n);
+    dd_json_kv_int(f, "k", o->k);
+    dd_json_kv_str(f, "dtype", o->f64 ? "f64" : "f32");
+    dd_json_kv_int(f, "gpus", o->gpus);
+    dd_json_kv_int(f, "block", block);
+    dd_json_kv_str(f, "host_memory", "pinned");
+    dd_json_kv_int(f, "warmup", o->warmup);
+    dd_json_kv_int(f, "reps", o->reps);
+    fputs(",\"times\":[", f);
+    for (int i = 0; i < o->reps; i++) {
+        if (i)
+            fputc(',', f);
+        dd_json_num(f, times[i]);
+    }
+    fputc(']', f);
+    dd_json_kv_num(f, "time_median", median);
+    dd_json_kv_num_g(f, "tflops", tflops, 6);
+    fputs(",\"gpu_names\":[", f);
     for (int i = 0; i < o->gpus; i++) {
         if (i)
             fputc(',', f);
         dd_json_str(f, names[i]);
     }
-    fprintf(f, "],\"cublas\":\"%s\",\"check\":\"passed\"}\n", cublas);
+    fputc(']', f);
+    dd_json_kv_str(f, "cublas", cublas);
+    dd_json_kv_str(f, "check", "passed");
+    fputs("}\n", f);
     return fclose(f) ? -1 : 0;
 }
 
 int main(int argc, char **argv)
 {
     opts o;
-    if (parse(argc, argv, &o))
-        return 2;
+    int prc = parse(argc, argv, &o);
+    if (prc != BENCH_GO)
+        return prc;
     int count = 0;
     cudaError_t cr = cudaGetDeviceCount(&count);
     if (cr != cudaSuccess || count == 0) {

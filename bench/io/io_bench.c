@@ -1,18 +1,19 @@
 /* io_bench.c — block I/O bandwidth: the "direct" path, the "independent"
  * path, and a dd-like sequential pwrite/pread of the same bytes.
  *
- *   mpirun -np R io-bench [GiB] [directory] [rows|grid] [reps]
+ *   mpirun -np R io-bench [--gib G] [--dir DIRECTORY] [--layout rows|grid] [--reps N]
  *
- * One f64 dataset of GiB gibibytes (8192 columns, 64 KiB rows) is written
- * and read back by every rank's block (cut by rows, or on the most nearly
- * square grid), `reps` times each (default 3); the best time is shown, from
+ * One f64 dataset of G gibibytes (default 1; 8192 columns, 64 KiB rows) is
+ * written and read back by every rank's block (cut by rows, or on the most
+ * nearly square grid), N times each (default 3); the best time is shown, from
  * the first barrier to the last rank's close, open and create included.  The
  * dd-like side is one thread per rank moving its block's bytes as one run
  * with 4 MiB pwrite/pread calls into a plain file (`dd bs=4M` at one rank).
  * Every read is compared with what was written.  The files live in
- * `directory` (default $TMPDIR or /tmp); right after a write they are in the
+ * DIRECTORY (default $TMPDIR or /tmp); right after a write they are in the
  * page cache, so reads measure the cache unless the file system bypasses it.
- * DD_IO_THREADS sets the direct path's threads per rank. */
+ * DD_IO_THREADS sets the direct path's threads per rank (the knob of
+ * src/base/dd_knobs.h, which the direct path reads). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <fcntl.h>
@@ -21,6 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_opts.h"
+#include "dd_knobs.h"
 #include "io.h"
 
 enum { COLS = 8192 };
@@ -120,24 +123,34 @@ static int best_of(const dd_io_ops *p, const char *file, int reps, const int64_t
     return fails;
 }
 
+static const char USAGE[] =
+    "usage: mpirun -np R io-bench [--gib G] [--dir DIRECTORY] [--layout rows|grid] [--reps N]\n"
+    "  G GiB of f64 (default 1) in DIRECTORY (default $TMPDIR or /tmp), blocks by rows\n"
+    "  or on a grid, best of N (default 3) of each path\n";
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
     io_quiet();
-    double gib = argc > 1 ? atof(argv[1]) : 1.0;
+    double gib = 1.0;
     const char *tmp = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
-    const char *dir = argc > 2 ? argv[2] : tmp;
-    int grid = argc > 3 && strcmp(argv[3], "grid") == 0;
-    int reps = argc > 4 ? atoi(argv[4]) : 3;
-    int64_t rows = (int64_t)(gib * 1073741824.0 / (COLS * 8.0) + 0.5);
-    if (rows < 1 || reps < 1 || (argc > 3 && !grid && strcmp(argv[3], "rows") != 0)) {
-        if (g_rank == 0)
-            fprintf(stderr, "usage: mpirun -np R io-bench [GiB] [directory] [rows|grid] [reps]\n");
+    const char *dir = tmp;
+    int grid = 0, reps = 3;
+    /* at least one 64 KiB row; at most 1 TiB */
+    const bench_opt table[] = {
+        {"--gib", BENCH_DOUBLE, &gib, 0, 0, COLS * 8.0 / 1073741824.0, 1024, NULL, NULL},
+        {"--dir", BENCH_STRING, &dir, 0, 0, 0, 0, NULL, NULL},
+        {"--layout", BENCH_CHOICE, &grid, 0, 0, 0, 0, "rows|grid", NULL},
+        {"--reps", BENCH_INT, &reps, 1, 1000, 0, 0, NULL, NULL},
+        {NULL, BENCH_FLAG, NULL, 0, 0, 0, 0, NULL, NULL}};
+    int prc = bench_parse("io-bench", USAGE, table, argc, argv, g_rank == 0 ? stderr : NULL);
+    if (prc != BENCH_GO) {
         MPI_Finalize();
-        return 2;
+        return prc;
     }
+    int64_t rows = (int64_t)(gib * 1073741824.0 / (COLS * 8.0) + 0.5);
     int P = 1;
     for (int p = 1; p * p <= g_size; p++)
         if (g_size % p == 0)
@@ -168,7 +181,7 @@ int main(int argc, char **argv)
     snprintf(file, sizeof file, "%s/io-bench.%d.h5", dir, (int)getpid());
     MPI_Bcast(file, sizeof file, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (g_rank == 0) {
-        const char *th = getenv("DD_IO_THREADS");
+        const char *th = dd_knob_str(DDK_IO_THREADS);
         printf("io-bench: %.3g GiB f64 (%lld x %d), %d ranks (%dx%d blocks), %d reps, best of; "
                "DD_IO_THREADS=%s; file %s\n",
                bytes / 1073741824.0, (long long)rows, COLS, g_size, P, Q, reps,

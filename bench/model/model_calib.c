@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_opts.h"
 #include "comm.h"
 #include "dd_json.h"
 #include "engine.h"
@@ -97,8 +98,10 @@ static int gemm_one(dd_engine *e, const opts *o, const int64_t sh[3], FILE *js)
             dd_json_str(js, e->info.device);
             dd_json_kv_str(js, "kernel", e->info.kernel);
             dd_json_kv_str(js, "dtype", dd_dtype_name(o->type));
-            fprintf(js, ",\"threads\":%d,\"m\":%lld,\"n\":%lld,\"k\":%lld", o->threads,
-                    (long long)m, (long long)n, (long long)k);
+            dd_json_kv_int(js, "threads", o->threads);
+            dd_json_kv_int(js, "m", m);
+            dd_json_kv_int(js, "n", n);
+            dd_json_kv_int(js, "k", k);
             dd_json_kv_num(js, "seconds", med);
             dd_json_kv_num(js, "gflops", gf);
             dd_json_kv_num(js, "gflops_best", best);
@@ -184,11 +187,15 @@ static int bcast_all(dd_engine *e, dd_comm *c, const opts *o, int rank, int size
         if (rank == 0)
             printf("bcast %-6s p=%d %12.0f bytes %10.3f ms %8.2f GB/s\n", c->ops->name, size,
                    xs[n], ys[n] * 1e3, xs[n] / ys[n] / 1e9);
-        if (js)
-            fprintf(js,
-                    "{\"tool\":\"model-calib\",\"what\":\"bcast\",\"comm\":\"%s\",\"p\":%d,"
-                    "\"inflight\":%d,\"bytes\":%.0f,\"seconds\":%.6g}\n",
-                    c->ops->name, size, o->inflight, xs[n], ys[n]);
+        if (js) {
+            fputs("{\"tool\":\"model-calib\",\"what\":\"bcast\"", js);
+            dd_json_kv_str(js, "comm", c->ops->name);
+            dd_json_kv_int(js, "p", size);
+            dd_json_kv_int(js, "inflight", o->inflight);
+            dd_json_kv_int(js, "bytes", (long long)xs[n]);
+            dd_json_kv_num_g(js, "seconds", ys[n], 6);
+            fputs("}\n", js);
+        }
         n++;
     }
     if (!rc && n >= 2) {
@@ -198,13 +205,15 @@ static int bcast_all(dd_engine *e, dd_comm *c, const opts *o, int rank, int size
             printf("fit %s p=%d: t = %.3g s + bytes / %.3g GB/s (ring: alpha %.3g us per step)\n",
                    c->ops->name, size, a, beta / 1e9, alpha * 1e6);
         if (js) {
-            fprintf(js, "{\"tool\":\"model-calib\",\"what\":\"fit\",\"comm\":");
-            dd_json_str(js, c->ops->name);
+            fputs("{\"tool\":\"model-calib\",\"what\":\"fit\"", js);
+            dd_json_kv_str(js, "comm", c->ops->name);
             dd_json_kv_str(js, "detail", c->detail);
-            fprintf(js,
-                    ",\"p\":%d,\"inflight\":%d,\"intercept_s\":%.6g,\"alpha_s\":%.6g,"
-                    "\"beta_bytes_s\":%.6g}\n",
-                    size, o->inflight, a, alpha, beta);
+            dd_json_kv_int(js, "p", size);
+            dd_json_kv_int(js, "inflight", o->inflight);
+            dd_json_kv_num_g(js, "intercept_s", a, 6);
+            dd_json_kv_num_g(js, "alpha_s", alpha, 6);
+            dd_json_kv_num_g(js, "beta_bytes_s", beta, 6);
+            fputs("}\n", js);
         }
     }
     if (rc)
@@ -217,46 +226,50 @@ static int bcast_all(dd_engine *e, dd_comm *c, const opts *o, int rank, int size
     return rc;
 }
 
-static int parse(int argc, char **argv, opts *o)
+static const char USAGE[] =
+    "usage: mpirun -np 1 model-calib --gemm [--backend cpu|cuda] [--dtype f64|f32]\n"
+    "                   [--threads T] [--shape MxNxK]... [--reps R] [--json FILE]\n"
+    "       mpirun -np P model-calib --bcast [--backend cpu|cuda] [--comm auto|nccl|mpi]\n"
+    "                   [--rows R] [--reps R] [--inflight 1|2] [--json FILE]\n";
+
+/* --shape MxNxK, once per shape (at most 32) */
+static const char *opt_shape(const char *v, void *dest)
+{
+    opts *o = dest;
+    int64_t d[1][3];
+    int n = 0;
+    if (o->nshapes >= 32 || bench_shapes(v, d, 1, &n))
+        return "MxNxK (each 1..2147483647; at most 32 shapes)";
+    memcpy(o->shape[o->nshapes++], d[0], sizeof d[0]);
+    return NULL;
+}
+
+/* argv into o (bench_opts.h's rules); -1 to run, else the exit status. */
+static int parse(int argc, char **argv, opts *o, FILE *err)
 {
     *o = (opts){"cpu", "auto", NULL, DD_F64, 0, 5, 0, 0, 1, 0, 0, {{0}}};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--gemm") || !strcmp(a, "--bcast")) {
-            *(a[2] == 'g' ? &o->gemm : &o->bcast) = 1;
-            continue;
-        }
-        if (!v)
-            return -1;
-        i++;
-        if (!strcmp(a, "--backend"))
-            o->backend = v;
-        else if (!strcmp(a, "--comm"))
-            o->comm = v;
-        else if (!strcmp(a, "--json"))
-            o->json = v;
-        else if (!strcmp(a, "--dtype"))
-            o->type = strcmp(v, "f32") ? DD_F64 : DD_F32;
-        else if (!strcmp(a, "--threads"))
-            o->threads = atoi(v);
-        else if (!strcmp(a, "--reps"))
-            o->reps = atoi(v);
-        else if (!strcmp(a, "--inflight"))
-            o->inflight = atoi(v) == 2 ? 2 : 1;
-        else if (!strcmp(a, "--rows"))
-            o->rows = atoll(v);
-        else if (!strcmp(a, "--shape") && o->nshapes < 32) {
-            int64_t *s = o->shape[o->nshapes++];
-            long long m, n, k;
-            if (sscanf(v, "%lldx%lldx%lld", &m, &n, &k) != 3 || m < 1 || n < 1 || k < 1)
-                return -1;
-            s[0] = m;
-            s[1] = n;
-            s[2] = k;
-        } else
-            return -1;
+    int dtype = 0;
+    const bench_opt table[] = {
+        {"--gemm", BENCH_FLAG, &o->gemm, 0, 0, 0, 0, NULL, NULL},
+        {"--bcast", BENCH_FLAG, &o->bcast, 0, 0, 0, 0, NULL, NULL},
+        {"--backend", BENCH_STRING, &o->backend, 0, 0, 0, 0, NULL, NULL},
+        {"--comm", BENCH_STRING, &o->comm, 0, 0, 0, 0, NULL, NULL},
+        {"--json", BENCH_STRING, &o->json, 0, 0, 0, 0, NULL, NULL},
+        {"--dtype", BENCH_CHOICE, &dtype, 0, 0, 0, 0, "f64|f32", NULL},
+        {"--threads", BENCH_INT, &o->threads, 0, 4096, 0, 0, NULL, NULL},
+        {"--reps", BENCH_INT, &o->reps, 1, 100000, 0, 0, NULL, NULL},
+        {"--inflight", BENCH_INT, &o->inflight, 1, 2, 0, 0, NULL, NULL},
+        {"--rows", BENCH_I64, &o->rows, 1, 1 << 20, 0, 0, NULL, NULL},
+        {"--shape", BENCH_CALL, o, 0, 0, 0, 0, NULL, opt_shape},
+        {NULL, BENCH_FLAG, NULL, 0, 0, 0, 0, NULL, NULL}};
+    int rc = bench_parse("model-calib", USAGE, table, argc, argv, err);
+    o->type = dtype ? DD_F32 : DD_F64;
+    if (rc == BENCH_GO && !o->gemm && !o->bcast) {
+        if (err)
+            fprintf(err, "model-calib: say what to measure, --gemm or --bcast (or both)\n");
+        rc = 2;
     }
-    return o->reps >= 1 && (o->gemm || o->bcast) ? 0 : -1;
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -266,11 +279,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     opts o;
-    if (parse(argc, argv, &o)) {
-        if (rank == 0)
-            fprintf(stderr, "usage: see the head of bench/model/model_calib.c\n");
+    int prc = parse(argc, argv, &o, rank == 0 ? stderr : NULL);
+    if (prc != BENCH_GO) {
         MPI_Finalize();
-        return 2;
+        return prc;
     }
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
@@ -283,7 +295,7 @@ int main(int argc, char **argv)
     int eng_open = rc == DD_OK, gpu = eng_open && !e.ops->work_is_host;
     if (!o.nshapes)
         default_shapes(&o, gpu);
-    if (!o.rows)
+    if (!o.rows) /* not given */
         o.rows = gpu ? 16384 : 2048;
     FILE *js = open_json(&o, rank);
     for (int i = 0; !rc && o.gemm && rank == 0 && i < o.nshapes; i++)

@@ -32,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include "bench_opts.h"
+#include "dd_json.h"
 #include "gemm_check.cuh"
 #include "kernel.h"
 
@@ -96,11 +98,16 @@ __global__ void dd_ref(const double *A, const double *B, int64_t n, int64_t k, c
         out[s] = make_double2(hi + lo, ab);
 }
 
+struct dims {
+    int64_t m, n, k;
+};
+
 struct opts {
-    std::vector<std::string> sizes, kernels, classes;
+    std::vector<dims> sizes;
+    std::vector<std::string> kernels, classes;
     int reps = 5, samples = 4096;
     const char *json = nullptr;
-    bool test = false;
+    int test = 0;
 };
 
 std::vector<std::string> split(const char *s)
@@ -227,14 +234,24 @@ void kernel_row(const opts &o, case_data &cd, const char *name, const kernel_des
            ok ? "ok" : "FAIL", nt.c_str());
     fflush(stdout);
     if (js) {
-        fprintf(js,
-                "{\"bench\":\"ozaki\",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"class\":\"%s\","
-                "\"kernel\":\"%s\",\"ms\":%.6g,\"tflops\":%.6g,\"speedup_vs_native\":%.4g,"
-                "\"cw_err\":%.4g,\"cw_err_native\":%.4g,\"rel_err\":%.4g,\"rel_err_native\":%.4g,"
-                "\"check_err\":%.4g,\"check\":\"%s\",\"fallback\":%s,\"samples\":%d}\n",
-                (long long)m, (long long)n, (long long)k, CLASS_NAME[cd.cls], name, ms, tf,
-                cd.ms_native / ms, a.cw, cd.native.cw, a.rel, cd.native.rel, err,
-                ok ? "ok" : "FAIL", fell ? "true" : "false", o.samples);
+        fputs("{\"bench\":\"ozaki\"", js);
+        dd_json_kv_int(js, "m", m);
+        dd_json_kv_int(js, "n", n);
+        dd_json_kv_int(js, "k", k);
+        dd_json_kv_str(js, "class", CLASS_NAME[cd.cls]);
+        dd_json_kv_str(js, "kernel", name);
+        dd_json_kv_num_g(js, "ms", ms, 6);
+        dd_json_kv_num_g(js, "tflops", tf, 6);
+        dd_json_kv_num_g(js, "speedup_vs_native", cd.ms_native / ms, 4);
+        dd_json_kv_num_g(js, "cw_err", a.cw, 4);
+        dd_json_kv_num_g(js, "cw_err_native", cd.native.cw, 4);
+        dd_json_kv_num_g(js, "rel_err", a.rel, 4);
+        dd_json_kv_num_g(js, "rel_err_native", cd.native.rel, 4);
+        dd_json_kv_num_g(js, "check_err", err, 4);
+        dd_json_kv_str(js, "check", ok ? "ok" : "FAIL");
+        fprintf(js, ",\"fallback\":%s", fell ? "true" : "false");
+        dd_json_kv_int(js, "samples", o.samples);
+        fputs("}\n", js);
         fflush(js);
     }
 }
@@ -309,52 +326,73 @@ void run_case(const opts &o, int64_t m, int64_t n, int64_t k, int cls, FILE *js,
     CK(cudaFree(cd.R));
 }
 
+static const char USAGE[] =
+    "usage: ozaki-bench [--sizes LIST] [--kernels LIST] [--classes LIST] [--reps N]\n"
+    "                   [--samples S] [--json FILE] [--test]\n"
+    "  --sizes    comma list of N or MxNxK (default 4096; --test: 1024,2048)\n"
+    "  --kernels  FP64 kernels beside native cuBLAS (default ozaki2,emu_cublas;\n"
+    "             --test: ozaki2,ozaki2-16)\n"
+    "  --classes  uniform, rowcol30, elem30, blocks (default: all)\n"
+    "  --test     exit 1 unless every row passes (see the head of bench/ozaki/ozaki_bench.cu)\n";
+
+const char *opt_sizes(const char *v, void *dest)
+{
+    int64_t d[256][3];
+    int n = 0;
+    if (bench_shapes(v, d, 256, &n))
+        return "N or MxNxK (each 1..2147483647), comma separated";
+    std::vector<dims> &out = ((opts *)dest)->sizes;
+    out.clear();
+    for (int i = 0; i < n; ++i)
+        out.push_back({d[i][0], d[i][1], d[i][2]});
+    return nullptr;
+}
+
+const char *opt_kernels(const char *v, void *dest)
+{
+    ((opts *)dest)->kernels = split(v);
+    return ((opts *)dest)->kernels.empty() ? "kernel names, comma separated" : nullptr;
+}
+
+const char *opt_classes(const char *v, void *dest)
+{
+    std::vector<std::string> c = split(v);
+    for (const std::string &x : c)
+        if (std::find(CLASS_NAME, CLASS_NAME + NCLASS, x) == CLASS_NAME + NCLASS)
+            return "uniform, rowcol30, elem30 or blocks, comma separated";
+    ((opts *)dest)->classes = c;
+    return c.empty() ? "uniform, rowcol30, elem30 or blocks, comma separated" : nullptr;
+}
+
+/* argv into o (bench_opts.h's rules) and the defaults; -1 to run, else the
+ * exit status. */
 int parse(int argc, char **argv, opts *o)
 {
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
-        if (!strcmp(a, "--test")) {
-            o->test = true;
-            continue;
-        }
-        if (!v) {
-            fprintf(stderr, "ozaki-bench: %s needs a value (or unknown option)\n", a);
-            return 2;
-        }
-        ++i;
-        if (!strcmp(a, "--sizes"))
-            o->sizes = split(v);
-        else if (!strcmp(a, "--kernels"))
-            o->kernels = split(v);
-        else if (!strcmp(a, "--classes"))
-            o->classes = split(v);
-        else if (!strcmp(a, "--reps"))
-            o->reps = atoi(v);
-        else if (!strcmp(a, "--samples"))
-            o->samples = atoi(v);
-        else if (!strcmp(a, "--json"))
-            o->json = v;
-        else {
-            fprintf(stderr, "ozaki-bench: unknown option %s\n", a);
-            return 2;
-        }
-    }
+    const bench_opt table[] = {
+        {"--sizes", BENCH_CALL, o, 0, 0, 0, 0, nullptr, opt_sizes},
+        {"--kernels", BENCH_CALL, o, 0, 0, 0, 0, nullptr, opt_kernels},
+        {"--classes", BENCH_CALL, o, 0, 0, 0, 0, nullptr, opt_classes},
+        {"--reps", BENCH_INT, &o->reps, 1, 100000, 0, 0, nullptr, nullptr},
+        {"--samples", BENCH_INT, &o->samples, 1, 1 << 24, 0, 0, nullptr, nullptr},
+        {"--json", BENCH_STRING, &o->json, 0, 0, 0, 0, nullptr, nullptr},
+        {"--test", BENCH_FLAG, &o->test, 0, 0, 0, 0, nullptr, nullptr},
+        {nullptr, BENCH_FLAG, nullptr, 0, 0, 0, 0, nullptr, nullptr}};
+    int rc = bench_parse("ozaki-bench", USAGE, table, argc, argv, stderr);
+    if (rc != BENCH_GO)
+        return rc;
     if (o->test) {
         if (o->sizes.empty())
-            o->sizes = {"1024", "2048"};
+            o->sizes = {{1024, 1024, 1024}, {2048, 2048, 2048}};
         if (o->kernels.empty())
             o->kernels = {"ozaki2", "ozaki2-16"};
     }
     if (o->sizes.empty())
-        o->sizes = {"4096"};
+        o->sizes = {{4096, 4096, 4096}};
     if (o->kernels.empty())
         o->kernels = {"ozaki2", "emu_cublas"};
     if (o->classes.empty())
         o->classes = {"uniform", "rowcol30", "elem30", "blocks"};
-    if (o->reps < 1 || o->samples < 1)
-        return 2;
-    return 0;
+    return BENCH_GO;
 }
 
 } // namespace
@@ -362,7 +400,7 @@ int parse(int argc, char **argv, opts *o)
 int main(int argc, char **argv)
 {
     opts o;
-    if (int e = parse(argc, argv, &o))
+    if (int e = parse(argc, argv, &o); e != BENCH_GO)
         return e;
     int ndev = 0;
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
@@ -384,21 +422,10 @@ int main(int argc, char **argv)
            "ms", "TFLOP/s", "xnativ", "cw", "cw/nat", "rel", "check", "", "note");
     cudaStream_t s;
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    for (const std::string &sz : o.sizes) {
-        long long m = 0, n = 0, k = 0;
-        if (sscanf(sz.c_str(), "%lldx%lldx%lld", &m, &n, &k) != 3) {
-            m = n = k = atoll(sz.c_str());
-        }
+    for (const dims &sz : o.sizes) {
         for (const std::string &c : o.classes) {
-            int cls = -1;
-            for (int q = 0; q < NCLASS; ++q)
-                if (c == CLASS_NAME[q])
-                    cls = q;
-            if (cls < 0 || m <= 0 || n <= 0 || k <= 0) {
-                fprintf(stderr, "ozaki-bench: bad class %s or size %s\n", c.c_str(), sz.c_str());
-                return 2;
-            }
-            run_case(o, m, n, k, cls, js, s);
+            int cls = (int)(std::find(CLASS_NAME, CLASS_NAME + NCLASS, c) - CLASS_NAME);
+            run_case(o, sz.m, sz.n, sz.k, cls, js, s);
         }
     }
     CK(cudaStreamDestroy(s));

@@ -13,7 +13,7 @@
  * printed and the exit status is 1.  One table line per implementation on
  * rank 0 and, with --json, one JSON Lines record each.  The drop-in's
  * backend is DD_SCALAPACK_BACKEND's (default auto: CUDA where every rank
- * has a GPU). */
+ * has a GPU; the knob of src/base/dd_knobs.h). */
 #include <dlfcn.h>
 #include <float.h>
 #include <math.h>
@@ -22,6 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "bench_opts.h"
+#include "dd_json.h"
+#include "dd_knobs.h"
 
 void Cblacs_get(int ctxt, int what, int *val);
 void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
@@ -69,30 +73,28 @@ static double timed(pdgemm_fn *f, int n, const double *A, const double *B, doubl
     return t[reps / 2];
 }
 
+static const char USAGE[] =
+    "usage: mpirun -n 4 pdgemm-bench [--n N] [--nb NB] [--reps 1..64] [--which both|dd|scalapack]\n"
+    "                                [--json FILE]\n";
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank, size, n = 2048, nb = 64, reps = 3, zero = 0;
-    const char *which = "both", *json = NULL;
+    int rank, size, n = 2048, nb = 64, reps = 3, zero = 0, which = 0;
+    const char *json = NULL;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--n"))
-            n = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--nb"))
-            nb = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--reps"))
-            reps = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--which"))
-            which = argv[i + 1];
-        else if (!strcmp(argv[i], "--json"))
-            json = argv[i + 1];
-    }
-    if (n < 1 || nb < 1 || reps < 1 || reps > 64) {
-        if (!rank)
-            fprintf(stderr, "pdgemm-bench: --n, --nb >= 1, --reps 1..64\n");
+    const bench_opt table[] = {
+        {"--n", BENCH_INT, &n, 1, 1 << 20, 0, 0, NULL, NULL},
+        {"--nb", BENCH_INT, &nb, 1, 1 << 20, 0, 0, NULL, NULL},
+        {"--reps", BENCH_INT, &reps, 1, 64, 0, 0, NULL, NULL},
+        {"--which", BENCH_CHOICE, &which, 0, 0, 0, 0, "both|dd|scalapack", NULL},
+        {"--json", BENCH_STRING, &json, 0, 0, 0, 0, NULL, NULL},
+        {NULL, BENCH_FLAG, NULL, 0, 0, 0, 0, NULL, NULL}};
+    int prc = bench_parse("pdgemm-bench", USAGE, table, argc, argv, rank == 0 ? stderr : NULL);
+    if (prc != BENCH_GO) {
         MPI_Finalize();
-        return 2;
+        return prc;
     }
     int P = 1, Q, ctxt, pr, pc;
     for (int p = 1; p * p <= size; p++)
@@ -116,7 +118,7 @@ int main(int argc, char **argv)
     void *h = dlopen(DD_SCALAPACK_LIB, RTLD_NOW | RTLD_GLOBAL);
     pdgemm_fn *fn[2] = {h ? (pdgemm_fn *)dlsym(h, "pdgemm_") : NULL, pdgemm_};
     const char *names[2] = {"scalapack", "dgemm-dist"};
-    int run[2] = {strcmp(which, "dd") != 0, strcmp(which, "scalapack") != 0}, fails = 0;
+    int run[2] = {which != 1, which != 2}, fails = 0; /* both, dd, scalapack */
     double sec[2] = {0, 0};
     if (run[0] && !fn[0]) {
         if (!rank)
@@ -137,7 +139,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "pdgemm-bench: the drop-in's C differs from ScaLAPACK's by %.3g\n",
                     all);
     }
-    const char *be = getenv("DD_SCALAPACK_BACKEND");
+    const char *be = dd_knob_str(DDK_SCALAPACK_BACKEND); /* the drop-in's backend, or NULL */
     for (int i = 0; i < 2 && !rank && !fails; i++) {
         if (!run[i])
             continue;
@@ -146,12 +148,22 @@ int main(int argc, char **argv)
                nb, size, P, Q, sec[i], gf);
         FILE *f = json ? fopen(json, "a") : NULL;
         if (f) {
-            fprintf(f,
-                    "{\"bench\":\"pdgemm\",\"impl\":\"%s\",\"backend\":\"%s\",\"n\":%d,\"nb\":%d,"
-                    "\"ranks\":%d,\"grid\":\"%dx%d\",\"reps\":%d,\"seconds\":%.6f,\"gflops\":%.2f}\n",
-                    names[i], i ? (be && *be ? be : "auto") : "scalapack", n, nb, size, P, Q, reps,
-                    sec[i], gf);
+            char grid[32];
+            snprintf(grid, sizeof grid, "%dx%d", P, Q);
+            fputs("{\"bench\":\"pdgemm\"", f);
+            dd_json_kv_str(f, "impl", names[i]);
+            dd_json_kv_str(f, "backend", i ? (be ? be : "auto") : "scalapack");
+            dd_json_kv_int(f, "n", n);
+            dd_json_kv_int(f, "nb", nb);
+            dd_json_kv_int(f, "ranks", size);
+            dd_json_kv_str(f, "grid", grid);
+            dd_json_kv_int(f, "reps", reps);
+            dd_json_kv_num(f, "seconds", sec[i]);
+            dd_json_kv_num(f, "gflops", gf);
+            fputs("}\n", f);
             fclose(f);
+        } else if (json) {
+            fprintf(stderr, "pdgemm-bench: cannot append to %s\n", json);
         }
     }
     if (!rank && run[0] && run[1] && !fails)

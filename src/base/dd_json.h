@@ -14,9 +14,15 @@ extern "C" {
 void dd_json_str(FILE *f, const char *s);
 /* A number with 9 significant digits; NaN and ±Inf → null. */
 void dd_json_num(FILE *f, double v);
-/* ,"key":"value" and ,"key":number — a record's fields after its first. */
+/* A number with `digits` significant digits (a bench's records keep the
+ * digits of the results already recorded); NaN and ±Inf → null. */
+void dd_json_num_g(FILE *f, double v, int digits);
+/* ,"key":"value" and ,"key":number — a record's fields after its first;
+ * kv_int writes a whole number exactly (kv_num would round past 9 digits). */
 void dd_json_kv_str(FILE *f, const char *key, const char *v);
 void dd_json_kv_num(FILE *f, const char *key, double v);
+void dd_json_kv_num_g(FILE *f, const char *key, double v, int digits);
+void dd_json_kv_int(FILE *f, const char *key, long long v);
 
 #ifdef __cplusplus
 }

@@ -26,12 +26,17 @@ void dd_json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-void dd_json_num(FILE *f, double v)
+void dd_json_num_g(FILE *f, double v, int digits)
 {
     if (isfinite(v))
-        fprintf(f, "%.9g", v);
+        fprintf(f, "%.*g", digits, v);
     else
         fputs("null", f);
+}
+
+void dd_json_num(FILE *f, double v)
+{
+    dd_json_num_g(f, v, 9);
 }
 
 void dd_json_kv_str(FILE *f, const char *key, const char *v)
@@ -44,4 +49,15 @@ void dd_json_kv_num(FILE *f, const char *key, double v)
 {
     fprintf(f, ",\"%s\":", key);
     dd_json_num(f, v);
+}
+
+void dd_json_kv_num_g(FILE *f, const char *key, double v, int digits)
+{
+    fprintf(f, ",\"%s\":", key);
+    dd_json_num_g(f, v, digits);
+}
+
+void dd_json_kv_int(FILE *f, const char *key, long long v)
+{
+    fprintf(f, ",\"%s\":%lld", key, v);
 }

@@ -13,10 +13,23 @@
  * refuses a shape, exact integer sums on the GPU are the reference.  The
  * output's ld is n rounded up to 4: the residues' 8-byte stores and their
  * byte-wise path (ld not a multiple of 8, e.g. n = 257) are both checked.  Then the timing
- * of time_runs; TOP/s count 2·m·n·k per product.
- * Included by gemm_bench.cu inside its namespace, after its rows, emit()
- * and timers; it includes cublas_v2.h, dd_splitmix.h, i8gemm.h and ozaki2.h
- * at file scope for it. */
+ * of time_runs (gemm_modes.cuh's burst); TOP/s count 2·m·n·k per product. */
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <string>
+
+#include "dd_splitmix.h"
+#include "gemm_bench.h"
+#include "gemm_modes.cuh"
+#include "i8gemm.h"
+#include "ozaki2.h"
+
+namespace gb
+{
 
 __global__ void i8_fill(int8_t *p, size_t n, uint64_t seed)
 {
@@ -205,3 +218,5 @@ int i8_bench(const options &o, const env_info &env, shape sh, void *flush, size_
     CK(cudaFree(bad));
     return failures;
 }
+
+} // namespace gb
