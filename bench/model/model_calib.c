@@ -15,7 +15,7 @@
  * width columns for widths 1 .. 4096, median over reps of the slowest
  * rank, then fits t = a + bytes·b by least squares: the link's latency is
  * a/(P-1) (ring) and its bandwidth 1/b.  JSON lines, one per figure and one
- * per fit; tests/gpu/model_check.sh and the tables' README use them.
+ * per fit; bench/gpu/model_check.sh and the tables' README use them.
  * --inflight 2 keeps two broadcasts in flight (both slots posted, then
  * both waited), as SUMMA's pipeline does with lookahead 1, and reports the
  * time per broadcast: some links (sockets, staged MPI) move more that way. */

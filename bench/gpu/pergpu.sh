@@ -6,7 +6,7 @@
 # of one model differ by a few percent), and one rank's share of the work
 # runs alone and on both GPUs at once without communication, so a per-GPU
 # loss can be told apart: the GPU, running two at once, or the exchange.
-#   tests/gpu/pergpu.sh BUILD OUTDIR
+#   bench/gpu/pergpu.sh BUILD OUTDIR
 set -uo pipefail
 B=$1
 OUT=$2

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""The panel sweep of tests/gpu/run.sh (stage panels) as a table: per size,
+"""The panel sweep of bench/gpu/run.sh (stage panels) as a table: per size,
 panel and comm backend the median multiply, the per-GPU rate against the
 1-GPU run at the same panel and against the best 1-GPU run, the exposed
 communication, the GPUs' mean SM clock and the check.
 
-    tests/gpu/panels.py panels.jsonl
+    bench/gpu/panels.py panels.jsonl
 """
 import json
 import sys

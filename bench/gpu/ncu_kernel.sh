@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Nsight Compute on one launch (after one warm-up) of each named kernel:
-#   tests/gpu/ncu_kernel.sh GEMM_BENCH OUTDIR TYPE SIZE KERNEL...
+#   bench/gpu/ncu_kernel.sh GEMM_BENCH OUTDIR TYPE SIZE KERNEL...
 # e.g. ... f64 8192 dgemm_dmma cublas.  WHAT=sections (the default,
 # ncu-*.txt): throughput, issue, warp stalls, occupancy, memory, launch;
-# WHAT=stalls (stalls-*.txt, what tests/gpu/ncu_stalls.sh runs): the stall
+# WHAT=stalls (stalls-*.txt, what bench/gpu/ncu_stalls.sh runs): the stall
 # reasons in cycles per issued instruction and the launch configuration;
 # WHAT=traffic (traffic-*.txt): DRAM and L2 bytes, the L2 hit rate, time.
 # Kernels are matched by their demangled names (PAT: the filter for ours;

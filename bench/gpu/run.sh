@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything a GPU host runs in one go: build, GPU tests, kernel bench,
 # dgemm-dist benchmarks (1 and 2 GPUs), cuBLASXt, and a summary table.
-#   tests/gpu/run.sh [stages...]    stages: build test kbench dbench whole ops scale model
+#   bench/gpu/run.sh [stages...]    stages: build test kbench dbench whole ops scale model
 #                                   sustain ce ozaki i8 api panels ncu
 #                                   (default: build test kbench dbench; scale
 #                                   is for machines of 4 or 8 GPUs)
@@ -91,7 +91,7 @@ if has dbench; then
         "$B/bench/gemm-bench" --kernels cublas --sizes "$N" --types f64,f32 \
             --json "$OUT/gemm-bench.jsonl" 2>&1 | tee -a "$OUT/gemm-bench.txt"
     fi
-    python3 tests/gpu/summarize.py "$OUT" | tee "$OUT/summary.md"
+    python3 bench/gpu/summarize.py "$OUT" | tee "$OUT/summary.md"
 fi
 if has panels; then
     # panel width per comm backend, checked at full size: FP64 --size n, 1 GPU,
@@ -106,24 +106,24 @@ if has panels; then
                 --comm nccl --repeat 3 --warmup 1 --check
         done
     done
-    python3 tests/gpu/panels.py "$OUT/panels.jsonl" | tee "$OUT/panels.md"
+    python3 bench/gpu/panels.py "$OUT/panels.jsonl" | tee "$OUT/panels.md"
 fi
 if has ncu; then
     # what limits the FP64 kernel: Nsight Compute on dgemm_dmma and cuBLAS
     # DGEMM, whole square and a SUMMA panel shape (beta 1), one launch each
     for shape in 16384 16384x8192x4096; do
         log "ncu $shape"
-        bash tests/gpu/ncu_kernel.sh "$B/bench/gemm-bench" "$OUT" f64 "$shape" \
+        bash bench/gpu/ncu_kernel.sh "$B/bench/gemm-bench" "$OUT" f64 "$shape" \
             dgemm_dmma cublas 2>&1 | tee -a "$OUT/bench.log"
     done
 fi
 if has whole; then
     # the whole run file to file against dd and an h5py + PyTorch script
-    bash tests/gpu/wholerun.sh "$B" "${DD_WHOLE_N:-32768}"
+    bash bench/gpu/wholerun.sh "$B" "${DD_WHOLE_N:-32768}"
 fi
 if has ops; then
     # the four op(A)·op(B) combinations from files, 1 and 2 GPUs
-    bash tests/gpu/gemm_ops_bench.sh "$B" "${DD_OPS_N:-16384}"
+    bash bench/gpu/gemm_ops_bench.sh "$B" "${DD_OPS_N:-16384}"
 fi
 if has api; then
     # Issue 15: the library's device entries on GPU memory, the drop-in's
@@ -159,7 +159,7 @@ fi
 if has model; then
     # the performance model against runs on 1 and 2 GPUs (NVLink, NCCL on
     # sockets, staged MPI) after its calibration bench: model-check-gpu.md
-    bash tests/gpu/model_check.sh gpu "$B"
+    bash bench/gpu/model_check.sh gpu "$B"
 fi
 if has scale; then
     # Issue 7's runs, on machines of 4 or 8 GPUs (each skipped where fewer
@@ -201,13 +201,13 @@ if has ce; then
         DD_JSON="$OUT/ce.jsonl" dd "ce_nccl_$n"    2 2 --grid 1x2 --comm nccl "${common[@]}"
         DD_JSON="$OUT/ce.jsonl" dd "ce_ce_$n"      2 2 --grid 1x2 --comm ce "${common[@]}"
     done
-    python3 tests/gpu/ce_table.py "$OUT/ce.jsonl" | tee "$OUT/ce.txt"
+    python3 bench/gpu/ce_table.py "$OUT/ce.jsonl" | tee "$OUT/ce.txt"
 fi
 if has i8; then
     # Issue 18: the own INT8 GEMM against cuBLAS INT8 (exact check, then
     # rows), ozaki2 on it and on cuBLAS's INT8 beside native DGEMM.
     log "i8 (own INT8 GEMM)"
-    bash tests/gpu/i8_stage.sh "$B/bench/gemm-bench" "$OUT/i8" >/dev/null 2>&1 || log "FAILED: i8"
+    bash bench/gpu/i8_stage.sh "$B/bench/gemm-bench" "$OUT/i8" >/dev/null 2>&1 || log "FAILED: i8"
     grep -vE "^#|^kernel " "$OUT/i8/i8.txt" | cut -c1-140
 fi
 if has ozaki; then

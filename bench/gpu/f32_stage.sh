@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The kernels of one type on a GPU host, in one go, beside cuBLAS (no TF32,
 # no emulation) in the same call:
-#   [TYPE=f64] [KERNELS=a,b] tests/gpu/f32_stage.sh BUILD_DIR OUTDIR
+#   [TYPE=f64] [KERNELS=a,b] bench/gpu/f32_stage.sh BUILD_DIR OUTDIR
 # TYPE: f32 (default) or f64; KERNELS (or F32_KERNELS, the name it had when
 # it ran FP32 only): default the type's production kernels (f32:
 # sgemm_dmma,sgemm_simt; f64: dgemm_dmma); SUSTAIN: seconds each (8).
-# BUILD_DIR: a build tree (kernel-test in tests/gpu/, gemm-bench in bench/).  1. kernel-test (every kernel against cuBLAS on edge shapes;
+# BUILD_DIR: a build tree (kernel-test in tests/gpu/, gemm-bench in bench/).
+# 1. kernel-test (every kernel against cuBLAS on edge shapes;
 # with KT_PREFIX only those whose names start with it), 2. gemm-bench
 # at the square sizes and SUMMA panel shapes, 3. again with the kernels in
 # reverse order, 4. sustained at 8192 (SUSTAIN s a kernel).  Each step under a time limit.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summary table of a GPU run (tests/gpu/run.sh): the design targets
+"""Summary table of a GPU run (bench/gpu/run.sh): the design targets
 (docs/design.md), each figure with the records it came from.
 Usage: summarize.py OUTDIR"""
 import json

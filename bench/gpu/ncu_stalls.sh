@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
 # Why warps wait: ncu_kernel.sh with WHAT=stalls (stall reasons and launch
 # configuration, cuBLAS's kernel included).
-#   tests/gpu/ncu_stalls.sh GEMM_BENCH OUTDIR TYPE SIZE KERNEL...
+#   bench/gpu/ncu_stalls.sh GEMM_BENCH OUTDIR TYPE SIZE KERNEL...
 WHAT=stalls exec bash "$(dirname "$0")/ncu_kernel.sh" "$@"

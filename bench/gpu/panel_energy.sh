@@ -2,7 +2,7 @@
 # Does the panel depth change the per-GPU rate under the 700 W cap?  Each
 # beta-1 panel reads and writes C once more (at n = 32768 and panel 4096:
 # 8 read-modify-writes of 8 GiB), energy the multiply then lacks.  One call:
-#   tests/gpu/panel_energy.sh BUILD OUTDIR
+#   bench/gpu/panel_energy.sh BUILD OUTDIR
 # 1. dgemm-dist on 1 GPU, n = 32768, panels 4096..32768 (32768: one
 #    multiply over all of k), in one order and then the reverse, the check on;
 # 2. the same on 2 GPUs (1x2 grid, copy engines) where there are two;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The own INT8 GEMM (kernels/i8gemm.cu) on a GPU host, in one go:
-#   tests/gpu/i8_stage.sh GEMM_BENCH OUTDIR
+#   bench/gpu/i8_stage.sh GEMM_BENCH OUTDIR
 # 1. exactness against cuBLAS INT8 on edge shapes (as ctest's
 #    gpu_i8gemm_matches_cublas), 2. INT8 rows at 4096/8192/16384 and at
 #    ozaki2's shape (14 products of 16384x16384, k 4096 and 16384 as SUMMA

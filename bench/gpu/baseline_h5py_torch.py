@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The job a user would otherwise write: h5py reads A and B, PyTorch
 multiplies them on one GPU, h5py writes C.  A baseline for the whole-run
-benchmark (tests/gpu/wholerun.sh) on a GPU host that has h5py and PyTorch;
+benchmark (bench/gpu/wholerun.sh) on a GPU host that has h5py and PyTorch;
 never a dependency of dgemm-dist.
     baseline_h5py_torch.py IN.h5 OUT.h5   (datasets A, B in; C out)
 Prints one JSON line with the phase times."""

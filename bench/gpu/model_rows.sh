@@ -3,7 +3,7 @@
 # at the shapes src/model/tables/rates-h200.csv lists for each kernel, in two
 # processes (the types in one order, then the other), and the rows to put in
 # the table (the first process's burst medians; the second shows the spread).
-#   tests/gpu/model_rows.sh BUILD OUTDIR SOURCE_TAG [KERNEL:TYPE...]
+#   bench/gpu/model_rows.sh BUILD OUTDIR SOURCE_TAG [KERNEL:TYPE...]
 # default kernels: dgemm_dmma:f64 sgemm_dmma:f32.  Writes rows-a.*,
 # rows-b.* (gemm-bench) and rows.csv (the table's rows, source SOURCE_TAG).
 set -uo pipefail

@@ -4,7 +4,7 @@
 # half the length of the 1-GPU run's.  This runs those shares on ONE GPU,
 # alternating with the whole problem, so a per-flop loss of the shorter,
 # narrower multiplies shows without a second GPU.  One call:
-#   tests/gpu/local_share.sh BUILD OUTDIR
+#   bench/gpu/local_share.sh BUILD OUTDIR
 # 1. dgemm-dist on 1 GPU: n = 16384 and 32768 whole, and the 1x2 grid's
 #    share (N halved), panel 4096 and 8192, twice in alternation, check on;
 # 2. gemm-bench interleaved (one clock for all) on the panel shapes of both

@@ -9,7 +9,7 @@
 #   - dgemm-dist --size 2n on 2 GPUs (generated inputs, no file);
 # and prints the ratios.  Records: $OUT/wholerun.jsonl (dgemm-dist's own),
 # $OUT/wholerun.log, $OUT/wholerun.md (the table).
-#   tests/gpu/wholerun.sh BUILD_DIR [N]      (N default 32768)
+#   bench/gpu/wholerun.sh BUILD_DIR [N]      (N default 32768)
 set -uo pipefail
 B=$1
 N=${2:-32768}
@@ -65,7 +65,7 @@ done
 log "h5py + PyTorch on 1 GPU"
 t_py=nan
 if python3 -c "import h5py, torch" 2>/dev/null; then
-    CUDA_VISIBLE_DEVICES=0 wall t_py python3 tests/gpu/baseline_h5py_torch.py "$in" "$W/cpy.h5"
+    CUDA_VISIBLE_DEVICES=0 wall t_py python3 bench/gpu/baseline_h5py_torch.py "$in" "$W/cpy.h5"
     rm -f "$W/cpy.h5"
 fi
 rm -f "$in"

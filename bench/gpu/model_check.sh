@@ -4,10 +4,10 @@
 # broadcasts), then dgemm-dist runs whose JSON records carry the model's
 # prediction ("model") next to what they measured; a table compares them.
 #
-#   tests/gpu/model_check.sh gpu BUILD   1 and 2 GPUs: NVLink (NCCL), NCCL forced onto
+#   bench/gpu/model_check.sh gpu BUILD   1 and 2 GPUs: NVLink (NCCL), NCCL forced onto
 #                                        sockets (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1
 #                                        NCCL_SOCKET_IFNAME=lo), staged MPI; n = 16384, 32768
-#   tests/gpu/model_check.sh cpu BUILD   the CPU backend at 1-6 ranks, n = 2048 and 4096
+#   bench/gpu/model_check.sh cpu BUILD   the CPU backend at 1-6 ranks, n = 2048 and 4096
 #
 # Writes under $OUT (default ./out): model-check/calib-*.jsonl, one
 # model-check/<run>.jsonl per run, model-check/log, model-check-<part>.md (the

@@ -4,7 +4,7 @@
 # combination asks (op(A) = Aᵀ: A stored K×M), then dgemm-dist reads them
 # with --transa/--transb and multiplies, check on.  Prints read and multiply
 # per run and the multiply's ratio to NN on the same GPU count.
-#   tests/gpu/gemm_ops_bench.sh BUILD [N]        (N default 16384)
+#   bench/gpu/gemm_ops_bench.sh BUILD [N]        (N default 16384)
 # Records: $OUT/gemm-ops.jsonl; table: $OUT/gemm-ops.md
 set -uo pipefail
 B=$1
