@@ -9,7 +9,7 @@
 #                                                  both PASSED, only the second served by dgemm-dist
 # DD_MPIRUN: the launcher prefix (mpirun with --oversubscribe ...).
 set -euo pipefail
-# shellcheck source=../need.sh
+# shellcheck source-path=SCRIPTDIR source=../need.sh
 . "$(dirname "$0")/../need.sh"
 mode=${1:?usage: $0 install|run|pkgconfig|relink ...}
 shift

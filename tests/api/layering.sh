@@ -20,7 +20,7 @@
 # (tests/tools/dd_compare.c), which reads the attributes.  Exit 1 on any
 # breach.
 set -euo pipefail
-# shellcheck source=../need.sh
+# shellcheck source-path=SCRIPTDIR source=../need.sh
 . "$(dirname "$0")/../need.sh"
 dd_need DD_BIN DD_COMPARE
 src=$1 build=$2 version=$3 base_inc=$4 core_inc=$5

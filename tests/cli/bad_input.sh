@@ -3,7 +3,7 @@
 # non-zero exit, no hang (each run under `timeout`), no HDF5 error-stack
 # dump, no output file or temporary file, the input untouched.
 set -euo pipefail
-# shellcheck source=../need.sh
+# shellcheck source-path=SCRIPTDIR source=../need.sh
 . "$(dirname "$0")/../need.sh"
 dd_need DD_BIN DD_COMPARE DD_MKBAD DD_MPIRUN
 work=$(mktemp -d)

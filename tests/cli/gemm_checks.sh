@@ -18,7 +18,7 @@
 #             is caught by the input read-back: exit 3, nothing written
 # Environment: DD_BIN, DD_COMPARE, DD_MPIRUN (launcher prefix without -n).
 set -euo pipefail
-# shellcheck source=../need.sh
+# shellcheck source-path=SCRIPTDIR source=../need.sh
 . "$(dirname "$0")/../need.sh"
 dd_need DD_BIN DD_COMPARE DD_MPIRUN
 what=${1:?usage: $0 colmajor|blas|refusals|faults}

@@ -10,7 +10,7 @@
 # with 2 ranks, to show one message for all ranks.
 # Environment: DD_BIN, DD_MPIRUN (launcher prefix without -n), DD_LOOKAHEAD_MAX.
 set -u
-# shellcheck source=../need.sh
+# shellcheck source-path=SCRIPTDIR source=../need.sh
 . "$(dirname "$0")/../need.sh"
 dd_need DD_BIN DD_MPIRUN DD_LOOKAHEAD_MAX
 work=$(mktemp -d)

@@ -2,7 +2,7 @@
 # The user-facing surface: --help, --version, --dry-run, the report's
 # contents, --quiet, --json appending one record per run, repeat/warmup.
 set -euo pipefail
-# shellcheck source=../need.sh
+# shellcheck source-path=SCRIPTDIR source=../need.sh
 . "$(dirname "$0")/../need.sh"
 dd_need DD_BIN DD_MPIRUN
 work=$(mktemp -d)

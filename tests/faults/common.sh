@@ -9,7 +9,7 @@
 # Environment (tests/CMakeLists.txt's DD_TEST_ENV; by hand: . build/tests/env.sh):
 # DD_BIN, DD_MPIRUN, DD_COMPARE, DD_MKBAD.
 set -uo pipefail
-# shellcheck source=../need.sh
+# shellcheck source-path=SCRIPTDIR source=../need.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../need.sh"
 dd_need DD_BIN DD_MPIRUN DD_COMPARE DD_MKBAD
 read -r -a mpirun <<<"$DD_MPIRUN"

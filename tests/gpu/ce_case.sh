@@ -7,7 +7,7 @@
 # share a GPU, which NCCL refuses).  Exits 77 (ctest:
 # skipped) with fewer than 2 GPUs.
 set -euo pipefail
-# shellcheck source=../need.sh
+# shellcheck source-path=SCRIPTDIR source=../need.sh
 . "$(dirname "$0")/../need.sh"
 dd_need DD_BIN DD_COMPARE DD_MPIRUN
 ranks=$1 m=$2 n=$3 k=$4 dtype=$5

@@ -5,7 +5,7 @@
 # (ctest: skipped) where fewer than GPUS GPUs exist.  DD_EXPECT_LOG: a
 # pattern the run's output (stdout and stderr) must hold.
 set -euo pipefail
-# shellcheck source=../need.sh
+# shellcheck source-path=SCRIPTDIR source=../need.sh
 . "$(dirname "$0")/../need.sh"
 dd_need DD_BIN DD_COMPARE DD_MPIRUN
 gpus=$1 ranks=$2 m=$3 n=$4 k=$5 dtype=$6

@@ -3,7 +3,7 @@
 # (and on 2, grid 1x2, where two exist); each must print PASSED.  Exits 77
 # (ctest: skipped) without a GPU.
 set -euo pipefail
-# shellcheck source=../need.sh
+# shellcheck source-path=SCRIPTDIR source=../need.sh
 . "$(dirname "$0")/../need.sh"
 dd_need DD_BIN DD_MPIRUN
 n=${1:-4096}

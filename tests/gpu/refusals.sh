@@ -3,7 +3,7 @@
 # hangs — two ranks on one GPU with NCCL, too little GPU memory, an unknown
 # kernel.  Exits 77 (skipped) without a GPU.
 set -euo pipefail
-# shellcheck source=../need.sh
+# shellcheck source-path=SCRIPTDIR source=../need.sh
 . "$(dirname "$0")/../need.sh"
 dd_need DD_BIN DD_MPIRUN
 nvidia-smi -L >/dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }

@@ -10,7 +10,7 @@
 # GPU exists.
 # Environment: DD_BIN, DD_COMPARE, DD_MPIRUN (launcher prefix without -n).
 set -euo pipefail
-# shellcheck source=../need.sh
+# shellcheck source-path=SCRIPTDIR source=../need.sh
 . "$(dirname "$0")/../need.sh"
 dd_need DD_BIN DD_COMPARE DD_MPIRUN
 ranks=$1 m=$2 n=$3 k=$4 dtype=$5 ta=$6 tb=$7 alpha=$8 beta=$9 order=${10}

@@ -15,7 +15,7 @@
 # unchanged, no temporary left.
 # Environment: DD_BIN, DD_COMPARE, DD_MPIRUN (launcher prefix without -n).
 set -euo pipefail
-# shellcheck source=../need.sh
+# shellcheck source-path=SCRIPTDIR source=../need.sh
 . "$(dirname "$0")/../need.sh"
 dd_need DD_BIN DD_COMPARE DD_MPIRUN
 ranks=$1 m=$2 n=$3 k=$4 first=$5

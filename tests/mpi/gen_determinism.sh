@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gen at 1, 2 and 3 ranks, both types, writes bit-identical datasets.
 set -euo pipefail
-# shellcheck source=../need.sh
+# shellcheck source-path=SCRIPTDIR source=../need.sh
 . "$(dirname "$0")/../need.sh"
 dd_need DD_BIN DD_COMPARE DD_MPIRUN
 work=$(mktemp -d)

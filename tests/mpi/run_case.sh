@@ -5,7 +5,7 @@
 # input file unchanged, no temporary file left, one valid JSON record.
 # Environment: DD_BIN, DD_COMPARE, DD_MPIRUN (launcher prefix without -n).
 set -euo pipefail
-# shellcheck source=../need.sh
+# shellcheck source-path=SCRIPTDIR source=../need.sh
 . "$(dirname "$0")/../need.sh"
 dd_need DD_BIN DD_COMPARE DD_MPIRUN
 ranks=$1 m=$2 n=$3 k=$4 dtype=$5
