@@ -82,7 +82,12 @@ echo "nodes up in $((SECONDS - t0)) s"
 mn_in node1 srun --mpi=list 2>&1 | grep -q pmix \
   || fail "srun has no --mpi=pmix here (slurm-wlm-basic-plugins provides mpi/pmix_v4)"
 
+# The runs and jobs see a user's environment, not the one ctest gives every
+# test (jobs/dgemm.sbatch would take its DD_MPIRUN for the launcher), and
 # dgemm-dist's own thread default is then cores over the ranks of its host.
+# shellcheck source-path=SCRIPTDIR source=../need.sh
+. "$(dirname "$0")/../need.sh"
+dd_user_env
 unset OMP_NUM_THREADS OPENBLAS_NUM_THREADS
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cores=$(getconf _NPROCESSORS_ONLN)

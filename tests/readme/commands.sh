@@ -27,10 +27,12 @@ repo=$(cd "${3:?usage: $0 run|slurm|list DGEMM_DIST REPO_ROOT}" && pwd)
 [[ $mode == run || $mode == slurm || $mode == list ]] || { echo "mode must be run, slurm or list" >&2; exit 2; }
 [[ -x $bin ]] || { echo "FAIL: dgemm-dist '$bin' is not executable (build it first)"; exit 1; }
 build=$(cd "$(dirname "$bin")" && pwd)
-# The commands run in a user's environment: none of the MPI and BLAS
-# settings ctest gives every test (tests/CMakeLists.txt's DD_TEST_ENV), so a
-# command that needs --oversubscribe must carry it.
-unset OMPI_MCA_rmaps_base_oversubscribe OMPI_MCA_btl_vader_single_copy_mechanism OPENBLAS_NUM_THREADS
+# The commands run in a user's environment: none of the settings ctest gives
+# every test (tests/CMakeLists.txt's DD_TEST_ENV), so a command that needs
+# --oversubscribe must carry it.
+# shellcheck source-path=SCRIPTDIR source=../need.sh
+. "$(dirname "$0")/../need.sh"
+dd_user_env
 
 # The blocks, as records "KIND<TAB>LINE<TAB>COMMAND" (KIND run, slurm, gpu,
 # skip:REASON, or unmarked).

@@ -10,6 +10,9 @@
 # The test's files stay in $WORK after a failure (logs, study directories,
 # the daemons' logs) and are removed after a pass unless DD_KEEP=1.
 
+# shellcheck source-path=SCRIPTDIR source=../need.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../need.sh"
+
 # shellcheck source-path=SCRIPTDIR
 # shellcheck source=private-slurm.sh
 source "$(dirname "${BASH_SOURCE[0]}")/private-slurm.sh"
@@ -52,6 +55,10 @@ slurm_test_init() {
   export DGEMM_DIST REPO WORK
   trap slurm_test_cleanup EXIT
 
+  # The jobs see a user's environment, not the one ctest gives every test
+  # (jobs/dgemm.sbatch would take its DD_MPIRUN for the launcher, and its
+  # defaults are what is under test).
+  dd_user_env
   # mpirun inside the jobs runs as root in CI, on 2 cores for up to 4 ranks.
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   export OMP_NUM_THREADS=1
