@@ -44,8 +44,11 @@ j4=$(DGEMM_DIST=$WORK/envdump NCCL_DEBUG=WARN NCCL_NVLS_ENABLE=1 DD_LAUNCHER=mpi
 # ---- a run that fails ------------------------------------------------------------------
 j5=$(sbatch --parsable --ntasks-per-node=2 --cpus-per-task=1 --output="$WORK/fail-%j.out" \
   "$sb" --backend cpu --in "$WORK/no-such-file.h5")
+# a launcher with its arguments in DD_MPIRUN is refused, naming DD_MPIRUN_ARGS
+j6=$(DD_LAUNCHER=mpirun DD_MPIRUN="mpirun --oversubscribe" sbatch --parsable --ntasks-per-node=1 \
+  --output="$WORK/mpirunargs-%j.out" "$sb" --backend cpu --x 1)
 
-dd_slurm_wait "$j1" "$j2" "$j3" "$j4" "$j5" || fail "jobs did not finish"
+dd_slurm_wait "$j1" "$j2" "$j3" "$j4" "$j5" "$j6" || fail "jobs did not finish"
 
 show() { cat "$WORK"/*-"$1".out >&2; }
 for j in "$j1" "$j2" "$j3" "$j4"; do
@@ -85,6 +88,8 @@ done
 [[ $(dd_slurm_state "$j5") == FAILED ]] || { show "$j5"; fail "a failing run left its job $(dd_slurm_state "$j5")"; }
 grep -q 'no-such-file.h5' "$WORK/fail-$j5.out" || { show "$j5"; fail "failing run: no message naming the file"; }
 grep -Eq 'exit status [1-9]' "$WORK/fail-$j5.out" || { show "$j5"; fail "failing run: no exit status line"; }
+[[ $(dd_slurm_state "$j6") == FAILED ]] || { show "$j6"; fail "DD_MPIRUN with arguments left its job $(dd_slurm_state "$j6")"; }
+grep -q 'DD_MPIRUN_ARGS' "$WORK/mpirunargs-$j6.out" || { show "$j6"; fail "DD_MPIRUN with arguments: no message naming DD_MPIRUN_ARGS"; }
 
 out=$(env -u SLURM_JOB_ID bash "$sb" --help 2>&1) && fail "outside Slurm the script should refuse"
 grep -q 'not inside a Slurm job' <<<"$out" || fail "outside Slurm: message was: $out"
