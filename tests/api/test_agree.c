@@ -27,17 +27,11 @@
 #include "dd.h" /* dd_err for same_everywhere */
 #include "dd_check.h"
 #include "dgemm_dist_plan.h"
+#include "api_case.h"
 
 enum { N3 = 3 };
 
 /* the status and message of a call, the same on every rank */
-static int agreed(dd_status st, const char *msg)
-{
-    dd_err e;
-    snprintf(e.msg, sizeof e.msg, "%s", msg);
-    return same_everywhere((int)st, &e);
-}
-
 static int others(void)
 {
     return g_rank > 0;
@@ -63,7 +57,7 @@ static void option_case(const char *what, dd_context_options *o, const char *v0,
     CHECK(st == DD_ERROR_USAGE && !ctx, "%s differing: %s: %s", what, dd_status_string(st), msg);
     CHECK(strstr(msg, what) && strstr(msg, v0) && strstr(msg, v1),
           "%s differing: the message names neither it nor '%s' and '%s': %s", what, v0, v1, msg);
-    CHECK(agreed(st, msg), "%s differing: not agreed", what);
+    CHECK(api_agreed(st, msg), "%s differing: not agreed", what);
     if (st == DD_SUCCESS)
         dd_context_destroy(ctx);
 }
@@ -172,7 +166,7 @@ static void test_gemm(dd_context *ctx)
     } else {
         CHECK(st == DD_ERROR_USAGE && strstr(msg, "dd_sgemm") && strstr(msg, "dd_gemm on rank 0"),
               "dd_gemm against dd_sgemm: %s: %s", dd_status_string(st), msg);
-        CHECK(agreed(st, msg), "dd_gemm against dd_sgemm: not agreed");
+        CHECK(api_agreed(st, msg), "dd_gemm against dd_sgemm: not agreed");
     }
     /* 'N' and 'n' are one operation: computed, not refused */
     fill(ctx, &b);
@@ -215,7 +209,7 @@ static void test_exact_offsets(dd_context *ctx)
     const char *msg = dd_context_last_error(ctx);
     CHECK(st == DD_ERROR_USAGE && strstr(msg, "ja differs") && C[0] == 7,
           "ja 2^53 + 1 against 2^53: %s: %s", dd_status_string(st), msg);
-    CHECK(agreed(st, msg), "ja 2^53 + 1 against 2^53: not agreed");
+    CHECK(api_agreed(st, msg), "ja 2^53 + 1 against 2^53: not agreed");
 }
 
 /* one rank's multiply clock fails before any panel moves: agreed */
@@ -231,7 +225,7 @@ static void test_phase_fault(dd_context *ctx)
     const char *msg = dd_context_last_error(ctx);
     CHECK(st == DD_ERROR_INTERNAL && strstr(msg, "injected fault in the multiply's clock"),
           "a failed clock on rank %d: %s: %s", g_size - 1, dd_status_string(st), msg);
-    CHECK(agreed(st, msg), "a failed clock: not agreed");
+    CHECK(api_agreed(st, msg), "a failed clock: not agreed");
     fill(ctx, &b);
     st = dd_gemm(ctx, 'N', 'N', N3, N3, N3, 1, b.A, N3, b.B, N3, 0, b.C, N3, NULL);
     CHECK(st == DD_SUCCESS && c_right(&b), "after a failed clock: %s", dd_context_last_error(ctx));
@@ -269,7 +263,7 @@ static void test_exchange_alloc(dd_context *ctx)
         CHECK(st == DD_ERROR_MEMORY && strstr(msg, rounds ? "datatypes" : "counts"),
               "no exchange buffers on rank %d%s: %s: %s", g_size - 1, rounds ? " (rounds)" : "",
               dd_status_string(st), msg);
-        CHECK(agreed(st, msg), "no exchange buffers%s: not agreed", rounds ? " (rounds)" : "");
+        CHECK(api_agreed(st, msg), "no exchange buffers%s: not agreed", rounds ? " (rounds)" : "");
     }
 }
 
@@ -291,7 +285,7 @@ static void test_plans(dd_context *ctx)
     if (g_size > 1) {
         CHECK(st == DD_ERROR_USAGE && !plan && strstr(msg, "passes differs"),
               "passes differing: %s: %s", dd_status_string(st), msg);
-        CHECK(agreed(st, msg), "passes differing: not agreed");
+        CHECK(api_agreed(st, msg), "passes differing: not agreed");
     } else {
         CHECK(st == DD_SUCCESS, "plan at 1 rank: %s", msg);
         dd_plan_destroy(plan);
@@ -312,7 +306,7 @@ static void test_plans(dd_context *ctx)
     msg = dd_context_last_error(ctx);
     CHECK(g_size == 1 ? st == DD_SUCCESS : st == DD_ERROR_USAGE && strstr(msg, "seed differs"),
           "generate's seed differing: %s: %s", dd_status_string(st), msg);
-    CHECK(agreed(st, msg), "generate's seed: not agreed");
+    CHECK(api_agreed(st, msg), "generate's seed: not agreed");
     /* dd_plan_load's operand differing (A on rank 0, B elsewhere) */
     int w = others() ? DD_OPERAND_B : DD_OPERAND_A;
     dd_stream s = {zeros, NULL, (void *)(intptr_t)in.cols[w], 0};
@@ -321,7 +315,7 @@ static void test_plans(dd_context *ctx)
     CHECK(g_size == 1 ? st == DD_SUCCESS
                       : st == DD_ERROR_USAGE && strstr(msg, "operand differs between ranks"),
           "load's operand differing: %s: %s", dd_status_string(st), msg);
-    CHECK(agreed(st, msg), "load's operand: not agreed");
+    CHECK(api_agreed(st, msg), "load's operand: not agreed");
     /* a NaN alpha on rank 0 (the comparison's root), then on the last
      * rank: its own check refuses it, and every rank still compares the
      * scalars (no rank left in the broadcast) */
@@ -331,7 +325,7 @@ static void test_plans(dd_context *ctx)
         msg = dd_context_last_error(ctx);
         CHECK(st == DD_ERROR_USAGE && strstr(msg, "finite"), "NaN alpha on rank %d: %s: %s", bad,
               dd_status_string(st), msg);
-        CHECK(agreed(st, msg), "NaN alpha on rank %d: not agreed", bad);
+        CHECK(api_agreed(st, msg), "NaN alpha on rank %d: not agreed", bad);
     }
     /* and alike it is prepared */
     st = dd_plan_prepare(plan, 1, 0, 0);
@@ -345,25 +339,17 @@ static int only(int argc, char **argv, const char *name)
 {
     if (argc >= 2 && !strncmp(argv[1], "options:", 8) && !strcmp(name, "options"))
         g_option = argv[1] + 8;
-    return argc < 2 || strcmp(argv[1], name) == 0 || (g_option && !strcmp(name, "options"));
+    return api_case(argc, argv, name) || (g_option && !strcmp(name, "options"));
 }
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    dd_check_init();
     if (only(argc, argv, "options"))
         test_options();
-    dd_context_options o;
-    dd_context_options_init(&o);
-    o.backend = "cpu";
-    o.panel = 1; /* several panels */
-    dd_context *ctx = NULL;
-    char msg[256];
-    dd_status st = dd_context_create(MPI_COMM_WORLD, &o, &ctx, msg, sizeof msg);
-    CHECK(st == DD_SUCCESS, "create: %s", msg);
-    if (st == DD_SUCCESS) {
+    dd_context *ctx = api_cpu_context(1);
+    if (ctx) {
         if (only(argc, argv, "gemm"))
             test_gemm(ctx);
         if (only(argc, argv, "exact_offsets"))
@@ -376,11 +362,5 @@ int main(int argc, char **argv)
             test_plans(ctx);
         dd_context_destroy(ctx);
     }
-    int fails = 0;
-    MPI_Allreduce(&g_fail, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (g_rank == 0)
-        printf("test-agree: %d rank%s, %s\n", g_size, g_size == 1 ? "" : "s",
-               fails ? "FAILED" : "all passed");
-    MPI_Finalize();
-    return fails != 0;
+    return api_finish("test-agree");
 }

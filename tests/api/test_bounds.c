@@ -18,6 +18,7 @@
 #define DD_CHECK_MPI
 #include "dd_check.h"
 #include "dgemm_dist_plan.h"
+#include "api_case.h"
 
 enum { N4 = 4, GUARD = 64 };
 #define SENTINEL 12345.0
@@ -237,39 +238,21 @@ static void test_local(void)
 
 /* argv[1], when given, runs the one case of that name (the others are
  * skipped): a hang or crash in one case then says which */
-static int only(int argc, char **argv, const char *name)
-{
-    return argc < 2 || strcmp(argv[1], name) == 0;
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-    if (only(argc, argv, "local"))
+    dd_check_init();
+    if (api_case(argc, argv, "local"))
         test_local();
-    dd_context_options o;
-    dd_context_options_init(&o);
-    o.backend = "cpu";
-    dd_context *ctx = NULL;
-    char msg[256];
-    dd_status st = dd_context_create(MPI_COMM_WORLD, &o, &ctx, msg, sizeof msg);
-    CHECK(st == DD_SUCCESS, "create: %s", msg);
-    if (st == DD_SUCCESS) {
-        if (only(argc, argv, "offsets"))
+    dd_context *ctx = api_cpu_context(0);
+    if (ctx) {
+        if (api_case(argc, argv, "offsets"))
             test_offsets(ctx);
-        if (only(argc, argv, "ld"))
+        if (api_case(argc, argv, "ld"))
             test_ld(ctx);
-        if (only(argc, argv, "plan_read"))
+        if (api_case(argc, argv, "plan_read"))
             test_plan_read(ctx);
         dd_context_destroy(ctx);
     }
-    int fails = 0;
-    MPI_Allreduce(&g_fail, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (g_rank == 0)
-        printf("test-bounds: %d rank%s, %s\n", g_size, g_size == 1 ? "" : "s",
-               fails ? "FAILED" : "all passed");
-    MPI_Finalize();
-    return fails != 0;
+    return api_finish("test-bounds");
 }

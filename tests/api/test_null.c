@@ -16,15 +16,9 @@
 #include "dd.h" /* dd_err for same_everywhere */
 #include "dd_check.h"
 #include "dgemm_dist_tool.h"
+#include "api_case.h"
 
 enum { N4 = 4 };
-
-static int agreed(dd_status st, const char *msg)
-{
-    dd_err e;
-    snprintf(e.msg, sizeof e.msg, "%s", msg);
-    return same_everywhere((int)st, &e);
-}
 
 static int last(void)
 {
@@ -116,7 +110,7 @@ static void test_create(void)
     dd_status st = dd_context_create(MPI_COMM_WORLD, &o, last() ? NULL : &ctx, msg, sizeof msg);
     CHECK(st == DD_ERROR_USAGE && strstr(msg, "ctx") && (last() || !ctx),
           "ctx NULL on the last rank: %s: %s", dd_status_string(st), msg);
-    CHECK(agreed(st, msg), "ctx NULL on the last rank: not agreed");
+    CHECK(api_agreed(st, msg), "ctx NULL on the last rank: not agreed");
     /* opts and errbuf may be NULL (defaults; no message wanted) */
     st = dd_context_create(MPI_COMM_WORLD, NULL, &ctx, NULL, 0);
     CHECK(st == DD_SUCCESS, "opts and errbuf NULL: %s", dd_status_string(st));
@@ -156,7 +150,7 @@ static void test_gemm(dd_context *ctx)
         const char *msg = dd_context_last_error(ctx);
         CHECK(st == cases[c].want, "dd_gemm, %s NULL on the last rank: %s: %s", cases[c].what,
               dd_status_string(st), msg);
-        CHECK(agreed(st, msg), "dd_gemm, %s NULL: not agreed", cases[c].what);
+        CHECK(api_agreed(st, msg), "dd_gemm, %s NULL: not agreed", cases[c].what);
     }
     int64_t lr = dd_numroc(N4, 2, p, 0, P), lc = dd_numroc(N4, 2, q, 0, Q);
     dd_matrix_desc d;
@@ -183,7 +177,7 @@ static void test_gemm(dd_context *ctx)
             CHECK(st == DD_ERROR_USAGE && info.bad_argument == number[k] && strstr(msg, "NULL"),
                   "dd_pgemm, argument %d NULL on the last rank: %s, argument %d: %s", number[k],
                   dd_status_string(st), info.bad_argument, msg);
-        CHECK(agreed(st, msg), "dd_pgemm, argument %d NULL: not agreed", number[k]);
+        CHECK(api_agreed(st, msg), "dd_pgemm, argument %d NULL: not agreed", number[k]);
     }
     free(A), free(B), free(C);
 }
@@ -198,12 +192,12 @@ static void test_plan(dd_context *ctx)
     const char *msg = dd_context_last_error(ctx);
     CHECK(st == DD_ERROR_USAGE && !plan && strstr(msg, "params"),
           "dd_plan_create, params NULL on the last rank: %s: %s", dd_status_string(st), msg);
-    CHECK(agreed(st, msg), "params NULL: not agreed");
+    CHECK(api_agreed(st, msg), "params NULL: not agreed");
     st = dd_plan_create(ctx, &pp, last() ? NULL : &plan);
     msg = dd_context_last_error(ctx);
     CHECK(st == DD_ERROR_USAGE && strstr(msg, "plan"),
           "dd_plan_create, plan NULL on the last rank: %s: %s", dd_status_string(st), msg);
-    CHECK(agreed(st, msg), "plan NULL: not agreed");
+    CHECK(api_agreed(st, msg), "plan NULL: not agreed");
     plan = NULL;
     st = dd_plan_create(ctx, &pp, &plan);
     CHECK(st == DD_SUCCESS && (st = dd_plan_allocate(plan)) == DD_SUCCESS, "plan: %s",
@@ -218,10 +212,10 @@ static void test_plan(dd_context *ctx)
     /* a NULL stream, and one without its function, on the last rank */
     dd_stream none = {NULL, NULL, NULL, 0};
     st = dd_plan_load(plan, DD_OPERAND_A, last() ? NULL : &none);
-    CHECK(st == DD_ERROR_USAGE && agreed(st, dd_context_last_error(ctx)), "load, stream NULL: %d",
+    CHECK(st == DD_ERROR_USAGE && api_agreed(st, dd_context_last_error(ctx)), "load, stream NULL: %d",
           st);
     st = dd_plan_store(plan, DD_OPERAND_C, &none);
-    CHECK(st == DD_ERROR_USAGE && agreed(st, dd_context_last_error(ctx)), "store, no drain: %d",
+    CHECK(st == DD_ERROR_USAGE && api_agreed(st, dd_context_last_error(ctx)), "store, no drain: %d",
           st);
     CHECK(dd_plan_generate(plan, DD_OPERAND_A, 1, 0) == DD_SUCCESS &&
               dd_plan_generate(plan, DD_OPERAND_B, 2, 0) == DD_SUCCESS &&
@@ -236,7 +230,7 @@ static void test_plan(dd_context *ctx)
     msg = dd_context_last_error(ctx);
     CHECK(st == DD_ERROR_USAGE && strstr(msg, "NULL"),
           "check, result NULL on the last rank: %s: %s", dd_status_string(st), msg);
-    CHECK(agreed(st, msg), "check's result NULL: not agreed");
+    CHECK(api_agreed(st, msg), "check's result NULL: not agreed");
     st = dd_plan_check(plan, &r);
     CHECK(st == DD_SUCCESS && r.passed, "check: %s", dd_context_last_error(ctx));
     /* local: host NULL for a 2x2 sub-block (nothing written to NULL) */
@@ -265,41 +259,23 @@ static void test_plan(dd_context *ctx)
 
 /* argv[1], when given, runs the one case of that name (the others are
  * skipped): a hang or crash in one case then says which */
-static int only(int argc, char **argv, const char *name)
-{
-    return argc < 2 || strcmp(argv[1], name) == 0;
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-    if (only(argc, argv, "local"))
+    dd_check_init();
+    if (api_case(argc, argv, "local"))
         test_local();
-    if (only(argc, argv, "no_context"))
+    if (api_case(argc, argv, "no_context"))
         test_no_context();
-    if (only(argc, argv, "create"))
+    if (api_case(argc, argv, "create"))
         test_create();
-    dd_context_options o;
-    dd_context_options_init(&o);
-    o.backend = "cpu";
-    dd_context *ctx = NULL;
-    char msg[256];
-    dd_status st = dd_context_create(MPI_COMM_WORLD, &o, &ctx, msg, sizeof msg);
-    CHECK(st == DD_SUCCESS, "create: %s", msg);
-    if (st == DD_SUCCESS) {
-        if (only(argc, argv, "gemm"))
+    dd_context *ctx = api_cpu_context(0);
+    if (ctx) {
+        if (api_case(argc, argv, "gemm"))
             test_gemm(ctx);
-        if (only(argc, argv, "plan"))
+        if (api_case(argc, argv, "plan"))
             test_plan(ctx);
         dd_context_destroy(ctx);
     }
-    int fails = 0;
-    MPI_Allreduce(&g_fail, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (g_rank == 0)
-        printf("test-null: %d rank%s, %s\n", g_size, g_size == 1 ? "" : "s",
-               fails ? "FAILED" : "all passed");
-    MPI_Finalize();
-    return fails != 0;
+    return api_finish("test-null");
 }
