@@ -70,6 +70,16 @@ dd_status dd_plan_panel_seconds(dd_plan *plan, double *seconds, int64_t n, int64
 dd_status dd_plan_telemetry_start(dd_plan *plan);
 dd_status dd_plan_telemetry_stop(dd_plan *plan, int version, dd_telemetry *t);
 
+/* libdgemm-dist-scalapack's way to PBLAS's first blocks (DTYPE_ 2's IMB_,
+ * INB_), which dd_matrix_desc does not hold: until the next call, dd_pgemm
+ * and dd_psgemm on the calling thread take the descriptor at desc[k] (that
+ * address) as having a first block of first[k][0] rows and first[k][1]
+ * columns, then blocks of its mb x nb; desc NULL forgets them.  The caller
+ * agrees the sizes over the grid (the library's comparison of the
+ * descriptors across ranks does not see them), and the call's check
+ * (info->check) does not know them. */
+void dd_internal_first_blocks(const dd_matrix_desc *const desc[3], const int64_t first[3][2]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@ pkgs=(build-essential cmake pkg-config python3
       openmpi-bin libopenmpi-dev
       libhdf5-dev libhdf5-openmpi-dev hdf5-tools
       libopenblas-dev libscalapack-openmpi-dev
+      scalapack-mpi-test scalapack-test-common  # ScaLAPACK's own testers (tests/scalapack)
       python3-dev python3-venv python3-pip python3-setuptools  # python/: pip install ./python
       python3-numpy python3-mpi4py python3-h5py python3-pytest  # tests/python
       lmod  # tests/python's EasyBuild test: module load

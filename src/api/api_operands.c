@@ -194,13 +194,38 @@ static int64_t sub_len(const rd_dist *d, int me)
 {
     if (me < 0 || d->n == 0)
         return 0;
-    if (d->kind == RD_CYCLIC)
-        return dd_numroc(d->off + d->n, d->nb, me, d->src, d->np) -
-               dd_numroc(d->off, d->nb, me, d->src, d->np);
+    if (d->kind != RD_BLOCK)
+        return rd_held(d, me, d->off + d->n) - rd_held(d, me, d->off);
     dd_range r = grid_block(d->glen, d->np, me);
     int64_t lo = r.start > d->off ? r.start : d->off;
     int64_t hi = r.start + r.len < d->off + d->n ? r.start + r.len : d->off + d->n;
     return hi > lo ? hi - lo : 0;
+}
+
+/* dd_internal_first_blocks' sizes (dgemm_dist_tool.h), for this thread's calls. */
+static _Thread_local struct {
+    const dd_matrix_desc *desc[3];
+    int64_t first[3][2];
+} first_blocks;
+
+void dd_internal_first_blocks(const dd_matrix_desc *const desc[3], const int64_t first[3][2])
+{
+    memset(&first_blocks, 0, sizeof first_blocks);
+    for (int k = 0; desc && k < 3; k++) {
+        first_blocks.desc[k] = desc[k];
+        first_blocks.first[k][0] = first[k][0];
+        first_blocks.first[k][1] = first[k][1];
+    }
+}
+
+/* The first block's rows (dim 0) or columns (1) of a block-cyclic d: its
+ * mb or nb unless dd_internal_first_blocks named d. */
+static int64_t first_block(const dd_matrix_desc *d, int dim)
+{
+    for (int k = 0; k < 3; k++)
+        if (first_blocks.desc[k] == d)
+            return first_blocks.first[k][dim];
+    return dim ? d->nb : d->mb;
 }
 
 /* The descriptor's fields and its grid against the context.  A field's
@@ -242,6 +267,10 @@ static int check_fields(gemm_call *g, const dd_matrix_desc *d, const char *X, in
         return bad(g, pos * 100 + (d->mb < 1 ? 5 : 6), err,
                    "desc%s: block sizes mb = %lld, nb = %lld: must be >= 1", X, (long long)d->mb,
                    (long long)d->nb);
+    if (cyc && (first_block(d, 0) < 1 || first_block(d, 1) < 1))
+        return bad(g, pos * 100 + (first_block(d, 0) < 1 ? 5 : 6), err,
+                   "desc%s: first block %lld x %lld: must be at least 1 x 1", X,
+                   (long long)first_block(d, 0), (long long)first_block(d, 1));
     if (cyc && (d->rsrc < 0 || d->rsrc >= *P))
         return bad(g, pos * 100 + 9, err, "desc%s: rsrc = %d: must be a grid row, 0..%d", X,
                    d->rsrc, *P - 1);
@@ -265,11 +294,15 @@ static int desc_operand(gemm_call *g, api_operand *o, const char *X, int pos, in
     memset(l, 0, sizeof *l);
     l->order = d->order;
     /* the offsets (off) are set once they are known to be in range, below */
-    l->row = (rd_dist){cyc ? RD_CYCLIC : RD_BLOCK, P, R, 0, d->m, d->mb, cyc ? d->rsrc : 0};
-    l->col = (rd_dist){cyc ? RD_CYCLIC : RD_BLOCK, Q, S, 0, d->n, d->nb, cyc ? d->csrc : 0};
+    l->row = (rd_dist){cyc ? RD_CYCLIC : RD_BLOCK, P, R, 0, d->m, d->mb, cyc ? d->rsrc : 0, 0};
+    l->col = (rd_dist){cyc ? RD_CYCLIC : RD_BLOCK, Q, S, 0, d->n, d->nb, cyc ? d->csrc : 0, 0};
+    if (cyc && first_block(d, 0) != d->mb)
+        l->row.kind = RD_CYCLIC_FIRST, l->row.imb = first_block(d, 0);
+    if (cyc && first_block(d, 1) != d->nb)
+        l->col.kind = RD_CYCLIC_FIRST, l->col.imb = first_block(d, 1);
     int pr, pc;
     rd_coords(l, g->ctx->rank, &pr, &pc);
-    int64_t need = cyc ? dd_numroc(d->m, d->mb, pr, d->rsrc, P) : grid_block(d->n, Q, pc).len;
+    int64_t need = cyc ? rd_held(&l->row, pr, d->m) : grid_block(d->n, Q, pc).len;
     need = need > 1 ? need : 1;
     if (d->lld < need)
         return bad(
@@ -279,8 +312,8 @@ static int desc_operand(gemm_call *g, api_operand *o, const char *X, int pos, in
             (long long)need);
     /* this rank's local array, lines lld apart (columns block-cyclic, rows
      * in the 2-D block layout): every address in it must be representable */
-    int64_t lr = cyc ? dd_numroc(d->m, d->mb, pr, d->rsrc, P) : grid_block(d->m, P, pr).len;
-    int64_t lc = cyc ? dd_numroc(d->n, d->nb, pc, d->csrc, Q) : grid_block(d->n, Q, pc).len;
+    int64_t lr = cyc ? rd_held(&l->row, pr, d->m) : grid_block(d->m, P, pr).len;
+    int64_t lc = cyc ? rd_held(&l->col, pc, d->n) : grid_block(d->n, Q, pc).len;
     if (!api_span_fits(cyc ? lc : lr, cyc ? lr : lc, d->lld, dd_elsize(g->t)))
         return bad(g, pos * 100 + 11, err, /* LLD_, as the check above */
                    "desc%s: lld = %lld: this rank's %lld x %lld local array would span more than "

@@ -9,11 +9,15 @@
 #include "api_redist.h"
 #include "grid.h"
 
+/* RD_CYCLIC_FIRST: index gi >= imb lies in block b = (gi - imb) / nb + 1
+ * (the first block is block 0), on process (src + b) mod np. */
 int rd_owner(const rd_dist *d, int64_t g)
 {
     int64_t gi = d->off + g;
     if (d->kind == RD_CYCLIC)
         return (int)((d->src + gi / d->nb) % d->np);
+    if (d->kind == RD_CYCLIC_FIRST)
+        return gi < d->imb ? d->src : (int)((d->src + ((gi - d->imb) / d->nb + 1) % d->np) % d->np);
     return grid_owner(d->glen, d->np, gi);
 }
 
@@ -22,6 +26,13 @@ int64_t rd_local(const rd_dist *d, int64_t g)
     int64_t gi = d->off + g;
     if (d->kind == RD_CYCLIC)
         return gi / d->nb / d->np * d->nb + gi % d->nb;
+    if (d->kind == RD_CYCLIC_FIRST) {
+        if (gi < d->imb)
+            return gi;
+        int64_t b = (gi - d->imb) / d->nb + 1, in = (gi - d->imb) % d->nb, before = b / d->np;
+        /* before: the blocks of this process ahead of b; on src the first is block 0 */
+        return b % d->np == 0 ? d->imb + (before - 1) * d->nb + in : before * d->nb + in;
+    }
     return gi - grid_block(d->glen, d->np, grid_owner(d->glen, d->np, gi)).start;
 }
 
@@ -30,11 +41,31 @@ int64_t rd_run(const rd_dist *d, int64_t g)
     int64_t gi = d->off + g, left; /* gi < off + n <= glen: no overflow */
     if (d->kind == RD_CYCLIC) {
         left = d->nb - gi % d->nb; /* to the block's end, without forming it (it may pass 2^63) */
+    } else if (d->kind == RD_CYCLIC_FIRST) {
+        left = gi < d->imb ? d->imb - gi : d->nb - (gi - d->imb) % d->nb;
     } else {
         dd_range r = grid_block(d->glen, d->np, grid_owner(d->glen, d->np, gi));
         left = r.start + r.len - gi;
     }
     return left < d->n - g ? left : d->n - g;
+}
+
+int64_t rd_held(const rd_dist *d, int me, int64_t x)
+{
+    if (x <= 0 || me < 0 || me >= d->np)
+        return 0;
+    /* RD_CYCLIC is RD_CYCLIC_FIRST with a first block of nb */
+    int64_t imb = d->kind == RD_CYCLIC_FIRST ? d->imb : d->nb;
+    int64_t dist = ((int64_t)me - d->src + d->np) % d->np;
+    if (x <= imb)
+        return dist == 0 ? x : 0;
+    /* blocks 1..full whole, then part of block full + 1; block b on dist b mod np */
+    int64_t rest = x - imb, full = rest / d->nb, part = rest % d->nb;
+    int64_t count = dist == 0 ? imb + full / d->np * d->nb
+                              : (full >= dist ? (full - dist) / d->np + 1 : 0) * d->nb;
+    if (part && (full + 1) % d->np == dist)
+        count += part;
+    return count;
 }
 
 int rd_rank(const rd_layout *l, int pr, int pc)

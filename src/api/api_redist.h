@@ -23,17 +23,23 @@
 
 #include "dd.h"
 
-enum { RD_BLOCK = 0, RD_CYCLIC = 1 };
+/* RD_CYCLIC_FIRST is ScaLAPACK's block-cyclic distribution whose first
+ * block has a size of its own (PBLAS's IMB_/INB_, DTYPE_ 2): imb indices
+ * on src, then blocks of nb dealt cyclically from the next process on.
+ * A kind of its own, so that whatever handles RD_CYCLIC by its rule
+ * (dd_numroc, api_cyclic.c's no-redistribution path) never takes it. */
+enum { RD_BLOCK = 0, RD_CYCLIC = 1, RD_CYCLIC_FIRST = 2 };
 
 /* One dimension's distribution over np processes. */
 typedef struct {
-    int kind;     /* RD_BLOCK or RD_CYCLIC */
+    int kind;     /* RD_BLOCK, RD_CYCLIC or RD_CYCLIC_FIRST */
     int np;       /* processes along this dimension */
     int64_t n;    /* length of the (sub)matrix along it */
     int64_t off;  /* index in the whole of the (sub)matrix's first element (0-based) */
     int64_t glen; /* RD_BLOCK: length of the whole, cut into np blocks (grid_block) */
-    int64_t nb;   /* RD_CYCLIC: block size */
-    int src;      /* RD_CYCLIC: process holding the whole's first block */
+    int64_t nb;   /* RD_CYCLIC, RD_CYCLIC_FIRST: block size */
+    int src;      /* RD_CYCLIC, RD_CYCLIC_FIRST: process holding the whole's first block */
+    int64_t imb;  /* RD_CYCLIC_FIRST: the first block's size (>= 1) */
 } rd_dist;
 
 typedef struct {
@@ -48,6 +54,9 @@ typedef struct {
 int rd_owner(const rd_dist *d, int64_t g);
 int64_t rd_local(const rd_dist *d, int64_t g);
 int64_t rd_run(const rd_dist *d, int64_t g);
+/* A cyclic kind's count: how many of the whole's indices [0, x) process
+ * me holds (ScaLAPACK's NUMROC, with the first block's size). */
+int64_t rd_held(const rd_dist *d, int me, int64_t x);
 /* A grid's rank from coordinates, and back (-1, -1 when rank is outside). */
 int rd_rank(const rd_layout *l, int pr, int pc);
 void rd_coords(const rd_layout *l, int rank, int *pr, int *pc);

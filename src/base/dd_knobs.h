@@ -51,6 +51,8 @@ typedef enum {
     DDK_RING_MIB,
     DDK_SGEMM_WORKSPACE_MIB,
     DDK_SCALAPACK_BACKEND, /* the drop-in */
+    DDK_SCALAPACK_ERRORS,
+    DDK_SCALAPACK_SUMMARY,
     DDK_SCALAPACK_VERBOSE,
     DDK_FAULT, /* test hooks */
     DDK_REDIST_LIMIT,

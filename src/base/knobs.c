@@ -19,6 +19,7 @@
 #endif
 
 static const char *const int8_products[] = {"auto", "cublas", NULL};
+static const char *const dropin_errors[] = {"pblas", "return", NULL};
 
 static const dd_knob_spec table[DDK_COUNT] = {
     /* ---- the program ---- */
@@ -168,16 +169,41 @@ static const dd_knob_spec table[DDK_COUNT] = {
          .dflt_text = "auto",
          .what =
              "the backend of the contexts that libdgemm-dist-scalapack opens: auto (CUDA where "
-             "every rank has a GPU), cuda or cpu. A name the library refuses serves no call: each "
-             "goes to the ScaLAPACK routine linked after it, with one note naming the value."},
+             "every rank has a GPU, else the CPU), cuda or cpu. Where auto gives the CPU and a "
+             "ScaLAPACK is linked after the drop-in, the calls go to ScaLAPACK's PDGEMM/PSGEMM "
+             "(faster there); cpu makes dgemm-dist serve them. A name the library refuses serves "
+             "no call: each goes to the ScaLAPACK routine linked after it, with one note naming "
+             "the value."},
+    [DDK_SCALAPACK_ERRORS] =
+        {.name = "DD_SCALAPACK_ERRORS",
+         .type = DD_KNOB_CHOICE,
+         .flags = DD_KNOB_DROPIN,
+         .dflt = 0,
+         .choices = dropin_errors,
+         .dflt_text = "pblas",
+         .what =
+             "an illegal argument to the drop-in's PDGEMM/PSGEMM: pblas reports it as PBLAS does, "
+             "through the program's PB_Cabort with PBLAS's number (ScaLAPACK's aborts the job; "
+             "without one the call returns), after one line from the grid saying what to change; "
+             "return never calls PB_Cabort: the line, and the call returns with C untouched "
+             "(dd_scalapack_last_info() gives the number)."},
+    [DDK_SCALAPACK_SUMMARY] =
+        {.name = "DD_SCALAPACK_SUMMARY",
+         .type = DD_KNOB_BOOL,
+         .flags = DD_KNOB_DROPIN,
+         .dflt = 0,
+         .dflt_text = "0",
+         .what = "1: at MPI_Finalize every process that called the drop-in prints one line on "
+                 "stderr: how many PDGEMM/PSGEMM calls dgemm-dist served, handed on to ScaLAPACK "
+                 "and refused as illegal."},
     [DDK_SCALAPACK_VERBOSE] =
         {.name = "DD_SCALAPACK_VERBOSE",
          .type = DD_KNOB_BOOL,
          .flags = DD_KNOB_DROPIN,
          .dflt = 0,
          .dflt_text = "0",
-         .what = "1: process (0,0) of a grid says once on stderr that dgemm-dist served its PDGEMM "
-                 "or PSGEMM, with the backend and the grid."},
+         .what = "1: process (0,0) of a grid says once on stderr who serves its PDGEMM or PSGEMM: "
+                 "dgemm-dist, with the backend and the grid, or ScaLAPACK, and why."},
 
     /* ---- test hooks ---- */
     [DDK_FAULT] =

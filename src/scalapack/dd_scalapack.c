@@ -1,24 +1,43 @@
 /* dd_scalapack.c — libdgemm-dist-scalapack: pdgemm_ and psgemm_ with
- * ScaLAPACK's Fortran ABI on top of dd_pgemm (include/dgemm_dist_scalapack.h).
+ * ScaLAPACK's Fortran ABI on top of dd_pgemm (include/dgemm_dist_scalapack.h),
+ * also under the names other Fortran compilers use (pdgemm, PDGEMM,
+ * PDGEMM_; psgemm likewise).
  *
  * The grid and the communicator come from the BLACS context of DESCA's
  * CTXT: Cblacs_gridinfo for the shape and this process's place,
  * Cblacs_get(ctxt, 10) and Cblacs2sys_handle for the context's own
  * communicator, whose ranks are the grid's, row-major.  The BLACS symbols
- * are weak: whatever ScaLAPACK (or other BLACS) the program links
- * provides them; without one the library says so.  One dd_context per
- * communicator (same processes, same order) is kept, freed at
- * MPI_Finalize.  Never exits: bad arguments go the PBLAS way (PXERBLA,
- * with PBLAS's number) and return; calls it cannot serve go to the next
- * pdgemm_/psgemm_ in link order (ScaLAPACK's) when there is one.
+ * and PBLAS's error handler PB_Cabort are weak: whatever ScaLAPACK (or
+ * other BLACS) the program links provides them; without BLACS the library
+ * says so.  One dd_context per communicator (same processes, same order)
+ * is kept, with a duplicate of the communicator for the drop-in's own
+ * agreement, freed at MPI_Finalize.
  *
- * The contexts and descriptor types are checked here, on each process
- * alone, before anything collective: a process whose DESCA names no grid
- * it is in, or whose descriptors name different contexts, has no
- * communicator to agree on, so it refuses at once, with the number PBLAS
- * gives on that process (pblas_verdict, PDGEMM's checks in PBLAS's
- * order).  Every other argument is checked by dd_pgemm, agreed over the
- * grid. */
+ * Descriptors: DTYPE_ 1 (9 entries) and 2 (11: the first block's size
+ * IMB_, INB_ of its own), read into PBLAS's 11-entry form as PB_CargFtoC
+ * reads them.  A first block other than MB_ x NB_ reaches the library's
+ * layout through dd_internal_first_blocks (dgemm_dist_tool.h).
+ * Replicated operands (RSRC_ or CSRC_ = -1) go to ScaLAPACK.
+ *
+ * Illegal arguments: PBLAS's checks (PDGEMM's, in its order: pblas_verdict),
+ * made on each process and agreed over the grid (the lowest number wins),
+ * are reported as PBLAS reports them: PB_Cabort(ctxt, "PDGEMM", -number)
+ * on every process, after one line from the process that found it saying
+ * what to change.  ScaLAPACK's PB_Cabort aborts the job, as with
+ * ScaLAPACK itself; the library never aborts by itself: without a
+ * PB_Cabort, or with DD_SCALAPACK_ERRORS=return, the call returns with C
+ * untouched (dd_scalapack_last_info).  A process whose DESCA names no grid
+ * it is in, or whose descriptors name a bad type or different contexts,
+ * has no communicator to agree on: it reports at once, alone.  Never
+ * PXERBLA: PBLAS does not call it.
+ *
+ * Who multiplies: dgemm-dist, except where ScaLAPACK (linked after) is
+ * the better choice or the only one: DD_SCALAPACK_BACKEND auto resolving
+ * to the CPU (ScaLAPACK's own PDGEMM is faster on the CPU,
+ * docs/results/cpu-2026-12-02-dropin-testers/), replicated operands, a
+ * backend that cannot start.  Each call is counted as served, handed on
+ * or refused (dd_scalapack_calls, dd_scalapack_handed_on;
+ * DD_SCALAPACK_SUMMARY=1 prints the counts at MPI_Finalize). */
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include <dlfcn.h>
 #include <limits.h>
@@ -31,14 +50,14 @@
 #include "dd_knobs.h"
 #include "dgemm_dist.h"
 #include "dgemm_dist_scalapack.h"
+#include "dgemm_dist_tool.h" /* dd_internal_first_blocks */
 
-/* BLACS (C interface) and PBLAS's error hook, from the program's ScaLAPACK. */
+/* BLACS (C interface) and PBLAS's error handler, from the program's ScaLAPACK. */
 extern void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol)
     __attribute__((weak));
 extern void Cblacs_get(int ctxt, int what, int *val) __attribute__((weak));
 extern MPI_Comm Cblacs2sys_handle(int sysctxt) __attribute__((weak));
-extern void pxerbla_(const int *ictxt, const char *srname, const int *info, size_t len)
-    __attribute__((weak));
+extern void PB_Cabort(int ictxt, const char *rout, int info) __attribute__((weak));
 
 typedef void pgemm_fn(const char *, const char *, const int *, const int *, const int *,
                       const void *, const void *, const int *, const int *, const int *,
@@ -46,33 +65,74 @@ typedef void pgemm_fn(const char *, const char *, const int *, const int *, cons
                       const int *, const int *, const int *, size_t, size_t);
 
 enum { CACHE_MAX = 16, BLACS_GET_CONTEXT_COMM = 10 };
-static struct {
+typedef struct {
     dd_context *ctx;
     MPI_Group group;
-} cache[CACHE_MAX];
+    MPI_Comm comm; /* a duplicate of the grid's, errors returned: the drop-in's agreement */
+} grid_entry;
+static grid_entry cache[CACHE_MAX];
 static int ncache, keyval = MPI_KEYVAL_INVALID;
-static long served;
+static long served, handed, refused;
+static int last_info;
 
 long dd_scalapack_calls(void)
 {
     return served;
 }
 
-/* MPI_Finalize deletes MPI_COMM_SELF's attributes first: the contexts go then. */
-static int free_cache(MPI_Comm comm, int key, void *val, void *extra)
+long dd_scalapack_handed_on(void)
+{
+    return handed;
+}
+
+int dd_scalapack_last_info(void)
+{
+    return last_info;
+}
+
+static void entry_free(grid_entry *e)
+{
+    dd_context_destroy(e->ctx);
+    MPI_Group_free(&e->group);
+    MPI_Comm_free(&e->comm);
+}
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first: the summary is
+ * printed and the contexts go then. */
+static int at_finalize(MPI_Comm comm, int key, void *val, void *extra)
 {
     (void)comm, (void)key, (void)val, (void)extra;
-    for (int i = ncache - 1; i >= 0; i--) {
-        dd_context_destroy(cache[i].ctx);
-        MPI_Group_free(&cache[i].group);
+    if (dd_knob_int(DDK_SCALAPACK_SUMMARY)) {
+        int rank = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        fprintf(stderr,
+                "dgemm-dist-scalapack: rank %d: PDGEMM/PSGEMM calls: served %ld, handed on %ld, "
+                "refused %ld\n",
+                rank, served, handed, refused);
     }
+    for (int i = ncache - 1; i >= 0; i--)
+        entry_free(&cache[i]);
     ncache = 0;
     return MPI_SUCCESS;
 }
 
+/* The finalize hook, set at the first call (else the contexts and the
+ * counts live until exit, unsaid). */
+static void hook_finalize(void)
+{
+    int up = 0, down = 0;
+    if (keyval != MPI_KEYVAL_INVALID || MPI_Initialized(&up) != MPI_SUCCESS || !up ||
+        MPI_Finalized(&down) != MPI_SUCCESS || down)
+        return;
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &keyval, NULL) != MPI_SUCCESS)
+        keyval = MPI_KEYVAL_INVALID;
+    else if (MPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL) != MPI_SUCCESS)
+        MPI_Comm_free_keyval(&keyval);
+}
+
 /* The context for comm's processes: found, or made (collective over comm:
  * every grid process is in this call).  NULL with msg on failure. */
-static dd_context *context_for(MPI_Comm comm, char *msg, size_t len)
+static grid_entry *context_for(MPI_Comm comm, char *msg, size_t len)
 {
     MPI_Group g;
     if (MPI_Comm_group(comm, &g) != MPI_SUCCESS) {
@@ -83,7 +143,7 @@ static dd_context *context_for(MPI_Comm comm, char *msg, size_t len)
         int same;
         if (MPI_Group_compare(g, cache[i].group, &same) == MPI_SUCCESS && same == MPI_IDENT) {
             MPI_Group_free(&g);
-            return cache[i].ctx;
+            return &cache[i];
         }
     }
     dd_context_options o;
@@ -103,19 +163,25 @@ static dd_context *context_for(MPI_Comm comm, char *msg, size_t len)
         MPI_Group_free(&g);
         return NULL;
     }
-    if (keyval == MPI_KEYVAL_INVALID &&
-        (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_cache, &keyval, NULL) != MPI_SUCCESS ||
-         MPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL) != MPI_SUCCESS))
-        keyval = MPI_KEYVAL_INVALID; /* then the contexts live until exit */
+    /* the drop-in's own communicator, errors returned (MPI_Comm_dup is
+     * collective: it fails on every process or is an MPI fault) */
+    MPI_Comm dup = MPI_COMM_NULL;
+    if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS ||
+        MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN) != MPI_SUCCESS) {
+        snprintf(msg, len, "MPI_Comm_dup of the BLACS context's communicator failed");
+        if (dup != MPI_COMM_NULL)
+            MPI_Comm_free(&dup);
+        dd_context_destroy(ctx);
+        MPI_Group_free(&g);
+        return NULL;
+    }
     if (ncache == CACHE_MAX) { /* the oldest goes: collective over its own processes */
-        dd_context_destroy(cache[0].ctx);
-        MPI_Group_free(&cache[0].group);
+        entry_free(&cache[0]);
         memmove(cache, cache + 1, sizeof cache[0] * (CACHE_MAX - 1));
         ncache--;
     }
-    cache[ncache].ctx = ctx;
-    cache[ncache++].group = g;
-    return ctx;
+    cache[ncache] = (grid_entry){ctx, g, dup};
+    return &cache[ncache++];
 }
 
 /* One line on stderr, once per process and kind (served-by notes, fallbacks). */
@@ -136,13 +202,16 @@ static const char *const arg_names[20] = {
     "",      "TRANSA", "TRANSB", "M",  "N",     "K",    "ALPHA", "A",  "IA", "JA",
     "DESCA", "B",      "IB",     "JB", "DESCB", "BETA", "C",     "IC", "JC", "DESCC"};
 static const char *const entry_names[12] = {
-    "", "DTYPE_", "CTXT_", "M_", "N_", "IMB_: MB_ of a 9-entry descriptor",
-    "INB_: NB_ of a 9-entry descriptor", "MB_", "NB_", "RSRC_", "CSRC_", "LLD_"};
+    "", "DTYPE_", "CTXT_", "M_", "N_", "IMB_, or MB_ of a 9-entry descriptor",
+    "INB_, or NB_ of a 9-entry descriptor", "MB_", "NB_", "RSRC_", "CSRC_", "LLD_"};
 
-/* The PBLAS way for a bad argument: PXERBLA (when linked) on every
- * process, our line (PB_Cabort's wording, then why) from one; no abort. */
-static void pblas_error(int ictxt, const char *name, int number, int printer, const char *why)
+/* An illegal argument, PBLAS's way: number is what PBLAS passes negated
+ * to PB_Cabort (100 * position + entry for a descriptor's entry, else the
+ * position); our line (PB_Cabort's wording, then why) from the printer. */
+static void refuse(int ictxt, const char *name, int number, int printer, const char *why)
 {
+    refused++;
+    last_info = -number;
     if (printer) {
         int i = number / 100, j = number % 100;
         if (i >= 1 && i < 20 && j >= 1 && j < 12)
@@ -155,15 +224,8 @@ static void pblas_error(int ictxt, const char *name, int number, int printer, co
                     "dgemm-dist-scalapack: %s: parameter number %d (%s) had an illegal value: %s\n",
                     name, number, number >= 1 && number < 20 ? arg_names[number] : "?", why);
     }
-    if (pxerbla_)
-        pxerbla_(&ictxt, name, &number, strlen(name));
-}
-
-/* A descriptor as dd's (DTYPE_ 1 only, checked by the caller). */
-static void desc_of(dd_matrix_desc *d, const int *s, int nprow, int npcol)
-{
-    *d = (dd_matrix_desc){DD_LAYOUT_BLOCK_CYCLIC, s[2], s[3], s[4], s[5], s[6], s[7], s[8],
-                          nprow, npcol, 'R'};
+    if (PB_Cabort && dd_knob_int(DDK_SCALAPACK_ERRORS) == 0)
+        PB_Cabort(ictxt, name, -number);
 }
 
 typedef struct {
@@ -188,6 +250,7 @@ static pgemm_fn *next_routine(const pcall *p)
 
 static void hand_on(const pcall *p, pgemm_fn *f)
 {
+    handed++;
     f(p->ta, p->tb, p->m, p->n, p->k, p->alpha, p->a, p->ia, p->ja, p->desca, p->b, p->ib, p->jb,
       p->descb, p->beta, p->c, p->ic, p->jc, p->descc, 1, 1);
 }
@@ -209,21 +272,6 @@ static void cannot_serve(const pcall *p, int ictxt, int me00, const char *why)
              p->name);
     if (me00 || ictxt < 0)
         note_once(&told_error, p->name, line);
-}
-
-static dd_status run(const pcall *p, dd_context *ctx, int nprow, int npcol, dd_gemm_info *info)
-{
-    dd_matrix_desc da, db, dc;
-    desc_of(&da, p->desca, nprow, npcol);
-    desc_of(&db, p->descb, nprow, npcol);
-    desc_of(&dc, p->descc, nprow, npcol);
-    if (p->dbl)
-        return dd_pgemm(ctx, *p->ta, *p->tb, *p->m, *p->n, *p->k, *(const double *)p->alpha,
-                        p->a, *p->ia, *p->ja, &da, p->b, *p->ib, *p->jb, &db,
-                        *(const double *)p->beta, p->c, *p->ic, *p->jc, &dc, info);
-    return dd_psgemm(ctx, *p->ta, *p->tb, *p->m, *p->n, *p->k, *(const float *)p->alpha, p->a,
-                     *p->ia, *p->ja, &da, p->b, *p->ib, *p->jb, &db, *(const float *)p->beta,
-                     p->c, *p->ic, *p->jc, &dc, info);
 }
 
 /* A descriptor as PBLAS's 11 entries (PB_CargFtoC): DTYPE_ 1 (9 entries)
@@ -423,9 +471,80 @@ static int local_printer(const pcall *p)
     return rank == 0;
 }
 
+/* The verdict and the first blocks agreed over the grid (one reduction):
+ * the lowest code and the lowest rank that found it, and whether every
+ * process describes each operand's first block alike. */
+typedef struct {
+    int code, rank, first_differs; /* first_differs: 100 * position + entry, or 0 */
+} agreed;
+
+static int agree(MPI_Comm comm, const verdict *v, const pdesc d[3], agreed *out)
+{
+    static const int pos[3] = {10, 14, 19};
+    int rank = 0;
+    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+        return 0;
+    int64_t x[13];
+    x[0] = v->code == NONE ? INT64_MAX : ((int64_t)v->code << 32) | (uint32_t)rank;
+    for (int k = 0; k < 3; k++) {
+        x[1 + 4 * k] = d[k].imb, x[2 + 4 * k] = -(int64_t)d[k].imb;
+        x[3 + 4 * k] = d[k].inb, x[4 + 4 * k] = -(int64_t)d[k].inb;
+    }
+    int64_t y[13];
+    if (MPI_Allreduce(x, y, 13, MPI_INT64_T, MPI_MIN, comm) != MPI_SUCCESS)
+        return 0;
+    *out = (agreed){NONE, -1, 0};
+    if (y[0] != INT64_MAX)
+        out->code = (int)(y[0] >> 32), out->rank = (int)(y[0] & 0xffffffff);
+    for (int k = 2; k >= 0; k--) { /* the lowest number last */
+        if (y[3 + 4 * k] != -y[4 + 4 * k])
+            out->first_differs = pos[k] * 100 + E_INB;
+        if (y[1 + 4 * k] != -y[2 + 4 * k])
+            out->first_differs = pos[k] * 100 + E_IMB;
+    }
+    return 1;
+}
+
+/* PBLAS's positive number of a verdict's code. */
+static int number_of(int code)
+{
+    return code % 100 ? code : code / 100;
+}
+
+static dd_status run(const pcall *p, dd_context *ctx, const pgrid *g, const pdesc pd[3],
+                     dd_gemm_info *info)
+{
+    dd_matrix_desc d[3];
+    int64_t first[3][2];
+    int firsts = 0;
+    for (int k = 0; k < 3; k++) {
+        d[k] = (dd_matrix_desc){DD_LAYOUT_BLOCK_CYCLIC, pd[k].m, pd[k].n, pd[k].mb, pd[k].nb,
+                                pd[k].rsrc, pd[k].csrc, pd[k].lld, g->nprow, g->npcol, 'R'};
+        first[k][0] = pd[k].imb, first[k][1] = pd[k].inb;
+        firsts |= pd[k].imb != pd[k].mb || pd[k].inb != pd[k].nb;
+    }
+    const dd_matrix_desc *const keys[3] = {&d[0], &d[1], &d[2]};
+    if (firsts)
+        dd_internal_first_blocks(keys, (const int64_t(*)[2])first);
+    dd_status st;
+    if (p->dbl)
+        st = dd_pgemm(ctx, *p->ta, *p->tb, *p->m, *p->n, *p->k, *(const double *)p->alpha, p->a,
+                      *p->ia, *p->ja, &d[0], p->b, *p->ib, *p->jb, &d[1],
+                      *(const double *)p->beta, p->c, *p->ic, *p->jc, &d[2], info);
+    else
+        st = dd_psgemm(ctx, *p->ta, *p->tb, *p->m, *p->n, *p->k, *(const float *)p->alpha, p->a,
+                       *p->ia, *p->ja, &d[0], p->b, *p->ib, *p->jb, &d[1],
+                       *(const float *)p->beta, p->c, *p->ic, *p->jc, &d[2], info);
+    if (firsts)
+        dd_internal_first_blocks(NULL, NULL);
+    return st;
+}
+
 static void serve(const pcall *p)
 {
-    static int told_serving;
+    static int told_serving, told_cpu;
+    hook_finalize();
+    last_info = 0;
     int ictxt = p->desca[1];
     if (!Cblacs_gridinfo || !Cblacs_get || !Cblacs2sys_handle) {
         cannot_serve(p, -1, 1, "no BLACS is linked (Cblacs_gridinfo, Cblacs_get, Cblacs2sys_handle)");
@@ -433,62 +552,90 @@ static void serve(const pcall *p)
     }
     pgrid g;
     int in_grid = grid_of(ictxt, &g);
-    /* BLACS gives a grid's handle as -1 to the processes it leaves out: with
-     * -1 in every descriptor this process is not in the call's grid and
-     * returns, as ScaLAPACK programs expect (PBLAS itself would report
-     * DESCA's CTXT_ and abort) */
-    if (!in_grid && p->desca[1] == -1 && p->descb[1] == -1 && p->descc[1] == -1)
-        return;
     const int *d[3] = {p->desca, p->descb, p->descc};
-    int local_fault = !in_grid, inb = 0, replicated = 0;
-    for (int i = 0; i < 3; i++) {
+    int local_fault = !in_grid, replicated = 0;
+    for (int i = 0; i < 3; i++)
         local_fault |= (d[i][0] != 1 && d[i][0] != 2) || d[i][1] != ictxt;
-        inb |= d[i][0] == 2;
-        replicated |= d[i][0] == 1 && (d[i][6] == -1 || d[i][7] == -1);
-    }
+    verdict v;
     if (local_fault) { /* refused here alone, first: a bad context gives no grid to agree over */
-        verdict v;
         pblas_verdict(p, &v); /* finds these faults, or lower ones: never NONE here */
-        pblas_error(ictxt, p->name, v.code % 100 ? v.code : v.code / 100, local_printer(p), v.why);
+        refuse(ictxt, p->name, number_of(v.code), local_printer(p), v.why);
         return;
     }
-    int nprow = g.nprow, npcol = g.npcol, me00 = g.myrow == 0 && g.mycol == 0;
+    const pdesc pd[3] = {pdesc_of(p->desca), pdesc_of(p->descb), pdesc_of(p->descc)};
+    for (int i = 0; i < 3; i++)
+        replicated |= pd[i].rsrc == -1 || pd[i].csrc == -1;
+    int me00 = g.myrow == 0 && g.mycol == 0;
     dd_knobs_warn(DD_KNOB_DROPIN, me00); /* a bad knob's warning from process (0, 0), once */
-    if (inb || replicated) {
-        cannot_serve(p, ictxt, me00,
-                     inb ? "a descriptor of type 2 (DTYPE_, the 11-entry form)"
-                         : "a replicated operand (RSRC_ or CSRC_ = -1)");
-        return;
-    }
     int sys = -1;
     Cblacs_get(ictxt, BLACS_GET_CONTEXT_COMM, &sys);
     MPI_Comm comm = Cblacs2sys_handle(sys);
     char msg[512] = "";
-    dd_context *ctx = context_for(comm, msg, sizeof msg);
-    if (!ctx) {
+    grid_entry *e = context_for(comm, msg, sizeof msg);
+    if (!e) { /* agreed by dd_context_create: every process hands on, or none */
         char why[600];
         snprintf(why, sizeof why, "dgemm-dist could not start on this grid (%s)", msg);
         cannot_serve(p, ictxt, me00, why);
         return;
     }
+    pblas_verdict(p, &v);
+    agreed a;
+    if (!agree(e->comm, &v, pd, &a)) {
+        if (me00)
+            fprintf(stderr,
+                    "dgemm-dist-scalapack: %s: the grid's processes could not agree on the "
+                    "arguments (MPI_Allreduce failed): C is unchanged; end the job\n",
+                    p->name);
+        return;
+    }
+    int rank = 0;
+    MPI_Comm_rank(e->comm, &rank);
+    if (a.code != NONE) {
+        refuse(ictxt, p->name, number_of(a.code), rank == a.rank, v.why);
+        return;
+    }
+    if (a.first_differs) {
+        refuse(ictxt, p->name, a.first_differs, me00,
+               "the first block's size (IMB_ or INB_) differs between the grid's processes: "
+               "give every process the same descriptor");
+        return;
+    }
+    if (replicated) {
+        cannot_serve(p, ictxt, me00, "a replicated operand (RSRC_ or CSRC_ = -1)");
+        return;
+    }
+    /* auto on the CPU: ScaLAPACK's PDGEMM is the faster there
+     * (docs/results/cpu-2026-12-02-dropin-testers/); DD_SCALAPACK_BACKEND=cpu
+     * makes ours serve */
+    const char *be = dd_knob_str(DDK_SCALAPACK_BACKEND);
+    pgemm_fn *next = NULL;
+    if ((!be || !strcmp(be, "auto")) && !strcmp(dd_context_backend(e->ctx), "cpu") &&
+        (next = next_routine(p))) {
+        if (me00 && dd_knob_int(DDK_SCALAPACK_VERBOSE))
+            note_once(&told_cpu, p->name,
+                      "handed to the ScaLAPACK routine linked after it: on the CPU backend it is "
+                      "the faster (DD_SCALAPACK_BACKEND=cpu makes dgemm-dist serve it)");
+        hand_on(p, next);
+        return;
+    }
     if (me00 && dd_knob_int(DDK_SCALAPACK_VERBOSE)) {
         char line[160];
         snprintf(line, sizeof line, "served by dgemm-dist (backend %s, BLACS grid %dx%d)",
-                 dd_context_backend(ctx), nprow, npcol);
+                 dd_context_backend(e->ctx), g.nprow, g.npcol);
         note_once(&told_serving, p->name, line);
     }
     dd_gemm_info info = {0};
-    dd_status st = run(p, ctx, nprow, npcol, &info);
+    dd_status st = run(p, e->ctx, &g, pd, &info);
     if (st == DD_SUCCESS) {
         served++;
     } else if (st == DD_ERROR_USAGE && info.bad_argument) {
-        pblas_error(ictxt, p->name, info.bad_argument, me00, dd_context_last_error(ctx));
+        refuse(ictxt, p->name, info.bad_argument, me00, dd_context_last_error(e->ctx));
     } else if (st == DD_ERROR_COMM) {
         if (me00)
             fprintf(stderr, "dgemm-dist-scalapack: %s: %s: C is undefined; end the job\n",
-                    p->name, dd_context_last_error(ctx));
+                    p->name, dd_context_last_error(e->ctx));
     } else { /* agreed: every process hands on, or none */
-        cannot_serve(p, ictxt, me00, dd_context_last_error(ctx));
+        cannot_serve(p, ictxt, me00, dd_context_last_error(e->ctx));
     }
 }
 
@@ -511,3 +658,13 @@ void psgemm_(const char *transa, const char *transb, const int *m, const int *n,
                ja, desca,    b,      ib,     jb, descb, beta, c, ic, jc, descc};
     serve(&p);
 }
+
+/* The other manglings of the names (no underscore, upper case, both), as
+ * Fortran compilers other than gfortran form them. */
+#define DD_ALIAS(name, target) __typeof__(target) name __attribute__((alias(#target)))
+DD_ALIAS(pdgemm, pdgemm_);
+DD_ALIAS(PDGEMM, pdgemm_);
+DD_ALIAS(PDGEMM_, pdgemm_);
+DD_ALIAS(psgemm, psgemm_);
+DD_ALIAS(PSGEMM, psgemm_);
+DD_ALIAS(PSGEMM_, psgemm_);
