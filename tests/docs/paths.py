@@ -7,7 +7,10 @@ shell, Python files tracked by git) for two kinds of names:
   - a path from the repository root (src/..., kernels/..., tests/..., ...):
     the file or folder must exist;
   - a relative Markdown link [text](target): the target, resolved from the
-    page's folder, must exist (web links and #anchors are not checked).
+    page's folder, must exist, and a #anchor in it (or alone: this page)
+    must be one of the target page's headings as GitHub makes them
+    (lower case, punctuation but - and _ dropped, spaces as -, a repeated
+    heading's anchor numbered -1, -2, ...); web links are not checked.
 In CMake files, ${PROJECT_SOURCE_DIR}/... and ${CMAKE_SOURCE_DIR}/... are
 root paths too.  A name with a wildcard or a placeholder (*, NN_, XXX, <...>, $...) is a
 pattern, not a path, and is skipped; a name without its extension (a
@@ -55,6 +58,32 @@ def exists(p):
     return os.path.isdir(d or ".") and any(x.startswith(b + ".") for x in os.listdir(d or "."))
 
 
+def slug(heading):
+    t = re.sub(r"[`*]|<[^>]*>", "", heading).strip().lower()
+    t = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", t)  # a link in a heading: its text
+    return re.sub(r"[^\w\- ]", "", t).replace(" ", "-")
+
+
+anchor_cache = {}
+
+
+def anchors(md):
+    """The #anchors of a Markdown page's headings (not those in code blocks)."""
+    if md not in anchor_cache:
+        seen, out, fence = {}, set(), False
+        for line in open(md, encoding="utf-8", errors="replace"):
+            if line.lstrip().startswith("```"):
+                fence = not fence
+            m = None if fence else re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+            if m:
+                a = slug(m.group(1))
+                k = seen.get(a, 0)
+                seen[a] = k + 1
+                out.add(a if k == 0 else f"{a}-{k}")
+        anchor_cache[md] = out
+    return anchor_cache[md]
+
+
 stale = []
 for f in tracked():
     if not wanted(f):
@@ -77,12 +106,14 @@ for f in tracked():
                     stale.append(f"{f}:{n}: names ${{PROJECT_SOURCE_DIR}}/{p}, which does not exist")
         if f.endswith(".md"):
             for m in MDLINK.finditer(line):
-                t = m.group(1).split("#")[0]
-                if not t or re.match(r"^[a-z]+:", t) or SKIP.search(t):
+                t, _, frag = m.group(1).partition("#")
+                if re.match(r"^[a-z]+:", t) or SKIP.search(t):
                     continue
-                target = os.path.normpath(os.path.join(os.path.dirname(f), t))
+                target = os.path.normpath(os.path.join(os.path.dirname(f), t)) if t else f
                 if not os.path.exists(target):
                     stale.append(f"{f}:{n}: links {m.group(1)}, which does not exist")
+                elif frag and target.endswith(".md") and frag not in anchors(target):
+                    stale.append(f"{f}:{n}: links {m.group(1)}, and {target} has no heading #{frag}")
 for s in stale:
     print(s)
 print(f"paths: {len(stale)} stale name(s)")
