@@ -305,7 +305,7 @@ class Context:
                                      f"gives this rank {want[0]}x{want[1]} (ctx.local_array(desc{name}) "
                                      "makes one)")
                 ld = op.ld("F" if d.is_block_cyclic else "C")
-                if op.shape[1 if d.is_block_cyclic else 0] > 1 and ld != d.lld:
+                if min(op.shape) > 0 and op.shape[1 if d.is_block_cyclic else 0] > 1 and ld != d.lld:
                     raise LocalError(f"{name}'s local array has leading dimension {ld}, desc{name}'s lld "
                                      f"is {d.lld}")
                 ops[name] = op

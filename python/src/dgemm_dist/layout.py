@@ -114,6 +114,6 @@ class Descriptor:
 
         def cyclic(n, nb, p, src, nprocs):
             i = np.arange(n)
-            return i[((i // nb) + nprocs - src) % nprocs == p]
+            return i[((i // nb) + src) % nprocs == p]  # block b on process (src + b) mod nprocs
         return (cyclic(self.m, self.mb, pr, self.rsrc, self.nprow),
                 cyclic(self.n, self.nb, pc, self.csrc, self.npcol))
