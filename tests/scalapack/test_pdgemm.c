@@ -16,13 +16,20 @@
  * Cases: every grid of 1x1, 1x2, 2x1, 2x2, 2x3, 3x2 that fits the ranks,
  * BLACS order R and C, block sizes 1, 7, 64 (and unequal ones), the four
  * transpose pairs, alpha/beta with beta = 0 on NaN in C, offsets ia, ja,
- * ib, jb, ic, jc other than 1, first blocks off process (0, 0), psgemm_;
- * and on the 1x1 (column order) and 2x2 (row order) grids a generated
- * table: each of M, N, K in {1, 3, 8} with transa, transb in {N, T, C}.
+ * ib, jb, ic, jc other than 1, first blocks off process (0, 0), psgemm_,
+ * 11-entry descriptors (DTYPE_ 2) whose first block IMB_ x INB_ is
+ * smaller or larger than MB_ x NB_; and on the 1x1 (column order) and 2x2
+ * (row order) grids a generated table: each of M, N, K in {1, 3, 8} with
+ * transa, transb in {N, T, C}.  Refusals are PBLAS's: PB_Cabort (defined
+ * here, as PBLAS's testers define it) with minus PBLAS's number, never
+ * PXERBLA.
  *
- *   test_pdgemm            the oracle cases, then the refusals
+ *   test_pdgemm            the oracle cases, then the refusals (run with
+ *                          DD_SCALAPACK_BACKEND=cpu: the drop-in serves)
  *   test_pdgemm fallback   DD_SCALAPACK_BACKEND is bad: every call must
  *                          reach ScaLAPACK (dd_scalapack_calls() stays 0)
+ *   test_pdgemm handon     DD_SCALAPACK_BACKEND auto on the CPU: every
+ *                          call is handed to ScaLAPACK (counted as such)
  */
 #include <dlfcn.h>
 #include <float.h>
@@ -58,14 +65,22 @@ void psgemm_(const char *, const char *, const int *, const int *, const int *, 
              const int *, const int *, const float *, float *, const int *, const int *,
              const int *);
 
-static int g_cases, g_last_xerbla;
+static int g_cases, g_last_abort, g_xerbla_calls;
 static pgemm_fn *real_pdgemm, *real_psgemm;
 
-/* PBLAS's error hook: ours, so a refusal is seen (and ScaLAPACK's printing skipped). */
+/* PBLAS's error handler: ours, so a refusal is seen (ScaLAPACK's would
+ * abort the job); its number as PBLAS passes it, negative. */
+void PB_Cabort(int ictxt, const char *rout, int info)
+{
+    (void)ictxt, (void)rout;
+    g_last_abort = info;
+}
+
+/* PBLAS never calls PXERBLA for PDGEMM: nor may the drop-in. */
 void pxerbla_(const int *ictxt, const char *name, const int *info, size_t len)
 {
-    (void)ictxt, (void)name, (void)len;
-    g_last_xerbla = *info;
+    (void)ictxt, (void)name, (void)info, (void)len;
+    g_xerbla_calls++;
 }
 
 /* A value in [-1, 1) from (seed, i, j): a splitmix64 step. */
@@ -79,31 +94,62 @@ static double value(uint64_t seed, int64_t i, int64_t j)
     return (double)(z >> 11) / (double)(1ULL << 52) - 1.0;
 }
 
-/* One process's local array of a block-cyclic matrix. */
+/* One process's local array of a block-cyclic matrix: its descriptor
+ * (9 entries, or 11 where the first block is imb x inb, DTYPE_ 2). */
 typedef struct {
-    int desc[9];
+    int desc[11];
+    int imb, inb, mb, nb, rsrc, csrc;
     int locr, locc, lld;
     double *d;
     float *f;
 } mat;
 
-static int64_t global_index(int l, int nb, int me, int src, int np)
+/* Whole index of local index l: a first block of ib, then blocks of nb,
+ * from src over np (ib = nb: NUMROC's plain layout). */
+static int64_t global_index(int l, int ib, int nb, int me, int src, int np)
 {
-    return ((int64_t)(l / nb) * np + (me - src + np) % np) * nb + l % nb;
+    int dist = (me - src + np) % np;
+    if (dist == 0 && l < ib)
+        return l;
+    if (dist == 0) /* block (j + 1)·np after the first, j = (l - ib) / nb */
+        return ib + ((int64_t)((l - ib) / nb + 1) * np - 1) * nb + (l - ib) % nb;
+    return ib + ((int64_t)(l / nb) * np + dist - 1) * nb + l % nb;
 }
 
-/* An m×n matrix, blocks mb×nb from (rsrc, csrc), lld padded; values from
- * seed (NaN everywhere when seed is 0), padding 777. */
-static void mat_make(mat *x, int ctxt, int m, int n, int mb, int nb, int rsrc, int csrc,
-                     uint64_t seed)
+/* How many of n indices (first block ib, then nb) process me holds. */
+static int held(int n, int ib, int nb, int me, int src, int np)
+{
+    int count = 0;
+    for (int l = 0;; l++) { /* local indices map to increasing whole ones */
+        int64_t g = global_index(l, ib, nb, me, src, np);
+        if (g >= n)
+            break;
+        count++;
+    }
+    return count;
+}
+
+/* An m×n matrix, first block imb×inb (DTYPE_ 2 when it is not mb×nb),
+ * then blocks mb×nb, from (rsrc, csrc), lld padded; values from seed (NaN
+ * everywhere when seed is 0), padding 777. */
+static void mat_make_first(mat *x, int ctxt, int m, int n, int imb, int inb, int mb, int nb,
+                           int rsrc, int csrc, uint64_t seed)
 {
     int P, Q, pr, pc;
     Cblacs_gridinfo(ctxt, &P, &Q, &pr, &pc);
-    x->locr = numroc_(&m, &mb, &pr, &rsrc, &P);
-    x->locc = numroc_(&n, &nb, &pc, &csrc, &Q);
+    x->imb = imb, x->inb = inb, x->mb = mb, x->nb = nb, x->rsrc = rsrc, x->csrc = csrc;
+    x->locr = held(m, imb, mb, pr, rsrc, P);
+    x->locc = held(n, inb, nb, pc, csrc, Q);
+    if (imb == mb)
+        CHECK(x->locr == numroc_(&m, &mb, &pr, &rsrc, &P), "the test's own count of rows");
     x->lld = (x->locr > 1 ? x->locr : 1) + 3;
-    int d[9] = {1, ctxt, m, n, mb, nb, rsrc, csrc, x->lld};
-    memcpy(x->desc, d, sizeof d);
+    if (imb == mb && inb == nb) {
+        int d[11] = {1, ctxt, m, n, mb, nb, rsrc, csrc, x->lld, 0, 0};
+        memcpy(x->desc, d, sizeof d);
+    } else {
+        int d[11] = {2, ctxt, m, n, imb, inb, mb, nb, rsrc, csrc, x->lld};
+        memcpy(x->desc, d, sizeof d);
+    }
     size_t len = (size_t)x->lld * (size_t)(x->locc > 1 ? x->locc : 1);
     x->d = malloc(len * sizeof(double));
     x->f = malloc(len * sizeof(float));
@@ -111,12 +157,18 @@ static void mat_make(mat *x, int ctxt, int m, int n, int mb, int nb, int rsrc, i
         for (int r = 0; r < x->lld; r++) {
             double v = 777;
             if (r < x->locr && c < x->locc)
-                v = seed ? value(seed, global_index(r, mb, pr, rsrc, P),
-                                 global_index(c, nb, pc, csrc, Q))
+                v = seed ? value(seed, global_index(r, imb, mb, pr, rsrc, P),
+                                 global_index(c, inb, nb, pc, csrc, Q))
                          : NAN;
             x->d[(size_t)c * x->lld + r] = v;
             x->f[(size_t)c * x->lld + r] = (float)v;
         }
+}
+
+static void mat_make(mat *x, int ctxt, int m, int n, int mb, int nb, int rsrc, int csrc,
+                     uint64_t seed)
+{
+    mat_make_first(x, ctxt, m, n, mb, nb, mb, nb, rsrc, csrc, seed);
 }
 
 static void mat_copy(mat *dst, const mat *src)
@@ -141,6 +193,7 @@ typedef struct {
     double alpha, beta;
     int mbA, nbA, mbB, nbB, mbC, nbC, src; /* src: first blocks on process (1, 1) when it exists */
     int single;
+    int first[3][2]; /* A's, B's, C's first block (DTYPE_ 2); 0: MB_ x NB_ */
 } pcase;
 
 /* |got - want| within tol inside sub(C), identical bits outside; returns the worst ratio. */
@@ -156,8 +209,8 @@ static double compare(const mat *want, const mat *got, const pcase *c, int ctxt,
                    g = c->single ? got->f[at] : got->d[at];
             int inside = 0;
             if (r < got->locr && col < got->locc) {
-                int64_t i = global_index(r, got->desc[4], pr, got->desc[6], P);
-                int64_t j = global_index(col, got->desc[5], pc, got->desc[7], Q);
+                int64_t i = global_index(r, got->imb, got->mb, pr, got->rsrc, P);
+                int64_t j = global_index(col, got->inb, got->nb, pc, got->csrc, Q);
                 inside = i >= c->ic - 1 && i < c->ic - 1 + c->m && j >= c->jc - 1 &&
                          j < c->jc - 1 + c->n;
             }
@@ -215,10 +268,14 @@ static void run_case(const pcase *c, int ctxt, char order, dd_context *world_ctx
     int br = c->tb == 'N' ? c->k : c->n, bc = c->tb == 'N' ? c->n : c->k;
     int rs = c->src && P > 1 ? 1 : 0, cs = c->src && Q > 1 ? Q - 1 : 0;
     mat A, B, C0, C1, C2;
-    mat_make(&A, ctxt, c->ia - 1 + ar + 2, c->ja - 1 + ac + 1, c->mbA, c->nbA, rs, cs, 11);
-    mat_make(&B, ctxt, c->ib - 1 + br + 1, c->jb - 1 + bc + 3, c->mbB, c->nbB, cs ? 0 : rs, cs, 22);
-    mat_make(&C0, ctxt, c->ic - 1 + c->m + 1, c->jc - 1 + c->n + 2, c->mbC, c->nbC, rs, 0,
-             c->beta == 0 ? 0 : 33);
+#define FIRST(k, d, b) (c->first[k][d] ? c->first[k][d] : (b))
+    mat_make_first(&A, ctxt, c->ia - 1 + ar + 2, c->ja - 1 + ac + 1, FIRST(0, 0, c->mbA),
+                   FIRST(0, 1, c->nbA), c->mbA, c->nbA, rs, cs, 11);
+    mat_make_first(&B, ctxt, c->ib - 1 + br + 1, c->jb - 1 + bc + 3, FIRST(1, 0, c->mbB),
+                   FIRST(1, 1, c->nbB), c->mbB, c->nbB, cs ? 0 : rs, cs, 22);
+    mat_make_first(&C0, ctxt, c->ic - 1 + c->m + 1, c->jc - 1 + c->n + 2, FIRST(2, 0, c->mbC),
+                   FIRST(2, 1, c->nbC), c->mbC, c->nbC, rs, 0, c->beta == 0 ? 0 : 33);
+#undef FIRST
     mat_copy(&C1, &C0);
     mat_copy(&C2, &C0);
     if (getenv("DD_TEST_VERBOSE"))
@@ -232,12 +289,13 @@ static void run_case(const pcase *c, int ctxt, char order, dd_context *world_ctx
     double tol = 8 * (c->k + 1) * eps * (fabs(c->alpha) * c->k + fabs(c->beta)) + 1e-300;
     double e = compare(&C0, &C1, c, ctxt, tol);
     CHECK(e <= 1,
-          "%s %dx%d %c %c%c m%d n%d k%d a%g b%g blocks A%dx%d B%dx%d C%dx%d off %d,%d %d,%d "
-          "%d,%d: drop-in vs ScaLAPACK error %.3g x tol",
+          "%s %dx%d %c %c%c m%d n%d k%d a%g b%g blocks A%dx%d B%dx%d C%dx%d first A%dx%d "
+          "B%dx%d C%dx%d off %d,%d %d,%d %d,%d: drop-in vs ScaLAPACK error %.3g x tol",
           c->single ? "psgemm" : "pdgemm", P, Q, order, c->ta, c->tb, c->m, c->n, c->k, c->alpha,
-          c->beta, c->mbA, c->nbA, c->mbB, c->nbB, c->mbC, c->nbC, c->ia, c->ja, c->ib, c->jb,
-          c->ic, c->jc, e);
-    if (world_ctx && P * Q == g_size) {
+          c->beta, c->mbA, c->nbA, c->mbB, c->nbB, c->mbC, c->nbC, A.imb, A.inb, B.imb, B.inb,
+          C0.imb, C0.inb, c->ia, c->ja, c->ib, c->jb, c->ic, c->jc, e);
+    /* dd_matrix_desc has no first block: the 9-entry cases only */
+    if (world_ctx && P * Q == g_size && A.desc[0] == 1 && B.desc[0] == 1 && C0.desc[0] == 1) {
         dd_status st = call_direct(world_ctx, c, &A, &B, &C2, P, Q, order);
         e = compare(&C0, &C2, c, ctxt, tol);
         CHECK(st == DD_SUCCESS && e <= 1,
@@ -306,6 +364,31 @@ static void grid_cases(int ctxt, char order, dd_context *world_ctx, int quick, i
     }
 }
 
+/* 11-entry descriptors (DTYPE_ 2) whose first block differs from the
+ * others: smaller, larger (past several blocks), 1, one side only; with
+ * offsets inside and past the first block, transposes, every operand. */
+static void first_block_cases(int ctxt, char order)
+{
+    static const int firsts[][3][2] = {
+        {{1, 3}, {2, 2}, {3, 1}},    /* smaller than the blocks (4, 5) */
+        {{9, 11}, {13, 6}, {10, 7}}, /* larger: past two blocks */
+        {{4, 2}, {5, 5}, {4, 5}},    /* one side alike */
+        {{1, 1}, {1, 1}, {1, 1}},
+    };
+    static const char tr[][2] = {{'N', 'N'}, {'T', 'N'}, {'N', 'T'}, {'T', 'C'}};
+    for (int f = 0; f < 4; f++)
+        for (int t = 0; t < 4; t++) {
+            int n = f * 4 + t;
+            pcase c = {.ta = tr[t][0], .tb = tr[t][1], .m = 23 + n, .n = 19, .k = 17 + n % 5,
+                       .ia = 1 + n % 3 * 4, .ja = 1 + n % 2 * 7, .ib = 1 + (n / 2) % 3 * 5,
+                       .jb = 1 + n % 4, .ic = 1 + n % 3 * 6, .jc = 1 + (n + 1) % 2 * 9,
+                       .alpha = n % 3 ? 1.5 : -1, .beta = n % 4 ? 0.5 : 0, .mbA = 4, .nbA = 5,
+                       .mbB = 5, .nbB = 4, .mbC = 4, .nbC = 4, .src = n % 2, .single = n % 5 == 2};
+            memcpy(c.first, firsts[f], sizeof c.first);
+            run_case(&c, ctxt, order, NULL);
+        }
+}
+
 /* A generated table rather than chosen shapes: each of M, N, K in {1, 3, 8}
  * (square op(A) with M = K, M = N = K, K = 1, sizes below the grid's) with
  * transa, transb in {N, T, C}, blocks of 2, offsets 1 and 2 in turn. */
@@ -324,10 +407,10 @@ static void sweep_cases(int ctxt, char order, dd_context *world_ctx)
         }
 }
 
-/* Bad arguments: the PBLAS number through PXERBLA, C untouched, no crash. */
+/* Bad arguments: minus PBLAS's number through PB_Cabort, C untouched, no crash. */
 static void refusals(int ctxt)
 {
-    pcase c = {'N', 'N', 20, 16, 12, 1, 1, 1, 1, 1, 1, 1.0, 0.5, 4, 4, 4, 4, 4, 4, 0, 0};
+    pcase c = {'N', 'N', 20, 16, 12, 1, 1, 1, 1, 1, 1, 1.0, 0.5, 4, 4, 4, 4, 4, 4, 0, 0, {{0}}};
     mat A, B, C, C0;
     mat_make(&A, ctxt, 20, 12, 4, 4, 0, 0, 11);
     mat_make(&B, ctxt, 12, 16, 4, 4, 0, 0, 22);
@@ -357,10 +440,10 @@ static void refusals(int ctxt)
         } else {
             cc.ic = bad[i].value;
         }
-        g_last_xerbla = 0;
+        g_last_abort = 0;
         call((pgemm_fn *)pdgemm_, &cc, &A, &B, &C);
-        CHECK(g_last_xerbla == bad[i].want, "%s: PXERBLA got %d, want %d", bad[i].what,
-              g_last_xerbla, bad[i].want);
+        CHECK(g_last_abort == -bad[i].want, "%s: PB_Cabort got %d, want %d", bad[i].what,
+              g_last_abort, -bad[i].want);
         if (bad[i].which >= 0)
             x[bad[i].which]->desc[bad[i].entry] = save;
         CHECK(
@@ -368,9 +451,9 @@ static void refusals(int ctxt)
             "%s: C changed", bad[i].what);
     }
     /* and the next good call is served */
-    g_last_xerbla = 0;
+    g_last_abort = 0;
     call((pgemm_fn *)pdgemm_, &c, &A, &B, &C);
-    CHECK(g_last_xerbla == 0, "a good call after refusals: PXERBLA %d", g_last_xerbla);
+    CHECK(g_last_abort == 0, "a good call after refusals: PB_Cabort %d", g_last_abort);
     mat_free(&A), mat_free(&B), mat_free(&C), mat_free(&C0);
 }
 
@@ -393,6 +476,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
     int fallback = argc > 1 && !strcmp(argv[1], "fallback");
+    int handon = argc > 1 && !strcmp(argv[1], "handon");
     if (!find_real()) {
         MPI_Finalize();
         return 1;
@@ -402,7 +486,7 @@ int main(int argc, char **argv)
     o.backend = "cpu";
     dd_context *world_ctx = NULL;
     char msg[256];
-    if (!fallback && dd_context_create(MPI_COMM_WORLD, &o, &world_ctx, msg, sizeof msg))
+    if (!fallback && !handon && dd_context_create(MPI_COMM_WORLD, &o, &world_ctx, msg, sizeof msg))
         CHECK(0, "dd_context_create: %s", msg);
     static const int grids[][2] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {2, 3}, {3, 2}};
     int in_grid = 0;
@@ -416,11 +500,13 @@ int main(int argc, char **argv)
             Cblacs_gridinit(&ctxt, oi ? "C" : "R", grids[gi][0], grids[gi][1]);
             if (ctxt >= 0) {
                 in_grid = 1;
-                grid_cases(ctxt, order, world_ctx, fallback, (gi * 2 + oi) * 12);
-                if (!fallback && gi == 3 && oi == 0)
+                grid_cases(ctxt, order, world_ctx, fallback || handon, (gi * 2 + oi) * 12);
+                if (!fallback && !handon && gi == 3 && oi == 0)
                     refusals(ctxt);
-                if (!fallback && ((gi == 0 && oi == 1) || (gi == 3 && oi == 0)))
+                if (!fallback && !handon && ((gi == 0 && oi == 1) || (gi == 3 && oi == 0)))
                     sweep_cases(ctxt, order, world_ctx);
+                if (!fallback && (gi >= 3 || (gi == 0 && oi == 1)))
+                    first_block_cases(ctxt, order);
                 Cblacs_gridexit(ctxt);
             }
             MPI_Barrier(MPI_COMM_WORLD);
@@ -430,15 +516,20 @@ int main(int argc, char **argv)
     if (fallback)
         CHECK(served == 0, "DD_SCALAPACK_BACKEND bad, yet %ld calls were served by dgemm-dist",
               served);
+    else if (handon)
+        CHECK(served == 0 && (dd_scalapack_handed_on() > 0 || !in_grid),
+              "the CPU backend under auto: %ld calls served by dgemm-dist, %ld handed on", served,
+              dd_scalapack_handed_on());
     else
         CHECK(served > 0 || !in_grid, "no call was served by dgemm-dist");
+    CHECK(g_xerbla_calls == 0, "PXERBLA was called %d times", g_xerbla_calls);
     dd_context_destroy(world_ctx);
     int fails = 0, cases = 0;
     MPI_Allreduce(&g_fail, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Reduce(&g_cases, &cases, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (g_rank == 0)
         printf("test_pdgemm%s: %d rank%s, %d case-runs over the ranks, %s\n",
-               fallback ? " fallback" : "", g_size, g_size == 1 ? "" : "s", cases,
+               fallback ? " fallback" : handon ? " handon" : "", g_size, g_size == 1 ? "" : "s", cases,
                fails ? "FAILED" : "all passed");
     MPI_Finalize();
     return fails != 0;

@@ -1,27 +1,33 @@
 /* test_pdgemm_faults.c — the drop-in's refusals against PBLAS's own.
  *
  * Linked as test_pdgemm.c is (the drop-in before -lscalapack-openmpi).
- * PXERBLA and PBLAS's PB_Cabort are defined here, so each records the
- * number it is given instead of printing (and, for PB_Cabort, aborting the
- * job); PB_Cwarn keeps PBLAS's last warning for the failure messages.
- * Every faulty call goes to ScaLAPACK's own pdgemm_ (dlopen/dlsym on
- * DD_SCALAPACK_LIB), whose number is the oracle, and to the drop-in, which
- * must call PXERBLA once with the same number, leave C untouched and
- * return (a barrier after each case: no rank is left inside).
+ * PXERBLA and PBLAS's PB_Cabort are defined here, as PBLAS's testers
+ * define PB_Cabort, so each records the number it is given instead of
+ * printing (and, for PB_Cabort, aborting the job); PB_Cwarn keeps PBLAS's
+ * last warning for the failure messages.  Every faulty call goes to
+ * ScaLAPACK's own pdgemm_ (dlopen/dlsym on DD_SCALAPACK_LIB), whose number
+ * is the oracle, and to the drop-in, which must call PB_Cabort once with
+ * the same (negative) number, never PXERBLA, leave C untouched and return
+ * (a barrier after each case: no rank is left inside).  With
+ * DD_SCALAPACK_ERRORS=return the drop-in must not call PB_Cabort at all,
+ * and dd_scalapack_last_info() must give the number.
  *
  *   contexts   CTXT_ of A, B and C in turn: a grid released by
  *              Cblacs_gridexit, another grid's (same shape, column order;
  *              and, at 2 ranks or more, a 1x2 grid whose other processes
  *              hold -1), -1, a handle BLACS never gave; the released one in
  *              all three
- *   fields     every entry of each descriptor (DTYPE_, M_, N_, MB_, NB_,
- *              RSRC_, CSRC_, LLD_) and every scalar argument (TRANSA ...
- *              JC, the submatrices' bounds); where the grid holds every
- *              rank, dd_pgemm's info->bad_argument too
- *   served     processes outside a valid grid (their handle -1) return
- *              silently while the grid's processes compute; a replicated
- *              operand (RSRC_ = -1) and an 11-entry descriptor (DTYPE_ 2)
- *              are handed to ScaLAPACK (same bits as its own call)
+ *   fields     every entry of each descriptor, 9-entry (DTYPE_, M_, N_,
+ *              MB_, NB_, RSRC_, CSRC_, LLD_) and 11-entry (the same and
+ *              IMB_, INB_: RSRC_, CSRC_, LLD_ numbered x09, x10, x11 in
+ *              both) and every scalar argument (TRANSA ... JC, the
+ *              submatrices' bounds); where the grid holds every rank,
+ *              dd_pgemm's info->bad_argument too
+ *   served     processes outside a valid grid (their handle -1) get
+ *              PBLAS's number (DESCA's CTXT_) while the grid's processes
+ *              compute; a replicated operand (RSRC_ = -1) is handed to
+ *              ScaLAPACK (same bits as its own call); an 11-entry
+ *              descriptor (DTYPE_ 2) is served
  *   message    the drop-in's line, PB_Cabort's wording, from one process
  *
  * The grid is 2x2 at 4 ranks or more, 1x1 below. */
@@ -40,6 +46,7 @@
 #define DD_CHECK_MPI
 #include "dd_check.h"
 #include "dgemm_dist.h"
+#include "dgemm_dist_scalapack.h" /* dd_scalapack_last_info, dd_scalapack_calls */
 
 void Cblacs_get(int ctxt, int what, int *val);
 void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
@@ -60,6 +67,7 @@ static int g_cases;
 static MPI_Comm g_grid; /* the processes of the call's grid */
 static pgemm_fn *real_pdgemm;
 static int xerbla_calls, xerbla_number, cabort_calls, cabort_number;
+static int errors_return; /* DD_SCALAPACK_ERRORS=return: no PB_Cabort from the drop-in */
 static char pblas_warning[512];
 
 /* ScaLAPACK's error hook, as the drop-in calls it. */
@@ -71,7 +79,7 @@ void pxerbla_(const int *ictxt, const char *name, const int *info, size_t len)
 }
 
 /* PBLAS's: the number it would abort the job with (PBLAS passes it negative). */
-void PB_Cabort(int ictxt, char *rout, int info)
+void PB_Cabort(int ictxt, const char *rout, int info)
 {
     (void)ictxt, (void)rout;
     cabort_calls++;
@@ -192,12 +200,19 @@ static void refusal(const char *what, const args *a, const mat *A, const mat *B,
     if (want > 0)
         CHECK(pblas == want, "%s: PBLAS says %d (%s), the test expects %d", what, pblas,
               pblas_warning, want);
-    xerbla_calls = 0, xerbla_number = 0;
+    xerbla_calls = 0, xerbla_number = 0, cabort_calls = 0, cabort_number = 0;
     memcpy(c, C->d, C->len * sizeof(double));
     call((pgemm_fn *)pdgemm_, a, A, B, C->desc, c);
-    CHECK(xerbla_calls == 1 && xerbla_number == pblas,
-          "%s: the drop-in called PXERBLA %d times, last with %d; PBLAS says %d (%s)", what,
-          xerbla_calls, xerbla_number, pblas, pblas_warning);
+    CHECK(xerbla_calls == 0, "%s: the drop-in called PXERBLA (%d times, last with %d)", what,
+          xerbla_calls, xerbla_number);
+    if (errors_return)
+        CHECK(cabort_calls == 0, "%s: DD_SCALAPACK_ERRORS=return, yet PB_Cabort was called", what);
+    else
+        CHECK(cabort_calls == 1 && cabort_number == pblas,
+              "%s: the drop-in called PB_Cabort %d times, last with %d; PBLAS says %d (%s)", what,
+              cabort_calls, -cabort_number, -pblas, pblas_warning);
+    CHECK(dd_scalapack_last_info() == -pblas, "%s: dd_scalapack_last_info() %d, PBLAS says %d",
+          what, dd_scalapack_last_info(), -pblas);
     CHECK(!memcmp(c, C->d, C->len * sizeof(double)), "%s: the drop-in changed C", what);
     free(c);
     if (ctx) {
@@ -291,6 +306,31 @@ static void fields(int grid, int P, int Q, dd_context *ctx)
             x[i].desc[bad[b].entry] = save;
             MPI_Barrier(g_grid);
         }
+    /* the 11-entry form (DTYPE_ 2), every entry: its number is its place */
+    struct {
+        const char *what;
+        int entry, value; /* entry of the 11, from 0; PBLAS's number entry + 1 */
+    } bad11[] = {{"DTYPE_ = 7", 0, 7},       {"M_ = -1", 2, -1},
+                 {"N_ = 0 (sub() not empty)", 3, 0}, {"IMB_ = 0", 4, 0},
+                 {"INB_ = -2", 5, -2},        {"MB_ = 0", 6, 0},
+                 {"NB_ = -2", 7, -2},         {"RSRC_ = nprow", 8, P},
+                 {"CSRC_ = -2", 9, -2},       {"LLD_ = 0", 10, 0},
+                 {"LLD_ = local rows - 1", 10, rows - 1}};
+    for (int i = 0; i < 3; i++)
+        for (size_t b = 0; b < sizeof bad11 / sizeof bad11[0]; b++) {
+            int d9[9], save[11];
+            memcpy(d9, x[i].desc, sizeof d9);
+            memcpy(save, x[i].desc, sizeof save);
+            int d11[11] = {2, d9[1], d9[2], d9[3], d9[4], d9[5], d9[4], d9[5], d9[6], d9[7], d9[8]};
+            d11[bad11[b].entry] = bad11[b].value;
+            memcpy(x[i].desc, d11, sizeof d11);
+            char what[120];
+            snprintf(what, sizeof what, "DESC%s's (11 entries) %s", names[i], bad11[b].what);
+            refusal(what, &good, &x[0], &x[1], &x[2], pos[i] * 100 + bad11[b].entry + 1, NULL, 0,
+                    0);
+            memcpy(x[i].desc, save, sizeof save);
+            MPI_Barrier(g_grid);
+        }
     /* the scalars: position in PDGEMM's list */
     struct {
         const char *what;
@@ -339,7 +379,8 @@ static void compare(const char *what, const double *want, const double *got, siz
           exact ? " (bit for bit)" : "");
 }
 
-/* Calls PBLAS accepts: outside the grid a silent return, inside it a result. */
+/* Processes outside a grid (their handle -1) get PBLAS's number while the
+ * grid's processes compute; calls PBLAS accepts give its result. */
 static void served(int grid, int sub)
 {
     if (g_size > 1) { /* processes 2.. are outside sub's 1x2 grid: their handle is -1 */
@@ -350,11 +391,18 @@ static void served(int grid, int sub)
         CHECK((g_rank < 2) == (C.desc[1] >= 0), "1x2 grid: rank %d has handle %d", g_rank,
               C.desc[1]);
         double *want = clone(&C), *got = clone(&C);
-        if (g_rank < 2)
-            call(real_pdgemm, &good, &A, &B, C.desc, want);
-        xerbla_calls = 0;
+        cabort_calls = 0, cabort_number = 0;
+        call(real_pdgemm, &good, &A, &B, C.desc, want);
+        int pblas = cabort_calls ? cabort_number : 0;
+        CHECK(pblas == (g_rank < 2 ? 0 : 1002), "1x2 grid, rank %d: PBLAS says %d", g_rank, pblas);
+        xerbla_calls = 0, cabort_calls = 0, cabort_number = 0;
         call((pgemm_fn *)pdgemm_, &good, &A, &B, C.desc, got);
         CHECK(xerbla_calls == 0, "1x2 grid, rank %d: PXERBLA called (%d)", g_rank, xerbla_number);
+        CHECK(errors_return ? cabort_calls == 0 : (cabort_calls ? cabort_number : 0) == pblas,
+              "1x2 grid, rank %d: the drop-in called PB_Cabort %d times with %d; PBLAS says %d",
+              g_rank, cabort_calls, cabort_number, pblas);
+        CHECK(dd_scalapack_last_info() == -pblas, "1x2 grid, rank %d: last info %d, PBLAS %d",
+              g_rank, dd_scalapack_last_info(), -pblas);
         compare(g_rank < 2 ? "1x2 grid, inside" : "1x2 grid, outside (must be untouched)", want,
                 got, C.len, 16, g_rank >= 2);
         free(want), free(got), free(A.d), free(B.d), free(C.d);
@@ -382,10 +430,15 @@ static void served(int grid, int sub)
         call(real_pdgemm, &good, &A, &B, C.desc, want);
         CHECK(cabort_calls == 0, "%s: ScaLAPACK refuses it (%d: %s)", what, cabort_number,
               pblas_warning);
-        xerbla_calls = 0;
+        xerbla_calls = 0, cabort_calls = 0;
+        long before = dd_scalapack_calls();
         call((pgemm_fn *)pdgemm_, &good, &A, &B, C.desc, got);
-        CHECK(xerbla_calls == 0, "%s: the drop-in calls PXERBLA with %d", what, xerbla_number);
-        compare(what, want, got, C.len, 16, 1); /* handed to ScaLAPACK: the same bits */
+        CHECK(xerbla_calls == 0 && cabort_calls == 0, "%s: the drop-in refuses it (%d, %d)", what,
+              xerbla_number, cabort_number);
+        /* handed to ScaLAPACK: the same bits; served: the same within rounding */
+        compare(what, want, got, C.len, 16, kind == 0);
+        CHECK((dd_scalapack_calls() > before) == (kind == 1), "%s: %s by dgemm-dist", what,
+              kind == 1 ? "not served" : "served");
         free(want), free(got), free(A.d), free(B.d), free(C.d);
         g_cases++;
     }
@@ -466,6 +519,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    const char *mode = getenv("DD_SCALAPACK_ERRORS");
+    errors_return = mode && !strcmp(mode, "return");
     void *h = dlopen(DD_SCALAPACK_LIB, RTLD_NOW | RTLD_GLOBAL);
     real_pdgemm = h ? (pgemm_fn *)dlsym(h, "pdgemm_") : NULL;
     if (!real_pdgemm || real_pdgemm == (pgemm_fn *)pdgemm_) {
@@ -512,7 +567,8 @@ int main(int argc, char **argv)
     MPI_Allreduce(&g_fail, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Reduce(&g_cases, &cases, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (g_rank == 0)
-        printf("test_pdgemm_faults: %d rank%s, %d case-runs over the ranks, %s\n", g_size,
+        printf("test_pdgemm_faults%s: %d rank%s, %d case-runs over the ranks, %s\n",
+               errors_return ? " (DD_SCALAPACK_ERRORS=return)" : "", g_size,
                g_size == 1 ? "" : "s", cases, fails ? "FAILED" : "all passed");
     MPI_Finalize();
     return fails != 0;
