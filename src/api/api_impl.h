@@ -50,7 +50,7 @@ enum {
     API_DEV_SLOT,
     API_NDEV = API_DEV_SLOT + 2 * (DD_LOOKAHEAD_MAX + 1)
 };
-enum { API_HOST_RING, API_HOST_STAGE = 2, API_NHOST };
+enum { API_HOST_RING, API_HOST_STAGE = 2, API_HOST_DOWN, API_NHOST = API_HOST_DOWN + 2 };
 
 struct dd_context {
     MPI_Comm world, node, row, col; /* world: the caller's communicator, duplicated */
@@ -73,7 +73,8 @@ struct dd_context {
     char why[192];           /* engine_select's account of the backend chosen */
     dd_err err;              /* the last call's message */
     api_buf dev[API_NDEV];   /* work memory: blocks A, B, C, then SUMMA's slots */
-    api_buf host[API_NHOST]; /* pinned (CUDA): the ring's two slots, the exchange's staging */
+    api_buf host[API_NHOST]; /* pinned (CUDA): the ring's two slots, the exchange's staging,
+                              * api_pipe.c's two download slots */
     rd_keep keep;            /* the redistribution's send and receive buffers */
     int copy_threads;        /* threads of the host copies (api_copy_runs) */
 };
@@ -217,5 +218,18 @@ int api_band_down(dd_engine *e, void *band, const void *W, int64_t rows, int64_t
  * C's work block back to the caller's host array.  Agreed. */
 int api_load_host(gemm_call *g, int k, void *W, int64_t rows, int64_t cols, dd_err *err);
 int api_store_host(gemm_call *g, dd_err *err);
+
+/* api_stage.c: on one rank, operand o's stored elements as op(X)'s
+ * strides: element (r, c) at *base + (r·rs + c·cs) elements; 1 when its
+ * rows or columns are contiguous (else, or on several ranks, 0). */
+int api_local_view(const gemm_call *g, const api_operand *o, const char **base, int64_t *rs,
+                   int64_t *cs);
+
+/* api_pipe.c: whether this call takes the host pipeline (one rank, host
+ * arrays, no check, alpha ≠ 0, K > 0; a GPU, or DD_FAULT=host-pipe on the
+ * CPU), and the call through it: uploads, multiplies and downloads in
+ * flight together, C written band by band.  g->sec is its time.  Agreed. */
+int api_pipe_fits(const gemm_call *g);
+int api_pipe_gemm(gemm_call *g, dd_err *err);
 
 #endif

@@ -176,8 +176,8 @@ static int stage_move(const lines_t *L, char *stage, int up, dd_err *err)
 /* The operand's stored elements on this rank as op(X)'s strides, when
  * nothing moves between ranks (one rank): element (r, c) of op(X) at
  * *base + (r·rs + c·cs) elements.  1 when rows or columns are contiguous. */
-static int local_view(const gemm_call *g, const api_operand *o, const char **base, int64_t *rs,
-                      int64_t *cs)
+int api_local_view(const gemm_call *g, const api_operand *o, const char **base, int64_t *rs,
+                   int64_t *cs)
 {
     const rd_layout *l = &o->lay;
     if (g->ctx->size != 1 || !o->p)
@@ -208,7 +208,7 @@ int api_load_host(gemm_call *g, int k, void *W, int64_t rows, int64_t cols, dd_e
                               : lines_of(g, W, rows, cols, 0, o->p, o->ld);
         return dd_agree(ctx->world, ring_up(&L, err), err);
     }
-    if (local_view(g, o, &base, &rs, &cs)) {
+    if (api_local_view(g, o, &base, &rs, &cs)) {
         int bycol = cs != 1;
         lines_t L = lines_of(g, W, rows, cols, bycol, base, bycol ? cs : rs);
         return dd_agree(ctx->world, ring_up(&L, err), err);
@@ -242,7 +242,7 @@ int api_store_host(gemm_call *g, dd_err *err)
         lines_t L = lines_of(g, s->C, s->Mp, s->Nq, 1, o->p, o->lay.cs);
         return dd_agree(ctx->world, ring_down(&L, err), err);
     }
-    if (o->direct || local_view(g, o, &base, &rs, &cs)) {
+    if (o->direct || api_local_view(g, o, &base, &rs, &cs)) {
         int bycol = !o->direct && cs != 1;
         lines_t L = o->direct ? lines_of(g, s->C, s->Mp, s->Nq, 0, o->p, o->ld)
                               : lines_of(g, s->C, s->Mp, s->Nq, bycol, base, bycol ? cs : rs);

@@ -27,6 +27,11 @@
 
 typedef struct dd_engine dd_engine;
 
+/* The queues of the pipeline ops (mark, after, download_side_async) and
+ * how many marks an engine keeps. */
+enum { DD_Q_UP, DD_Q_COMPUTE, DD_Q_DOWN };
+#define DD_ENGINE_MARKS 8
+
 /* Called by gemm() while the multiply runs, so that non-blocking
  * communication progresses (CPU: between row chunks; CUDA: once, after the
  * launch, while the GPU computes).  Returns DD_OK or an error. */
@@ -109,8 +114,26 @@ typedef struct dd_engine_ops {
                           int64_t h, int64_t w, size_t es, dd_err *err);
     int (*download_t_async)(dd_engine *e, void *host_dst, const void *work_src, int64_t lds,
                             int64_t h, int64_t w, size_t es, dd_err *err);
-    /* Wait for every upload_async and download_async enqueued so far. */
+    /* Wait for every upload_async and download_async (and
+     * download_side_async) enqueued so far. */
     int (*wait_copies)(dd_engine *e, dd_err *err);
+    /* Three queues in flight together, for the library's host pipeline
+     * (src/api/api_pipe.c): DD_Q_UP holds upload_async's and
+     * upload_t_async's copies, DD_Q_COMPUTE gemm's multiplies and
+     * DD_Q_DOWN download_side_async's copies (CUDA: the communication
+     * stream, the compute stream and a third one, so that an upload, a
+     * multiply and a download run at once, each copy direction on its own
+     * copy engine).  mark: mark i (0 <= i < DD_ENGINE_MARKS) at the end of
+     * what queue q holds now; after: what queue q is given next waits for
+     * mark i; reached: the host waits for mark i.  A mark is reused by
+     * marking it again (after and reached see its last mark).  CPU: every
+     * copy and multiply is synchronous, so these three do nothing. */
+    int (*mark)(dd_engine *e, int q, int i, dd_err *err);
+    int (*after)(dd_engine *e, int q, int i, dd_err *err);
+    int (*reached)(dd_engine *e, int i, dd_err *err);
+    /* download_async on DD_Q_DOWN (CPU: synchronous), host memory pinned. */
+    int (*download_side_async)(dd_engine *e, void *host_dst, size_t dpitch, const void *work_src,
+                               size_t spitch, size_t width_bytes, int64_t rows, dd_err *err);
     /* C(m×n, ldc) = A(m×k, lda)·B(k×n, ldb) + beta·C, row-major, beta 0 or 1,
      * t the type given at open (no transposes and no alpha: the library
      * transposes at load and applies alpha and beta with scale()),

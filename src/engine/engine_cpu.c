@@ -178,6 +178,23 @@ static int cpu_wait(dd_engine *e, dd_err *err)
     return DD_OK;
 }
 
+static int cpu_mark(dd_engine *e, int q, int i, dd_err *err)
+{
+    (void)e;
+    (void)q;
+    (void)i;
+    (void)err;
+    return DD_OK;
+}
+
+static int cpu_reached(dd_engine *e, int i, dd_err *err)
+{
+    (void)e;
+    (void)i;
+    (void)err;
+    return DD_OK;
+}
+
 static void zero_rows(dd_dtype t, int64_t m, int64_t n, void *C, int64_t ldc)
 {
     size_t es = dd_elsize(t);
@@ -383,6 +400,10 @@ const dd_engine_ops dd_engine_cpu = {
     .upload_t_async = cpu_upload_t,
     .download_t_async = cpu_download_t,
     .wait_copies = cpu_wait,
+    .mark = cpu_mark,
+    .after = cpu_mark,
+    .reached = cpu_reached,
+    .download_side_async = cpu_copy2d,
     .zero = cpu_zero,
     .gemm = cpu_gemm,
     .reset_timers = cpu_reset,

@@ -143,9 +143,15 @@ static int make_streams(cuda_state *s, dd_err *err)
                             "cudaStreamCreateWithPriority (compute stream)", err)) ||
         (rc = dd_cuda_check(cudaStreamCreateWithPriority(&s->comm, cudaStreamNonBlocking, greatest),
                             "cudaStreamCreateWithPriority (communication stream)", err)) ||
+        (rc = dd_cuda_check(cudaStreamCreateWithPriority(&s->down, cudaStreamNonBlocking, least),
+                            "cudaStreamCreateWithPriority (download stream)", err)) ||
         (rc = dd_cuda_check(cudaEventCreate(&s->phase0), "cudaEventCreate", err)) ||
         (rc = dd_cuda_check(cudaEventCreate(&s->phase1), "cudaEventCreate", err)))
         return rc;
+    for (int i = 0; i < DD_ENGINE_MARKS; i++)
+        if ((rc = dd_cuda_check(cudaEventCreateWithFlags(&s->mk[i], cudaEventDisableTiming),
+                                "cudaEventCreateWithFlags (a pipeline mark)", err)))
+            return rc;
     return DD_OK;
 }
 
@@ -203,6 +209,8 @@ static void cuda_close(dd_engine *e)
         cudaStreamSynchronize(s->compute);
     if (s->comm)
         cudaStreamSynchronize(s->comm);
+    if (s->down)
+        cudaStreamSynchronize(s->down);
     /* a kernel's note: ozaki2's native fallbacks, sgemm_dmma's calls on sgemm_simt */
     const char *note = kernel_note();
     if (note[0])
@@ -219,6 +227,11 @@ static void cuda_close(dd_engine *e)
         cudaStreamDestroy(s->compute);
     if (s->comm)
         cudaStreamDestroy(s->comm);
+    if (s->down)
+        cudaStreamDestroy(s->down);
+    for (int i = 0; i < DD_ENGINE_MARKS; i++)
+        if (s->mk[i])
+            cudaEventDestroy(s->mk[i]);
     if (s->aux)
         cudaFree(s->aux);
     if (s->tbuf)
@@ -351,7 +364,60 @@ static int cuda_wait_copies(dd_engine *e, dd_err *err)
     if (!rc)
         rc = dd_cuda_check(cudaStreamSynchronize(s->compute),
                            "cudaStreamSynchronize (compute stream)", err);
+    if (!rc)
+        rc = dd_cuda_check(cudaStreamSynchronize(s->down),
+                           "cudaStreamSynchronize (download stream)", err);
     return rc;
+}
+
+static cudaStream_t queue_stream(cuda_state *s, int q)
+{
+    return q == DD_Q_UP ? s->comm : q == DD_Q_DOWN ? s->down : s->compute;
+}
+
+static int mark_index(int i, dd_err *err)
+{
+    return i >= 0 && i < DD_ENGINE_MARKS
+               ? DD_OK
+               : dd_fail(err, DD_EFAIL, "pipeline mark %d outside 0..%d", i, DD_ENGINE_MARKS - 1);
+}
+
+static int cuda_mark(dd_engine *e, int q, int i, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    int rc = mark_index(i, err);
+    return rc ? rc
+              : dd_cuda_check(cudaEventRecord(s->mk[i], queue_stream(s, q)),
+                              "cudaEventRecord (a pipeline mark)", err);
+}
+
+static int cuda_after(dd_engine *e, int q, int i, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    int rc = mark_index(i, err);
+    return rc ? rc
+              : dd_cuda_check(cudaStreamWaitEvent(queue_stream(s, q), s->mk[i], 0),
+                              "cudaStreamWaitEvent (a pipeline mark)", err);
+}
+
+static int cuda_reached(dd_engine *e, int i, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    int rc = mark_index(i, err);
+    return rc ? rc
+              : dd_cuda_check(cudaEventSynchronize(s->mk[i]),
+                              "cudaEventSynchronize (a pipeline mark)", err);
+}
+
+static int cuda_download_side(dd_engine *e, void *dst, size_t dpitch, const void *src,
+                              size_t spitch, size_t width, int64_t rows, dd_err *err)
+{
+    cuda_state *s = e->impl;
+    if (rows <= 0 || width == 0)
+        return DD_OK;
+    return dd_cuda_check(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, (size_t)rows,
+                                           cudaMemcpyDeviceToHost, s->down),
+                         "cudaMemcpy2DAsync GPU to host (pipelined download)", err);
 }
 
 /* Two more timing events, created on first use and reused afterwards. */
@@ -475,6 +541,10 @@ const dd_engine_ops dd_engine_cuda = {
     .upload_t_async = cuda_upload_t,
     .download_t_async = cuda_download_t,
     .wait_copies = cuda_wait_copies,
+    .mark = cuda_mark,
+    .after = cuda_after,
+    .reached = cuda_reached,
+    .download_side_async = cuda_download_side,
     .zero = cuda_zero,
     .gemm = cuda_gemm,
     .reset_timers = cuda_reset,

@@ -13,6 +13,8 @@
 typedef struct {
     int device;
     cudaStream_t compute, comm;
+    cudaStream_t down;              /* download_side_async's (DD_Q_DOWN) */
+    cudaEvent_t mk[DD_ENGINE_MARKS]; /* the pipeline's marks (no timing) */
     const kernel_desc *kd; /* the run's kernel, chosen at open for its type */
     cudaEvent_t phase0, phase1;
     cudaEvent_t *ev; /* gemm timing pairs: ev[2i] start, ev[2i+1] stop */

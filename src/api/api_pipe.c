@@ -1,0 +1,322 @@
+/* api_pipe.c — one rank's host operands moved while the GPU multiplies.
+ *
+ * The path of api_gemm.c moves one operand after the other: A and B up,
+ * then the multiply, then C down, each waiting for the one before.  With a
+ * GPU and the caller's pageable arrays the copies through pinned memory
+ * take as long as the multiply itself.  Here, on one rank (nothing moves
+ * between ranks), without the check (it reads the work blocks of the 2-D
+ * block layout), they run at once:
+ *
+ *   C' = A'·B' is cut in bands of columns.  A' goes up whole once, in
+ *   pieces, during the first band (each piece multiplied as soon as it is
+ *   up); every band brings its columns of B' (and of beta·C_in) up and takes
+ *   its columns of C' down.  While band b multiplies, band b+1 is packed and
+ *   uploaded and band b-1 is downloaded and unpacked.
+ *
+ *   The copies between the caller's arrays and pinned memory (two upload
+ *   slots, two download slots: DD_RING_MIB each, kept by the context) are
+ *   the host's, over the context's copy threads; the uploads, the
+ *   multiplies and the downloads are three engine queues ordered by marks
+ *   (engine.h: mark, after, reached), each copy direction on its own copy
+ *   engine.  Host memory is read and written once per element.
+ *
+ *   The arrays stay where the caller has them: when C's columns are
+ *   contiguous (ScaLAPACK's column-major arrays), the product is computed as
+ *   its transpose, Cᵀ = op(B)ᵀ·op(A)ᵀ, all three row-major as they lie; so
+ *   C' always has contiguous rows and nothing is turned on the way down.  An
+ *   operand whose columns are contiguous in its primed form goes up turned
+ *   (upload_t_async).
+ *
+ *   alpha and beta are applied as the host packs (alpha on op(A)'s
+ *   elements, beta on C_in's, in the element type, as engine.h's scale
+ *   does): no pass of their own.  beta = 0: C is never read; alpha = 0 and
+ *   K = 0 take api_gemm.c's path (nothing is multiplied).
+ *
+ * On a failure (an engine call, DD_FAULT=phase or multiply) nothing more is
+ * queued, every queue is drained before the return, and each band of C
+ * holds either the product or what the caller had there.  The copy threads
+ * are joined by every copy (rd_parallel).  On the CPU engine (work memory
+ * is host memory) the path is taken only for tests (DD_FAULT=host-pipe:*):
+ * it costs a copy there; its uploads are then copies and its marks do
+ * nothing. */
+#include <string.h>
+
+#include "agree.h"
+#include "api_impl.h"
+#include "dd_fault.h"
+
+/* Element (r, c) at p + (r·rs + c·cs) elements. */
+typedef struct {
+    const char *p;
+    int64_t rs, cs;
+    int who; /* the caller's operand: 0 A, 1 B, 2 C (DD_API_TIMING's step) */
+} view;
+
+typedef struct {
+    gemm_call *g;
+    dd_engine *e;
+    size_t es;
+    int64_t M, N, K; /* C' (M×N) = A' (M×K) · B' (K×N) */
+    view a, b, c;    /* c.cs == 1 */
+    double fa, fb;   /* factors applied as A' and B' are packed: alpha on op(A)'s */
+    int cin;         /* beta ≠ 0: beta·C_in goes up with each band */
+    int64_t bw;      /* band width (columns of C'), the work bands' leading dimension */
+    int64_t aw;      /* columns of A' per piece */
+    int64_t kw;      /* K per multiply of the later bands */
+    int64_t nbands;
+    char *A, *B[2], *C[2]; /* work memory: A' whole (ld K), two bands of B' and C' (ld bw) */
+    char *up[2], *down[2]; /* pinned slots */
+    int64_t pieces;        /* pieces put up so far: piece i in slot i % 2 */
+} pipe_t;
+
+enum { MK_UP = 0, MK_COMP = 2, MK_DOWN = 3 }; /* the engine's marks: 2 + 1 + 2 */
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* The slots' bytes: DD_RING_MIB, or with DD_FAULT=pipe-narrow a few lines
+ * (bands and pieces of 1 to 7 columns: the odd edges of the bands). */
+static size_t slot_bytes(int64_t lines, size_t es)
+{
+    return dd_fault("pipe-narrow") ? (size_t)(7 * lines) * es : api_ring_bytes();
+}
+
+typedef struct {
+    char *dst;
+    const char *src;
+    size_t dstride, sstride;
+    int64_t len;
+    double f;
+    int f64;
+} scaled_job;
+
+/* Runs [lo, hi) of j, each element times f in the element type. */
+static void scaled_runs(void *arg, int64_t lo, int64_t hi)
+{
+    const scaled_job *j = arg;
+    for (int64_t i = lo; i < hi; i++) {
+        if (j->f64) {
+            double *d = (double *)(void *)(j->dst + (size_t)i * j->dstride);
+            const double *s = (const double *)(const void *)(j->src + (size_t)i * j->sstride);
+            for (int64_t k = 0; k < j->len; k++)
+                d[k] = s[k] * j->f;
+        } else {
+            float *d = (float *)(void *)(j->dst + (size_t)i * j->dstride), f = (float)j->f;
+            const float *s = (const float *)(const void *)(j->src + (size_t)i * j->sstride);
+            for (int64_t k = 0; k < j->len; k++)
+                d[k] = s[k] * f;
+        }
+    }
+}
+
+/* n runs of len elements, dst + i·dstride ← f · (src + i·sstride). */
+static void pack_runs(const pipe_t *pp, void *dst, size_t dstride, const void *src,
+                      size_t sstride, int64_t len, int64_t n, double f)
+{
+    int threads = api_move_threads(pp->g->ctx, n, len);
+    if (f == 1) {
+        api_copy_runs(dst, dstride, src, sstride, (size_t)len * pp->es, n, threads);
+        return;
+    }
+    scaled_job j = {dst, src, dstride, sstride, len, f, pp->g->t == DD_F64};
+    rd_parallel(threads, n, scaled_runs, &j);
+}
+
+/* Columns [c0, c0+nc) of view v's rows [0, nr), times f, up into work
+ * memory W (ld ldw, at its (0, 0)) through the next upload slot. */
+static int put(pipe_t *pp, const view *v, int64_t nr, int64_t c0, int64_t nc, double f, char *W,
+               int64_t ldw, dd_err *err)
+{
+    dd_engine *e = pp->e;
+    size_t es = pp->es;
+    int slot = (int)(pp->pieces++ % 2);
+    int rc = e->ops->reached(e, MK_UP + slot, err); /* the slot's last upload is done */
+    api_tick(pp->g, API_T_MULT);
+    if (rc || nr == 0 || nc == 0)
+        return rc;
+    if (v->cs == 1) { /* rows: runs of nc */
+        pack_runs(pp, pp->up[slot], (size_t)nc * es, v->p + (size_t)c0 * es, (size_t)v->rs * es,
+                  nc, nr, f);
+        rc = e->ops->upload_async(e, W, (size_t)ldw * es, pp->up[slot], (size_t)nc * es,
+                                  (size_t)nc * es, nr, err);
+    } else { /* columns: runs of nr, turned on the way */
+        pack_runs(pp, pp->up[slot], (size_t)nr * es, v->p + (size_t)(c0 * v->cs) * es,
+                  (size_t)v->cs * es, nr, nc, f);
+        rc = e->ops->upload_t_async(e, W, ldw, pp->up[slot], nc, nr, es, err);
+    }
+    api_tick(pp->g, API_T_LOAD + v->who);
+    if (!rc)
+        rc = e->ops->mark(e, DD_Q_UP, MK_UP + slot, err);
+    /* the multiplies queued next wait for this piece (and, the queue being
+     * in order, for every piece before it) */
+    return rc ? rc : e->ops->after(e, DD_Q_COMPUTE, MK_UP + slot, err);
+}
+
+/* C'[:, band] (+)= A'[:, k0..k1) · B'band[k0..k1, :], multiplies of at most w. */
+static int multiply(pipe_t *pp, int j, int64_t h, int64_t k0, int64_t k1, int64_t w, dd_err *err)
+{
+    dd_engine *e = pp->e;
+    size_t es = pp->es;
+    int rc = DD_OK;
+    for (int64_t k = k0; k < k1 && !rc; k += w) {
+        int64_t kk = min64(w, k1 - k);
+        rc = e->ops->gemm(e, pp->g->t, pp->M, h, kk, pp->A + (size_t)k * es, pp->K,
+                          pp->B[j] + (size_t)(k * pp->bw) * es, pp->bw, k > 0 || pp->cin, pp->C[j],
+                          pp->bw, NULL, NULL, err);
+    }
+    return rc;
+}
+
+/* Band b: its B' (and beta·C_in) up, A' too in the first, the multiply,
+ * its C' down into download slot b % 2 (queued; unpack takes it out). */
+static int band(pipe_t *pp, int64_t b, dd_err *err)
+{
+    dd_engine *e = pp->e;
+    int j = (int)(b % 2);
+    int64_t n0 = b * pp->bw, h = min64(pp->bw, pp->N - n0);
+    int rc = DD_OK;
+    if (pp->cin)
+        rc = put(pp, &pp->c, pp->M, n0, h, pp->g->beta, pp->C[j], pp->bw, err);
+    if (!rc)
+        rc = put(pp, &pp->b, pp->K, n0, h, pp->fb, pp->B[j], pp->bw, err);
+    if (b == 0) /* A' piece by piece, each multiplied once it is up */
+        for (int64_t k0 = 0; k0 < pp->K && !rc; k0 += pp->aw) {
+            int64_t w = min64(pp->aw, pp->K - k0);
+            rc = put(pp, &pp->a, pp->M, k0, w, pp->fa, pp->A + (size_t)k0 * pp->es, pp->K, err);
+            if (!rc)
+                rc = multiply(pp, j, h, k0, k0 + w, w, err);
+        }
+    else if (!rc)
+        rc = multiply(pp, j, h, 0, pp->K, pp->kw, err);
+    if (!rc && b == pp->nbands / 2 && dd_fault("multiply"))
+        rc = dd_fail(err, DD_EFAIL, "injected fault in the multiply of band %lld", (long long)b);
+    if (!rc)
+        rc = e->ops->mark(e, DD_Q_COMPUTE, MK_COMP, err);
+    if (!rc)
+        rc = e->ops->after(e, DD_Q_DOWN, MK_COMP, err);
+    if (!rc)
+        rc = e->ops->download_side_async(e, pp->down[j], (size_t)h * pp->es, pp->C[j],
+                                         (size_t)pp->bw * pp->es, (size_t)h * pp->es, pp->M, err);
+    return rc ? rc : e->ops->mark(e, DD_Q_DOWN, MK_DOWN + j, err);
+}
+
+/* Band b's C' from its download slot into the caller's C. */
+static int unpack(pipe_t *pp, int64_t b, dd_err *err)
+{
+    int j = (int)(b % 2);
+    int64_t n0 = b * pp->bw, h = min64(pp->bw, pp->N - n0);
+    int rc = pp->e->ops->reached(pp->e, MK_DOWN + j, err);
+    api_tick(pp->g, API_T_MULT);
+    if (!rc)
+        pack_runs(pp, (char *)pp->c.p + (size_t)n0 * pp->es, (size_t)pp->c.rs * pp->es,
+                  pp->down[j], (size_t)h * pp->es, h, pp->M, 1);
+    api_tick(pp->g, API_T_STORE);
+    return rc;
+}
+
+/* The caller's operands as views of C' = A'·B' (transposed when C's
+ * columns are contiguous); 0 when one is not a view with contiguous rows
+ * or columns. */
+static int views(const gemm_call *g, pipe_t *pp)
+{
+    view a, b, c;
+    if (!api_local_view(g, &g->a, &a.p, &a.rs, &a.cs) ||
+        !api_local_view(g, &g->b, &b.p, &b.rs, &b.cs) ||
+        !api_local_view(g, &g->c, &c.p, &c.rs, &c.cs))
+        return 0;
+    a.who = 0, b.who = 1, c.who = 2;
+    if (c.cs == 1) {
+        pp->M = g->M, pp->N = g->N;
+        pp->a = a, pp->b = b, pp->c = c;
+        pp->fa = g->alpha, pp->fb = 1;
+    } else { /* Cᵀ = op(B)ᵀ·op(A)ᵀ: each view's strides swapped */
+        pp->M = g->N, pp->N = g->M;
+        pp->a = (view){b.p, b.cs, b.rs, 1};
+        pp->b = (view){a.p, a.cs, a.rs, 0};
+        pp->c = (view){c.p, c.cs, c.rs, 2};
+        pp->fa = 1, pp->fb = g->alpha;
+    }
+    pp->K = g->K;
+    return pp->c.cs == 1;
+}
+
+int api_pipe_fits(const gemm_call *g)
+{
+    const dd_context *ctx = g->ctx;
+    pipe_t pp;
+    if (ctx->size != 1 || g->device || g->check || g->alpha == 0 || g->K == 0 || g->M == 0 ||
+        g->N == 0 || (ctx->eng.ops->work_is_host && !dd_fault("host-pipe")) || !views(g, &pp))
+        return 0;
+    /* a band's column of B' or C', and a piece's column of A', fit in a slot */
+    int64_t lines = pp.K > pp.M ? pp.K : pp.M;
+    size_t es = dd_elsize(g->t);
+    return (size_t)lines <= slot_bytes(lines, es) / es;
+}
+
+/* Widths from the slot: a multiple of 64 columns where more than 64 fit
+ * (aligned work bands), at least 1, at most n. */
+static int64_t fit_width(size_t slot, int64_t lines, size_t es, int64_t n)
+{
+    int64_t w = (int64_t)(slot / ((size_t)lines * es));
+    w = w > 64 ? w / 64 * 64 : w < 1 ? 1 : w;
+    return w < n ? w : n;
+}
+
+int api_pipe_gemm(gemm_call *g, dd_err *err)
+{
+    dd_context *ctx = g->ctx;
+    pipe_t pp;
+    memset(&pp, 0, sizeof pp);
+    views(g, &pp);
+    pp.g = g;
+    pp.e = &ctx->eng;
+    pp.es = dd_elsize(g->t);
+    pp.cin = g->beta != 0;
+    int64_t lines = pp.K > pp.M ? pp.K : pp.M;
+    size_t slot = slot_bytes(lines, pp.es), es = pp.es;
+    pp.bw = fit_width(slot, lines, es, pp.N);
+    pp.aw = fit_width(slot, pp.M, es, pp.K);
+    pp.kw = ctx->panel ? ctx->panel : engine_panel(pp.e);
+    pp.nbands = (pp.N + pp.bw - 1) / pp.bw;
+    void *p[3] = {NULL, NULL, NULL}, *h;
+    int rc = api_dev_get(ctx, API_DEV_A, (size_t)(pp.M * pp.K) * es, &p[0], err);
+    if (!rc)
+        rc = api_dev_get(ctx, API_DEV_B, (size_t)(2 * pp.K * pp.bw) * es, &p[1], err);
+    if (!rc)
+        rc = api_dev_get(ctx, API_DEV_C, (size_t)(2 * pp.M * pp.bw) * es, &p[2], err);
+    for (int i = 0; i < 2 && !rc; i++) {
+        if (!(rc = api_host_get(ctx, API_HOST_RING + i, slot, &h, err)))
+            pp.up[i] = h;
+        if (!rc && !(rc = api_host_get(ctx, API_HOST_DOWN + i, slot, &h, err)))
+            pp.down[i] = h;
+    }
+    pp.A = p[0];
+    for (int j = 0; j < 2 && !rc; j++) {
+        pp.B[j] = (char *)p[1] + (size_t)(j * pp.K * pp.bw) * es;
+        pp.C[j] = (char *)p[2] + (size_t)(j * pp.M * pp.bw) * es;
+    }
+    api_tick(g, API_T_ALLOC);
+    if ((rc = dd_agree(ctx->world, rc, err)))
+        return rc;
+    dd_engine *e = pp.e;
+    e->ops->reset_timers(e); /* the multiplies' timing events, reused */
+    double t0 = MPI_Wtime();
+    if (dd_fault("phase"))
+        rc = dd_fail(err, DD_EFAIL, "injected fault in the multiply's clock");
+    if (!rc)
+        rc = band(&pp, 0, err);
+    for (int64_t b = 0; b < pp.nbands && !rc; b++) {
+        if (b + 1 < pp.nbands)
+            rc = band(&pp, b + 1, err); /* queued behind band b's multiply */
+        if (!rc)
+            rc = unpack(&pp, b, err);
+    }
+    /* every queue drained, also after a failure: no copy lands later */
+    dd_err later = {{0}};
+    int rc2 = e->ops->wait_copies(e, rc ? &later : err);
+    api_tick(g, API_T_MULT);
+    g->sec = g->gemm = MPI_Wtime() - t0;
+    return dd_agree(ctx->world, rc ? rc : rc2, err);
+}
