@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# tests/python/py.sh — the Python package as a user installs and runs it.
+#   py.sh tree SRC BUILD WORK        pip install ./python against the build tree
+#                                    (DGEMM_DIST_DIR=BUILD) into the venv WORK/venv
+#   py.sh installed SRC BUILD WORK   cmake --install into WORK/prefix, then pip install
+#                                    ./python found by pkg-config alone into WORK/venv;
+#                                    the extension must load the prefix's library
+#   py.sh pytest SRC WORK RANKS      tests/python's pytest suites under mpirun
+#   py.sh gpu SRC WORK RANKS         the CuPy tests, where CuPy sees a GPU (else exit 77)
+# Every install ends as a user's would: dgemm-dist --version, the package's
+# version, and a small checked run (python/examples/h5_gemm.py on a file
+# dgemm-dist gen wrote, the library's check and NumPy's A @ B both PASSED).
+# The venv uses the system's numpy, mpi4py and h5py (--system-site-packages;
+# Debian's packages, tests/install-deps.sh) and pip needs no network
+# (--no-build-isolation --no-index).  DD_PYTHON: the interpreter to use
+# (default: the first of /usr/bin/python3 and python3 with those modules).
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../need.sh
+. "$(dirname "$0")/../need.sh"
+dd_need DD_MPIRUN DD_BIN
+mode=${1:?usage: $0 tree|installed|pytest|gpu ...}
+src=$(cd "${2:?SRC}" && pwd)
+shift 2
+
+pick_python() {
+    local c
+    for c in ${DD_PYTHON:-} /usr/bin/python3 python3; do
+        command -v "$c" >/dev/null 2>&1 || continue
+        if "$c" -c 'import numpy, mpi4py, h5py, pytest, venv' 2>/dev/null; then
+            echo "$c"
+            return 0
+        fi
+    done
+    echo "FAIL: no python3 with numpy, mpi4py, h5py, pytest and venv (apt-get install python3-numpy" \
+        "python3-mpi4py python3-h5py python3-pytest python3-venv: tests/install-deps.sh)" >&2
+    return 1
+}
+
+# make_venv WORK: WORK/venv over the system's site-packages
+make_venv() {
+    local py
+    py=$(pick_python)
+    rm -rf "$1/venv"
+    "$py" -m venv --system-site-packages "$1/venv"
+    echo "venv from $py ($("$py" --version 2>&1))"
+}
+
+# pip_install WORK [VAR=VALUE...]: a copy of python/ installed into the venv
+# (a copy: pip builds in the folder it is given)
+pip_install() {
+    local work=$1
+    shift
+    rm -rf "$work/python"
+    cp -r "$src/python" "$work/python"
+    rm -rf "$work/python/build" "$work/python/src/"*.egg-info
+    env "$@" "$work/venv/bin/pip" install --no-build-isolation --no-index "$work/python" >"$work/pip.log" 2>&1 ||
+        { cat "$work/pip.log"; echo "FAIL: pip install ./python"; return 1; }
+}
+
+# user_checks WORK DGEMM_DIST: --version, the package's version, a checked run
+user_checks() {
+    local work=$1 bin=$2 py=$1/venv/bin/python v pv out
+    v=$("$bin" --version | head -1)
+    echo "$bin --version: $v"
+    (cd "$work" && "$py" -c 'import dgemm_dist; print(dgemm_dist.version(), dgemm_dist.__version__)') >"$work/pyver"
+    pv=$(cat "$work/pyver")
+    echo "dgemm_dist.version(), __version__: $pv"
+    read -r a b <<<"$pv"
+    [[ $a == "$b" && $v == *"$a"* ]] || { echo "FAIL: versions differ: program '$v', library $a, package $b"; return 1; }
+    rm -f "$work/mats.h5" "$work/c.h5"
+    "$bin" gen --out "$work/mats.h5" -m 300 -n 200 -k 250 --seed 5 >/dev/null
+    out=$(cd "$work" && $DD_MPIRUN -n 2 "$py" "$src/python/examples/h5_gemm.py" --in mats.h5 --out c.h5 --backend cpu --verify 2>&1) ||
+        { echo "$out"; echo "FAIL: h5_gemm.py"; return 1; }
+    echo "$out"
+    grep -q "check residual .* PASSED" <<<"$out" && grep -q "difference .* ok" <<<"$out" ||
+        { echo "FAIL: the checked run did not pass"; return 1; }
+}
+
+case $mode in
+tree)
+    build=$(cd "$1" && pwd) work=$2
+    mkdir -p "$work"
+    make_venv "$work"
+    pip_install "$work" "DGEMM_DIST_DIR=$build"
+    user_checks "$work" "$build/dgemm-dist"
+    echo "PASS (python tree): pip install ./python against $build"
+    ;;
+installed)
+    build=$(cd "$1" && pwd) work=$2
+    rm -rf "$work"
+    mkdir -p "$work"
+    cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
+    pc=$(dirname "$(ls "$work"/prefix/lib*/pkgconfig/dgemm-dist.pc)")
+    make_venv "$work"
+    # nothing points at the build tree: pkg-config alone finds the library
+    pip_install "$work" -u DGEMM_DIST_DIR "PKG_CONFIG_PATH=$pc"
+    core=$(ls "$work"/venv/lib/python3*/site-packages/dgemm_dist/_core*.so)
+    lib=$(ldd "$core" | awk '/libdgemm-dist\.so/ {print $3}')
+    echo "$core loads $lib"
+    [[ $lib == "$work/prefix/"* ]] || { echo "FAIL: the extension loads '$lib', not the prefix's library"; exit 1; }
+    user_checks "$work" "$work/prefix/bin/dgemm-dist"
+    echo "PASS (python installed): pip install ./python against the prefix $work/prefix"
+    ;;
+pytest | gpu)
+    work=$1 n=$2
+    py=$work/venv/bin/python
+    [[ -x $py ]] || { echo "FAIL: no $py (the python_pip_install_in_tree test makes it)"; exit 1; }
+    args=(-q -p no:cacheprovider --color=no -rs "$src/tests/python")
+    if [[ $mode == gpu ]]; then
+        if ! reason=$("$py" -c 'import cupy; n = cupy.cuda.runtime.getDeviceCount(); print(n)' 2>&1) || [[ $reason == 0 ]]; then
+            echo "skipped: no GPU for CuPy here: $(tail -1 <<<"$reason")"
+            exit 77
+        fi
+        args+=(-k cupy)
+    fi
+    # each rank in the work folder (the installed package, not the source, is
+    # imported), writing no bytecode into the source tree
+    cd "$work"
+    export PYTHONDONTWRITEBYTECODE=1
+    $DD_MPIRUN -n "$n" "$py" -m pytest "${args[@]}"
+    ;;
+*)
+    echo "py.sh: unknown mode $mode" >&2
+    exit 2
+    ;;
+esac
