@@ -138,7 +138,7 @@ setup(
     version=version_of(incs),
     ext_modules=[Extension(
         "dgemm_dist._core",
-        sources=["src/dgemm_dist/_core.c"],
+        sources=[os.path.join("src", "dgemm_dist", "_core.c")],  # relative to python/
         include_dirs=incs + [mpi4py.get_include()] + mpi_incs,
         library_dirs=[libdir] + mpi_libdirs,
         libraries=["dgemm-dist"] + mpi_libs,

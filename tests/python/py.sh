@@ -72,8 +72,10 @@ user_checks() {
     out=$(cd "$work" && $DD_MPIRUN -n 2 "$py" "$src/python/examples/h5_gemm.py" --in mats.h5 --out c.h5 --backend cpu --verify 2>&1) ||
         { echo "$out"; echo "FAIL: h5_gemm.py"; return 1; }
     echo "$out"
-    grep -q "check residual .* PASSED" <<<"$out" && grep -q "difference .* ok" <<<"$out" ||
-        { echo "FAIL: the checked run did not pass"; return 1; }
+    if ! grep -q "check residual .* PASSED" <<<"$out" || ! grep -q "difference .* ok" <<<"$out"; then
+        echo "FAIL: the checked run did not pass"
+        return 1
+    fi
 }
 
 case $mode in
