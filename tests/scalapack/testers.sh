@@ -23,7 +23,7 @@
 # Exit 77 (ctest's SKIP_RETURN_CODE) when TESTER or DAT is not installed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=../need.sh
+# shellcheck source-path=SCRIPTDIR source=../need.sh
 . "$here/../need.sh"
 dd_need DD_MPIRUN
 kind=$1 tester=$2 dat=$3 ranks=$4 grids=$5 dropin=$6 work=$7
@@ -79,12 +79,14 @@ if [ "$kind" != lapack ]; then
     row=$(grep -E '^ *\| *P[SD]GEMM ' "$log" | head -1)
     read -r _ _ total passed failed skipped <<<"$row"
     [ -n "${skipped:-}" ] || fail "no summary row for GEMM"
-    [ "$failed" = 0 ] && [ "$passed" -gt 0 ] && [ $((passed + skipped)) = "$total" ] ||
+    if [ "$failed" != 0 ] || [ "$passed" -le 0 ] || [ $((passed + skipped)) != "$total" ]; then
         fail "GEMM: $total tests, $passed passed, $failed failed, $skipped skipped"
+    fi
     served=$(count 0 served) handed=$(count 0 handed) refused=$(count 0 refused)
     [ -n "$served" ] || fail "no summary line from the drop-in on rank 0"
-    [ "$served" = "$passed" ] && [ "$handed" = 0 ] && [ "$refused" = 53 ] ||
+    if [ "$served" != "$passed" ] || [ "$handed" != 0 ] || [ "$refused" != 53 ]; then
         fail "rank 0: the drop-in served $served, handed on $handed, refused $refused; want $passed, 0, 53"
+    fi
     echo "$(basename "$tester") on $ranks ranks ($grids): $passed passed, $skipped skipped, 53 error exits as PBLAS's; the drop-in served $served, handed on 0, refused 53: all passed"
 else
     grep -q "END OF TESTS." "$log" || fail "the tester did not finish"
@@ -92,12 +94,15 @@ else
     good=$(sed -n 's/^ *\([0-9]*\) tests completed and passed residual checks\./\1/p' "$log")
     bad=$(sed -n 's/^ *\([0-9]*\) tests completed and failed residual checks\./\1/p' "$log")
     skip=$(sed -n 's/^ *\([0-9]*\) tests skipped because of illegal input values\./\1/p' "$log")
-    [ -n "$tests" ] && [ "$good" = "$tests" ] && [ "$bad" = 0 ] && [ "$skip" = 0 ] && [ "$tests" -gt 0 ] ||
-        fail "$tests tests: $good passed, $bad failed, $skip skipped"
+    if [ -z "$tests" ] || [ "$tests" -le 0 ] || [ "$good" != "$tests" ] || [ "$bad" != 0 ] || [ "$skip" != 0 ]; then
+        fail "${tests:-no} tests: $good passed, $bad failed, $skip skipped"
+    fi
     total=0
     for ((r = 0; r < ranks; r++)); do
         s=$(count "$r" served) h=$(count "$r" handed)
-        [ -n "$s" ] && [ "$s" -gt 0 ] && [ "$h" = 0 ] || fail "rank $r: the drop-in served ${s:-no count}, handed on ${h:-?}"
+        if [ -z "$s" ] || [ "$s" -le 0 ] || [ "$h" != 0 ]; then
+            fail "rank $r: the drop-in served ${s:-no count}, handed on ${h:-?}"
+        fi
         total=$((total + s))
     done
     echo "$(basename "$tester") on $ranks ranks: $good of $tests residual checks passed; the drop-in served $(count 0 served) calls on rank 0 ($total over the ranks), handed on 0: all passed"
