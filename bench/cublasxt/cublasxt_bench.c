@@ -1,6 +1,7 @@
 /* cublasxt_bench.c — cuBLASXt GEMM on all visible GPUs (or --gpus N), A, B
- * and C in pinned host memory: the host-data baseline that dgemm-dist's
- * host-to-host runs are measured against (docs/design.md).
+ * and C in pinned host memory (--pageable: malloc's, as programs hold
+ * them): the host-data baseline that dgemm-dist's host-to-host runs are
+ * measured against (docs/design.md).
  *
  *   cublasxt-bench --n 16384 --gpus 2 --reps 3 --json out/cublasxt.jsonl
  *   cublasxt-bench --m 1000 --n 2000 --k 3000 --dtype f32 --block 2048
@@ -35,15 +36,17 @@
 
 typedef struct {
     int64_t m, n, k;
-    int f64, gpus, block, reps, warmup;
+    int f64, gpus, block, reps, warmup, pageable;
     uint64_t seed;
     const char *json;
 } opts;
 
 static const char USAGE[] =
     "usage: cublasxt-bench [--n N] [--m M] [--k K] [--dtype f64|f32] [--gpus G]\n"
-    "                      [--block B] [--reps R] [--warmup W] [--seed S] [--json FILE]\n"
-    "  C(MxN) = A(MxK) B(KxN), row-major, host data in pinned memory, on G GPUs\n"
+    "                      [--block B] [--reps R] [--warmup W] [--seed S] [--pageable]\n"
+    "                      [--json FILE]\n"
+    "  C(MxN) = A(MxK) B(KxN), row-major, host data in pinned memory (--pageable: malloc's),\n"
+    "  on G GPUs\n"
     "  (default: all visible) through cuBLASXt.  M and K default to N (8192).\n";
 
 /* argv into o (bench_opts.h's rules); -1 to run, else the exit status. */
@@ -66,6 +69,7 @@ static int parse(int argc, char **argv, opts *o)
         {"--reps", BENCH_INT, &o->reps, 1, 100000, 0, 0, NULL, NULL},
         {"--warmup", BENCH_INT, &o->warmup, 0, 100000, 0, 0, NULL, NULL},
         {"--seed", BENCH_U64, &o->seed, 0, 0, 0, 0, NULL, NULL},
+        {"--pageable", BENCH_FLAG, &o->pageable, 0, 0, 0, 0, NULL, NULL},
         {"--json", BENCH_STRING, &o->json, 0, 0, 0, 0, NULL, NULL},
         {NULL, BENCH_FLAG, NULL, 0, 0, 0, 0, NULL, NULL}};
     int rc = bench_parse("cublasxt-bench", USAGE, table, argc, argv, stderr);
@@ -194,7 +198,7 @@ static int write_json(const opts *o, int block, const double *times, double medi
     dd_json_kv_str(f, "dtype", o->f64 ? "f64" : "f32");
     dd_json_kv_int(f, "gpus", o->gpus);
     dd_json_kv_int(f, "block", block);
-    dd_json_kv_str(f, "host_memory", "pinned");
+    dd_json_kv_str(f, "host_memory", o->pageable ? "pageable" : "pinned");
     dd_json_kv_int(f, "warmup", o->warmup);
     dd_json_kv_int(f, "reps", o->reps);
     fputs(",\"times\":[", f);
@@ -252,10 +256,16 @@ int main(int argc, char **argv)
     size_t na = (size_t)(o.m * o.k), nb = (size_t)(o.k * o.n), nc = (size_t)(o.m * o.n);
     void *A = NULL, *B = NULL, *C = NULL;
     /* Portable: pinned for every GPU cuBLASXt uses, not just the current one. */
-    if (!cuda_ok(cudaHostAlloc(&A, na * es, cudaHostAllocPortable), "cudaHostAlloc (A)") ||
-        !cuda_ok(cudaHostAlloc(&B, nb * es, cudaHostAllocPortable), "cudaHostAlloc (B)") ||
-        !cuda_ok(cudaHostAlloc(&C, nc * es, cudaHostAllocPortable), "cudaHostAlloc (C)"))
+    if (o.pageable) {
+        if (!(A = malloc(na * es)) || !(B = malloc(nb * es)) || !(C = malloc(nc * es))) {
+            fprintf(stderr, "cublasxt-bench: out of host memory\n");
+            return 1;
+        }
+    } else if (!cuda_ok(cudaHostAlloc(&A, na * es, cudaHostAllocPortable), "cudaHostAlloc (A)") ||
+               !cuda_ok(cudaHostAlloc(&B, nb * es, cudaHostAllocPortable), "cudaHostAlloc (B)") ||
+               !cuda_ok(cudaHostAlloc(&C, nc * es, cudaHostAllocPortable), "cudaHostAlloc (C)")) {
         return 1;
+    }
     fill(A, na, o.f64, o.seed);
     fill(B, nb, o.f64, o.seed + 1);
     memset(C, 0, nc * es);
@@ -303,16 +313,23 @@ int main(int argc, char **argv)
     int same = 1;
     for (int i = 1; i < o.gpus; i++)
         same &= !strcmp(names[i], names[0]);
-    printf("cublasxt-bench: %s %lldx%lldx%lld on %d GPU(s) (%s%s), host data pinned, block %d: "
+    printf("cublasxt-bench: %s %lldx%lldx%lld on %d GPU(s) (%s%s), host data %s, block %d: "
            "median %.4f s of %d (min %.4f s), %.2f TFLOP/s, cuBLAS %s, check passed\n",
            o.f64 ? "dgemm" : "sgemm", (long long)o.m, (long long)o.n, (long long)o.k, o.gpus,
-           names[0], same ? "" : " and others", block, median, o.reps, sorted[0], tflops, cublas);
+           names[0], same ? "" : " and others", o.pageable ? "pageable" : "pinned", block, median,
+           o.reps, sorted[0], tflops, cublas);
     int rc = o.json ? write_json(&o, block, times, median, tflops, names, cublas) : 0;
 
     cublasXtDestroy(h);
-    cudaFreeHost(A);
-    cudaFreeHost(B);
-    cudaFreeHost(C);
+    if (o.pageable) {
+        free(A);
+        free(B);
+        free(C);
+    } else {
+        cudaFreeHost(A);
+        cudaFreeHost(B);
+        cudaFreeHost(C);
+    }
     free(times);
     free(sorted);
     return rc ? 1 : 0;

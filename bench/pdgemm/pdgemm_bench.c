@@ -2,7 +2,7 @@
  * ScaLAPACK's own pdgemm_ on the same block-cyclic data (not a test).
  *
  *   mpirun -n 4 pdgemm-bench --n 4096 --nb 64 [--reps 3] [--which both|dd|scalapack]
- *                            [--json FILE]
+ *                            [--dtype f64|f32] [--json FILE] [--tag TEXT]
  *
  * The ranks form the most nearly square BLACS grid P×Q (P <= Q, row-major);
  * A and B n×n, seeded uniform [-1, 1), blocks nb×nb; C = A·B (alpha 1,
@@ -11,8 +11,9 @@
  * The drop-in's C is compared with ScaLAPACK's (when both run): max
  * |difference| / (n·eps·max|A|·max|B|) must stay below 16, else no time is
  * printed and the exit status is 1.  One table line per implementation on
- * rank 0 and, with --json, one JSON Lines record each.  The drop-in's
- * backend is DD_SCALAPACK_BACKEND's (default auto: CUDA where every rank
+ * rank 0 and, with --json, one JSON Lines record each (--tag: a label it
+ * carries).  --dtype f32: psgemm_.  The drop-in's backend is
+ * DD_SCALAPACK_BACKEND's (default auto: CUDA where every rank
  * has a GPU; the knob of src/base/dd_knobs.h). */
 #include <dlfcn.h>
 #include <float.h>
@@ -37,6 +38,11 @@ typedef void pdgemm_fn(const char *, const char *, const int *, const int *, con
                        const double *, const int *, const int *, const int *, const double *,
                        double *, const int *, const int *, const int *);
 pdgemm_fn pdgemm_;
+typedef void psgemm_fn(const char *, const char *, const int *, const int *, const int *,
+                       const float *, const float *, const int *, const int *, const int *,
+                       const float *, const int *, const int *, const int *, const float *,
+                       float *, const int *, const int *, const int *);
+psgemm_fn psgemm_;
 
 static double uniform(uint64_t i, uint64_t j, uint64_t seed)
 {
@@ -53,17 +59,30 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* One call of pdgemm_ (f64) or psgemm_ (f32), C = A·B. */
+static void call(void *f, int f64, int n, const void *A, const void *B, void *C, const int *desc)
+{
+    int i1 = 1;
+    if (f64) {
+        double one = 1, zero = 0;
+        ((pdgemm_fn *)f)("N", "N", &n, &n, &n, &one, A, &i1, &i1, desc, B, &i1, &i1, desc, &zero,
+                         C, &i1, &i1, desc);
+    } else {
+        float one = 1, zero = 0;
+        ((psgemm_fn *)f)("N", "N", &n, &n, &n, &one, A, &i1, &i1, desc, B, &i1, &i1, desc, &zero,
+                         C, &i1, &i1, desc);
+    }
+}
+
 /* reps timed calls (after one warm-up): the median of the slowest rank's times */
-static double timed(pdgemm_fn *f, int n, const double *A, const double *B, double *C,
+static double timed(void *f, int f64, int n, const void *A, const void *B, void *C,
                     const int *desc, int reps)
 {
-    double one = 1, zero = 0, t[64];
-    int i1 = 1;
+    double t[64];
     for (int r = -1; r < reps; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        f("N", "N", &n, &n, &n, &one, A, &i1, &i1, desc, B, &i1, &i1, desc, &zero, C, &i1, &i1,
-          desc);
+        call(f, f64, n, A, B, C, desc);
         double dt = MPI_Wtime() - t0, mx;
         MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         if (r >= 0)
@@ -73,15 +92,28 @@ static double timed(pdgemm_fn *f, int n, const double *A, const double *B, doubl
     return t[reps / 2];
 }
 
+static double at(const void *p, int f64, size_t i)
+{
+    return f64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
+}
+
+static void set(void *p, int f64, size_t i, double v)
+{
+    if (f64)
+        ((double *)p)[i] = v;
+    else
+        ((float *)p)[i] = (float)v;
+}
+
 static const char USAGE[] =
     "usage: mpirun -n 4 pdgemm-bench [--n N] [--nb NB] [--reps 1..64] [--which both|dd|scalapack]\n"
-    "                                [--json FILE]\n";
+    "                                [--dtype f64|f32] [--json FILE] [--tag TEXT]\n";
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank, size, n = 2048, nb = 64, reps = 3, zero = 0, which = 0;
-    const char *json = NULL;
+    int rank, size, n = 2048, nb = 64, reps = 3, zero = 0, which = 0, dtype = 0;
+    const char *json = NULL, *tag = NULL;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const bench_opt table[] = {
@@ -89,7 +121,9 @@ int main(int argc, char **argv)
         {"--nb", BENCH_INT, &nb, 1, 1 << 20, 0, 0, NULL, NULL},
         {"--reps", BENCH_INT, &reps, 1, 64, 0, 0, NULL, NULL},
         {"--which", BENCH_CHOICE, &which, 0, 0, 0, 0, "both|dd|scalapack", NULL},
+        {"--dtype", BENCH_CHOICE, &dtype, 0, 0, 0, 0, "f64|f32", NULL},
         {"--json", BENCH_STRING, &json, 0, 0, 0, 0, NULL, NULL},
+        {"--tag", BENCH_STRING, &tag, 0, 0, 0, 0, NULL, NULL},
         {NULL, BENCH_FLAG, NULL, 0, 0, 0, 0, NULL, NULL}};
     int prc = bench_parse("pdgemm-bench", USAGE, table, argc, argv, rank == 0 ? stderr : NULL);
     if (prc != BENCH_GO) {
@@ -107,34 +141,37 @@ int main(int argc, char **argv)
     int lr = numroc_(&n, &nb, &pr, &zero, &P), lc = numroc_(&n, &nb, &pc, &zero, &Q);
     int lld = lr > 1 ? lr : 1, desc[9] = {1, ctxt, n, n, nb, nb, 0, 0, lld};
     size_t len = (size_t)lld * (size_t)(lc > 1 ? lc : 1);
-    double *A = malloc(len * 8), *B = malloc(len * 8), *C[2] = {calloc(len, 8), calloc(len, 8)};
+    int f64 = dtype == 0;
+    size_t es = f64 ? 8 : 4;
+    void *A = malloc(len * es), *B = malloc(len * es), *C[2] = {calloc(len, es), calloc(len, es)};
     for (int c = 0; c < lc; c++)
         for (int r = 0; r < lr; r++) {
             uint64_t i = (uint64_t)(r / nb * P + pr) * nb + r % nb;
             uint64_t j = (uint64_t)(c / nb * Q + pc) * nb + c % nb;
-            A[(size_t)c * lld + r] = uniform(i, j, 1);
-            B[(size_t)c * lld + r] = uniform(i, j, 2);
+            set(A, f64, (size_t)c * lld + r, uniform(i, j, 1));
+            set(B, f64, (size_t)c * lld + r, uniform(i, j, 2));
         }
     void *h = dlopen(DD_SCALAPACK_LIB, RTLD_NOW | RTLD_GLOBAL);
-    pdgemm_fn *fn[2] = {h ? (pdgemm_fn *)dlsym(h, "pdgemm_") : NULL, pdgemm_};
+    const char *sym = f64 ? "pdgemm_" : "psgemm_";
+    void *fn[2] = {h ? dlsym(h, sym) : NULL, f64 ? (void *)pdgemm_ : (void *)psgemm_};
     const char *names[2] = {"scalapack", "dgemm-dist"};
     int run[2] = {which != 1, which != 2}, fails = 0; /* both, dd, scalapack */
     double sec[2] = {0, 0};
     if (run[0] && !fn[0]) {
         if (!rank)
-            fprintf(stderr, "pdgemm-bench: ScaLAPACK's pdgemm_ not found in %s\n", DD_SCALAPACK_LIB);
+            fprintf(stderr, "pdgemm-bench: ScaLAPACK's %s not found in %s\n", sym, DD_SCALAPACK_LIB);
         MPI_Finalize();
         return 1;
     }
     for (int i = 0; i < 2; i++)
         if (run[i])
-            sec[i] = timed(fn[i], n, A, B, C[i], desc, reps);
+            sec[i] = timed(fn[i], f64, n, A, B, C[i], desc, reps);
     if (run[0] && run[1]) { /* the two Cs agree */
         double d = 0, all;
         for (size_t i = 0; i < len; i++)
-            d = fmax(d, fabs(C[0][i] - C[1][i]));
+            d = fmax(d, fabs(at(C[0], f64, i) - at(C[1], f64, i)));
         MPI_Allreduce(&d, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        fails = !(all / (n * DBL_EPSILON) < 16);
+        fails = !(all / (n * (f64 ? DBL_EPSILON : FLT_EPSILON)) < 16);
         if (!rank && fails)
             fprintf(stderr, "pdgemm-bench: the drop-in's C differs from ScaLAPACK's by %.3g\n",
                     all);
@@ -144,15 +181,17 @@ int main(int argc, char **argv)
         if (!run[i])
             continue;
         double gf = 2.0 * n * (double)n * n / sec[i] / 1e9;
-        printf("%-10s n %6d  nb %4d  ranks %2d  grid %dx%d  %9.3f s  %9.1f GFLOP/s\n", names[i], n,
-               nb, size, P, Q, sec[i], gf);
+        printf("%-10s %s n %6d  nb %4d  ranks %2d  grid %dx%d  %9.3f s  %9.1f GFLOP/s\n", names[i],
+               f64 ? "f64" : "f32", n, nb, size, P, Q, sec[i], gf);
         FILE *f = json ? fopen(json, "a") : NULL;
         if (f) {
             char grid[32];
             snprintf(grid, sizeof grid, "%dx%d", P, Q);
             fputs("{\"bench\":\"pdgemm\"", f);
             dd_json_kv_str(f, "impl", names[i]);
+            dd_json_kv_str(f, "tag", tag); /* --tag, or null */
             dd_json_kv_str(f, "backend", i ? (be ? be : "auto") : "scalapack");
+            dd_json_kv_str(f, "dtype", f64 ? "f64" : "f32");
             dd_json_kv_int(f, "n", n);
             dd_json_kv_int(f, "nb", nb);
             dd_json_kv_int(f, "ranks", size);

@@ -38,7 +38,8 @@
  * are joined by every copy (rd_parallel).  On the CPU engine (work memory
  * is host memory) the path is taken only for tests (DD_FAULT=host-pipe:*):
  * it costs a copy there; its uploads are then copies and its marks do
- * nothing. */
+ * nothing.  DD_FAULT=no-host-pipe:* sends every call the other way
+ * (bench/gpu/hostdata.sh measures both in one run). */
 #include <string.h>
 
 #include "agree.h"
@@ -247,7 +248,8 @@ int api_pipe_fits(const gemm_call *g)
     const dd_context *ctx = g->ctx;
     pipe_t pp;
     if (ctx->size != 1 || g->device || g->check || g->alpha == 0 || g->K == 0 || g->M == 0 ||
-        g->N == 0 || (ctx->eng.ops->work_is_host && !dd_fault("host-pipe")) || !views(g, &pp))
+        g->N == 0 || (ctx->eng.ops->work_is_host && !dd_fault("host-pipe")) ||
+        dd_fault("no-host-pipe") || !views(g, &pp))
         return 0;
     /* a band's column of B' or C', and a piece's column of A', fit in a slot */
     int64_t lines = pp.K > pp.M ? pp.K : pp.M;
@@ -281,11 +283,14 @@ int api_pipe_gemm(gemm_call *g, dd_err *err)
     pp.kw = ctx->panel ? ctx->panel : engine_panel(pp.e);
     pp.nbands = (pp.N + pp.bw - 1) / pp.bw;
     void *p[3] = {NULL, NULL, NULL}, *h;
+    /* the second band of each 256-byte aligned, whatever the band's size */
+    int64_t q = 256 / (int64_t)es, bb = (pp.K * pp.bw + q - 1) / q * q,
+            cb = (pp.M * pp.bw + q - 1) / q * q;
     int rc = api_dev_get(ctx, API_DEV_A, (size_t)(pp.M * pp.K) * es, &p[0], err);
     if (!rc)
-        rc = api_dev_get(ctx, API_DEV_B, (size_t)(2 * pp.K * pp.bw) * es, &p[1], err);
+        rc = api_dev_get(ctx, API_DEV_B, (size_t)(2 * bb) * es, &p[1], err);
     if (!rc)
-        rc = api_dev_get(ctx, API_DEV_C, (size_t)(2 * pp.M * pp.bw) * es, &p[2], err);
+        rc = api_dev_get(ctx, API_DEV_C, (size_t)(2 * cb) * es, &p[2], err);
     for (int i = 0; i < 2 && !rc; i++) {
         if (!(rc = api_host_get(ctx, API_HOST_RING + i, slot, &h, err)))
             pp.up[i] = h;
@@ -294,8 +299,8 @@ int api_pipe_gemm(gemm_call *g, dd_err *err)
     }
     pp.A = p[0];
     for (int j = 0; j < 2 && !rc; j++) {
-        pp.B[j] = (char *)p[1] + (size_t)(j * pp.K * pp.bw) * es;
-        pp.C[j] = (char *)p[2] + (size_t)(j * pp.M * pp.bw) * es;
+        pp.B[j] = (char *)p[1] + (size_t)(j * bb) * es;
+        pp.C[j] = (char *)p[2] + (size_t)(j * cb) * es;
     }
     api_tick(g, API_T_ALLOC);
     if ((rc = dd_agree(ctx->world, rc, err)))

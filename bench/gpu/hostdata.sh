@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Host data at cuBLASXt's speed (issue 32, item 3): the pdgemm_ drop-in on
+# one GPU with the caller's pageable arrays, through the host pipeline
+# (src/api/api_pipe.c) and the path before it (DD_FAULT=no-host-pipe), against
+# cuBLASXt with pinned and with pageable data.  Correctness first.
+#
+#   OUT=/some/dir bash bench/gpu/hostdata.sh BUILD_DIR
+#
+# BUILD_DIR: a CUDA build of this tree (cmake -S . -B BUILD_DIR, CUDA on,
+# ScaLAPACK found so that pdgemm-bench exists); the targets this needs are
+# built there first when missing.  DD_SCALAPACK_DIR, where ScaLAPACK is not
+# installed on the GPU host: a directory holding libscalapack-openmpi.so*
+# (put on LD_LIBRARY_PATH).  DD_HOSTDATA_N (default 16384).  About 3
+# minutes on one H200.  Writes to $OUT (default ./out):
+#   hostdata-tests.log  the api and scalapack tests on the GPU, and
+#                       test-pipe on the CUDA backend
+#   hostdata.txt        every bench line, with the drop-in's DD_API_TIMING
+#                       lines (each call's steps on rank 0)
+#   hostdata.jsonl      one record per measurement: pdgemm-bench (tag
+#                       pipeline or before, dtype) and cublasxt-bench
+#                       (host_memory pinned or pageable, block)
+#   hostdata.md         the table of medians
+set -uo pipefail
+B="$(realpath -m "${1:?usage: OUT=dir bash bench/gpu/hostdata.sh BUILD_DIR}")"
+OUT="$(realpath -m "${OUT:-$PWD/out}")"
+cd "$(dirname "$0")/../.." || exit 1
+N="${DD_HOSTDATA_N:-16384}"
+mkdir -p "$OUT"
+export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+[ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
+SL="${DD_SCALAPACK_DIR:-}"
+export LD_LIBRARY_PATH="${SL:+$SL:}${LD_LIBRARY_PATH:-}"
+export CUDA_VISIBLE_DEVICES="${CUDA_VISIBLE_DEVICES:-0}"
+log() { echo "== $(date +%T) $*" | tee -a "$OUT/hostdata.txt"; }
+fails=0
+
+log "host $(hostname): $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+targets=(test-pipe test-api test-plan test-ops-sweep test-beta0 pdgemm-bench cublasxt-bench)
+if [ ! -x "$B/bench/pdgemm-bench" ] || [ ! -x "$B/tests/api/test-pipe" ] ||
+    [ ! -x "$B/bench/cublasxt-bench" ]; then
+    log "building ${targets[*]} in $B"
+    { [ -f "$B/CMakeCache.txt" ] || cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_CUDA_ARCHITECTURES=90 ${SL:+-DCMAKE_LIBRARY_PATH=$SL}; } >"$OUT/hostdata-build.log" 2>&1
+    cmake --build "$B" -j "$(nproc)" --target "${targets[@]}" >>"$OUT/hostdata-build.log" 2>&1 ||
+        { tail -20 "$OUT/hostdata-build.log"; log "FAILED: build"; exit 1; }
+fi
+
+# 1. correctness on the GPU: the pipeline's own test on the CUDA backend
+# (every case through the pipeline there), then the library's tests whose
+# one-rank calls take it on a GPU (gpu_api_*, the sweep of every entry,
+# beta = 0 on PROT_NONE pages) and the ScaLAPACK oracle
+log "test-pipe cuda (1 rank), then the api and scalapack tests on the GPU"
+[ "${DD_HOSTDATA_TESTS:-1}" = 0 ] || {
+    timeout 120 mpirun -n 1 --bind-to none "$B/tests/api/test-pipe" cuda
+    echo "test-pipe cuda: exit $?"
+    (cd "$B" && timeout 150 ctest -R "gpu_api|api_host_pipeline|api_ops_sweep|api_beta0|scalapack_oracle" \
+        --output-on-failure -j 1 --timeout 60)
+    echo "ctest: exit $?"
+} >"$OUT/hostdata-tests.log" 2>&1
+grep -E "test_pipe:|tests passed|tests failed|\*\*\*Failed|Timeout|Not Run|exit [0-9]" \
+    "$OUT/hostdata-tests.log" | tee -a "$OUT/hostdata.txt"
+[ "${DD_HOSTDATA_TESTS:-1}" = 0 ] || grep -q "test_pipe: 0 failed assertions" "$OUT/hostdata-tests.log" ||
+    fails=1
+
+# 2. the drop-in, 1 rank, host pageable data (pdgemm-bench's malloc'd local
+# arrays), NB 1024: the pipeline and the path before it, FP64 and FP32
+for dt in f64 f32; do
+    for tag in pipeline before; do
+        log "pdgemm_ drop-in, $dt, n = $N, NB 1024, 1 GPU, host pageable data, $tag"
+        fault=() # before: every call on api_gemm.c's path (the pipeline's test hook)
+        [ "$tag" = before ] && fault=(-x 'DD_FAULT=no-host-pipe:*')
+        timeout 90 mpirun -n 1 --bind-to none -x DD_SCALAPACK_BACKEND=cuda -x DD_API_TIMING=1 \
+            "${fault[@]}" "$B/bench/pdgemm-bench" --n "$N" --nb 1024 --which dd --reps 3 \
+            --dtype "$dt" --tag "$tag" --json "$OUT/hostdata.jsonl" 2>&1 |
+            tee -a "$OUT/hostdata.txt" || fails=1
+    done
+done
+
+# 3. cuBLASXt, 1 GPU, pinned and pageable host data, tiles 2048/4096/8192
+for mem in pinned pageable; do
+    kind=()
+    [ "$mem" = pageable ] && kind=(--pageable)
+    for blk in 2048 4096 8192; do
+        log "cuBLASXt f64, n = $N, 1 GPU, $mem, block $blk"
+        timeout 60 "$B/bench/cublasxt-bench" --n "$N" --gpus 1 --reps 3 --block "$blk" \
+            "${kind[@]}" --json "$OUT/hostdata.jsonl" 2>&1 | tee -a "$OUT/hostdata.txt" || fails=1
+    done
+    log "cuBLASXt f32, n = $N, 1 GPU, $mem, block 8192"
+    timeout 60 "$B/bench/cublasxt-bench" --n "$N" --gpus 1 --reps 3 --block 8192 --dtype f32 \
+        "${kind[@]}" --json "$OUT/hostdata.jsonl" 2>&1 | tee -a "$OUT/hostdata.txt" || fails=1
+done
+
+# 4. the table
+python3 - "$OUT/hostdata.jsonl" >"$OUT/hostdata.md" <<'EOF' || true
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+print("| what | dtype | host data | median s | TFLOP/s |")
+print("| --- | --- | --- | --- | --- |")
+for r in rows:
+    if r.get("bench") == "pdgemm":
+        s = r["seconds"]
+        print(f"| pdgemm_ drop-in, NB {r['nb']}, {r.get('tag')} | {r['dtype']} | pageable "
+              f"| {s:.4f} | {2 * r['n'] ** 3 / s / 1e12:.1f} |")
+    elif r.get("tool") == "cublasxt-bench":
+        print(f"| cuBLASXt, block {r['block']} | {r['dtype']} | {r['host_memory']} "
+              f"| {r['time_median']:.4f} | {r['tflops']:.1f} |")
+EOF
+tee -a "$OUT/hostdata.txt" <"$OUT/hostdata.md"
+log "done (failures: $fails)"
+exit "$fails"
