@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# tests/python/easybuild.sh SRC WORK VERSION — dgemm-dist installed the way
+# sites install it: EasyBuild (from PyPI, into a venv) builds
+# easybuild/dgemm-dist-VERSION.eb from a tarball of the repository (git
+# archive of the working tree's tracked files) with the system toolchain,
+# CPU only, into WORK, and writes an Lmod module (Lmod from Debian); the
+# module is then loaded as a user would and used: dgemm-dist --version,
+# dgemm-dist --size 500 (its check PASSED), examples/block_gemm.c compiled
+# with the module's pkg-config and run at 2 ranks on the module's library.
+# Exit 77 (skipped) when PyPI cannot be reached: never a pass without eb.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../need.sh
+. "$(dirname "$0")/../need.sh"
+dd_need DD_MPIRUN
+src=$(cd "${1:?usage: $0 SRC WORK VERSION}" && pwd)
+work=${2:?usage: $0 SRC WORK VERSION}
+ver=${3:?usage: $0 SRC WORK VERSION}
+ec=$src/easybuild/dgemm-dist-$ver.eb
+[[ -f $ec ]] || { echo "FAIL: no easybuild/dgemm-dist-$ver.eb for project(VERSION) $ver (copy the last one, set its version)"; exit 1; }
+grep -q "^version = '$ver'$" "$ec" || { echo "FAIL: $ec does not say version = '$ver'"; exit 1; }
+
+lmod_init=${LMOD_PKG:-/usr/share/lmod/lmod}/init/bash
+[[ -f $lmod_init ]] || { echo "FAIL: no Lmod ($lmod_init): apt-get install lmod (tests/install-deps.sh)"; exit 1; }
+py=""
+for c in /usr/bin/python3 python3; do
+    if command -v "$c" >/dev/null 2>&1 && "$c" -c 'import venv, ensurepip' 2>/dev/null; then py=$c; break; fi
+done
+[[ -n $py ]] || { echo "FAIL: no python3 with venv and ensurepip (apt-get install python3-venv)"; exit 1; }
+
+rm -rf "$work"
+mkdir -p "$work/sources" "$work/tmp"
+# EasyBuild from PyPI: its framework and easyblocks (not the 10,000 easyconfigs)
+"$py" -m venv "$work/eb-venv"
+if ! timeout 240 "$work/eb-venv/bin/pip" install --disable-pip-version-check -q \
+    easybuild-framework easybuild-easyblocks >"$work/pip.log" 2>&1; then
+    cat "$work/pip.log"
+    if grep -qiE "connection|resolution|unreachable|timed out|No matching distribution|Could not find a version" "$work/pip.log"; then
+        echo "skipped: EasyBuild cannot be installed from PyPI here"
+        exit 77
+    fi
+    echo "FAIL: pip install easybuild-framework easybuild-easyblocks"
+    exit 1
+fi
+export PATH=$work/eb-venv/bin:$PATH EB_PYTHON=$work/eb-venv/bin/python
+eb --version
+
+# the source tarball: the working tree's tracked files (a stash commit when
+# there are changes, else HEAD), as a release tarball would hold them
+rev=$(git -C "$src" stash create 2>/dev/null || true)
+git -C "$src" archive --format=tar.gz --prefix="dgemm-dist-$ver/" \
+    -o "$work/sources/dgemm-dist-$ver.tar.gz" "${rev:-HEAD}"
+
+# shellcheck disable=SC1090
+. "$lmod_init"
+root=()
+[[ $(id -u) -ne 0 ]] || root=(--allow-use-as-root-and-accept-consequences)
+t0=$SECONDS
+if ! eb "$ec" --sourcepath="$work/sources" --installpath="$work/install" --buildpath="$work/build" \
+    --prefix="$work/eb" --tmpdir="$work/tmp" --modules-tool=Lmod --module-syntax=Lua \
+    --parallel="${DD_JOBS:-2}" --try-amend=configopts="-DBUILD_TESTING=OFF -DDD_ENABLE_CUDA=OFF" \
+    "${root[@]}" >"$work/eb.log" 2>&1; then
+    tail -40 "$work/eb.log"
+    find "$work" -name 'easybuild-dgemm-dist-*.log' -exec tail -60 {} \; 2>/dev/null | head -80
+    echo "FAIL: eb $ec"
+    exit 1
+fi
+grep -E "^== (COMPLETED|Build succeeded)|running command|result for command" "$work/eb.log"
+echo "eb built and installed it in $((SECONDS - t0)) s"
+
+# as a user: load the module, then use what it gives
+module use "$work/install/modules/all"
+module load "dgemm-dist/$ver"
+module list 2>&1
+bin=$(command -v dgemm-dist)
+[[ $bin == "$work/install/"* ]] || { echo "FAIL: dgemm-dist is $bin, not the module's"; exit 1; }
+dgemm-dist --version
+dgemm-dist --version | grep -q "dgemm-dist $ver" || { echo "FAIL: --version is not $ver"; exit 1; }
+out=$($DD_MPIRUN -n 2 dgemm-dist --size 500 --backend cpu 2>&1) || { echo "$out"; echo "FAIL: dgemm-dist --size 500"; exit 1; }
+echo "$out" | tail -3
+grep -q "PASSED" <<<"$out" || { echo "FAIL: dgemm-dist --size 500 did not pass its check"; exit 1; }
+# a program built against the module's library: pkg-config alone, no rpath
+# (the module's LD_LIBRARY_PATH finds the library)
+# shellcheck disable=SC2046
+mpicc -std=c11 -O2 -o "$work/block_gemm" "$src/examples/block_gemm.c" $(pkg-config --cflags --libs dgemm-dist) -lm
+lib=$(ldd "$work/block_gemm" | awk '/libdgemm-dist\.so/ {print $3}')
+echo "block_gemm loads $lib"
+[[ $lib == "$work/install/"* ]] || { echo "FAIL: block_gemm loads '$lib', not the module's library"; exit 1; }
+out=$($DD_MPIRUN -n 2 "$work/block_gemm" 2>&1) || { echo "$out"; echo "FAIL: block_gemm"; exit 1; }
+echo "$out"
+grep -qx PASSED <<<"$out" || { echo "FAIL: block_gemm did not print PASSED"; exit 1; }
+echo "PASS (easybuild): eb installed dgemm-dist/$ver with an Lmod module; --version, --size 500 and block_gemm on the module PASSED"
