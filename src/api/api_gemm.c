@@ -391,7 +391,7 @@ static int run_call(gemm_call *g, dd_err *err)
     if (staged && (rc = api_device_stage(g, &st, err)))
         return api_device_unstage(g, &st, rc, err);
     g->cyclic = api_cyclic_fits(g);
-    if (api_pipe_fits(g))
+    if ((g->piped = api_pipe_fits(g)))
         rc = api_pipe_gemm(g, err);
     else if (!(rc = alloc_blocks(g, err)) && (api_tick(g, API_T_ALLOC), 1) && !(rc = load(g, err)) &&
         !(rc = multiply(g, err)))

@@ -104,6 +104,7 @@ typedef struct {
     int bad_arg; /* PBLAS's number of a bad argument (dgemm_dist.h), 0 if none */
     int check;
     int cyclic;           /* api_cyclic.c: the local arrays are the SUMMA blocks */
+    int piped;            /* api_pipe.c: the call went through the host pipeline */
     dd_panel *cyc_panels; /* ... and its panel list */
     dd_summa s;
     check_cterm cin;

@@ -187,7 +187,10 @@ void api_timing_print(const gemm_call *g)
     char line[512];
     int n = snprintf(line, sizeof line, "dgemm-dist api timing (rank 0, %s %lldx%lldx%lld%s):",
                      g->t == DD_F64 ? "f64" : "f32", (long long)g->M, (long long)g->N,
-                     (long long)g->K, g->cyclic ? ", local arrays as blocks" : "");
+                     (long long)g->K,
+                     g->piped    ? ", host pipeline: load = host packing, multiply = waits"
+                     : g->cyclic ? ", local arrays as blocks"
+                                 : "");
     double sum = 0;
     for (int i = 0; i < API_NSTEPS && n > 0 && (size_t)n < sizeof line; i++) {
         n += snprintf(line + n, sizeof line - (size_t)n, " %s %.4f", step_names[i], g->tm[i]);
