@@ -6,7 +6,9 @@
 #                                    ./python found by pkg-config alone into WORK/venv;
 #                                    the extension must load the prefix's library
 #   py.sh pytest SRC WORK RANKS      tests/python's pytest suites under mpirun
-#   py.sh gpu SRC WORK RANKS         the CuPy tests, where CuPy sees a GPU (else exit 77)
+#   py.sh gpu SRC WORK RANKS BUILD   the GPU tests (test_gpu_*), where the CUDA driver
+#                                    sees a GPU (else exit 77); CuPy's where it is installed;
+#                                    its own venv in WORK, against BUILD
 # Every install ends as a user's would: dgemm-dist --version, the package's
 # version, and a small checked run (python/examples/h5_gemm.py on a file
 # dgemm-dist gen wrote, the library's check and NumPy's A @ B both PASSED).
@@ -106,15 +108,25 @@ installed)
 pytest | gpu)
     work=$1 n=$2
     py=$work/venv/bin/python
-    [[ -x $py ]] || { echo "FAIL: no $py (the python_pip_install_in_tree test makes it)"; exit 1; }
-    args=(-q -p no:cacheprovider --color=no -rs "$src/tests/python")
     if [[ $mode == gpu ]]; then
-        if ! reason=$("$py" -c 'import cupy; n = cupy.cuda.runtime.getDeviceCount(); print(n)' 2>&1) || [[ $reason == 0 ]]; then
-            echo "skipped: no GPU for CuPy here: $(tail -1 <<<"$reason")"
+        # on its own (the GPU host may lack the CPU tests' Python packages:
+        # then skipped, naming them): a venv against the build tree in WORK
+        build=$3
+        sys_py=$(pick_python 2>/dev/null) || { echo "skipped: $(pick_python 2>&1)"; exit 77; }
+        reason=$(cd "$src/tests/python" && PYTHONDONTWRITEBYTECODE=1 "$sys_py" -c \
+            'import cuda_driver; print(cuda_driver.available() or "")' 2>&1) ||
+            reason="the CUDA driver check failed: $(tail -1 <<<"$reason")"
+        if [[ -n $reason ]]; then
+            echo "skipped: $reason"
             exit 77
         fi
-        args+=(-k cupy)
+        mkdir -p "$work"
+        make_venv "$work"
+        pip_install "$work" "DGEMM_DIST_DIR=$build"
     fi
+    [[ -x $py ]] || { echo "FAIL: no $py (the python_pip_install_in_tree test makes it)"; exit 1; }
+    args=(-q -p no:cacheprovider --color=no -rs "$src/tests/python")
+    [[ $mode == pytest ]] || args+=(-k test_gpu_)
     # each rank in the work folder (the installed package, not the source, is
     # imported), writing no bytecode into the source tree
     cd "$work"

@@ -1,8 +1,10 @@
 """GPU arrays: __cuda_array_interface__ and DLPack operands, read in place
 (tests/python).
 
-On a GPU (CuPy installed, every rank sees a GPU) the real thing against
-NumPy's @; without one those tests are skipped.  The plumbing itself (the
+On a GPU (every rank sees one) the real thing against NumPy's @: GPU
+memory through the CUDA driver (cuda_driver.py beside this file), and CuPy
+arrays and DLPack where CuPy is installed; without a GPU those tests are
+skipped.  The plumbing itself (the
 array interfaces read, the device entries called with their pointers and
 leading dimensions) is tested everywhere on the CPU backend, whose device
 entries take host memory: arrays that present host memory through the GPU
@@ -107,13 +109,27 @@ def test_c_none_for_an_unknown_gpu_array_type(ctx, as_device):
 
 
 # ---- on a GPU --------------------------------------------------------------------------
+# Where every rank sees a GPU: GPU memory through the CUDA driver (no CuPy
+# needed) and, where CuPy is installed, CuPy arrays and DLPack.
 def _gpu_reason():
+    import cuda_driver
+    return cuda_driver.available()
+
+
+def _cupy_reason():
     try:
         import cupy
-        n = cupy.cuda.runtime.getDeviceCount()
+        return None if cupy.cuda.runtime.getDeviceCount() > 0 else "no GPU for CuPy"
     except Exception as e:  # no CuPy, no driver, no device
-        return f"no GPU for CuPy here ({type(e).__name__}: {e})"
-    return None if n > 0 else "no GPU"
+        return f"no CuPy here ({type(e).__name__}: {e})"
+
+
+def _local_rank(comm):
+    from mpi4py import MPI
+    local = comm.Split_type(MPI.COMM_TYPE_SHARED)
+    r = local.rank
+    local.Free()
+    return r
 
 
 @pytest.fixture(scope="module")
@@ -121,48 +137,89 @@ def gpu_ctx(comm):
     reason = comm.allgather(_gpu_reason())
     if any(reason):
         pytest.skip(next(r for r in reason if r))
-    import cupy
-    from mpi4py import MPI
-    local = comm.Split_type(MPI.COMM_TYPE_SHARED)
-    cupy.cuda.Device(local.rank % cupy.cuda.runtime.getDeviceCount()).use()
-    local.Free()
+    import cuda_driver
+    cuda_driver.use_device(_local_rank(comm))
     c = dgemm_dist.Context(comm, backend="cuda")
     yield c
     c.close()
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("transa", ["N", "T"])
-def test_cupy_gemm_matches_numpy(gpu_ctx, dtype, transa):
+@pytest.fixture(scope="module")
+def cupy_ctx(gpu_ctx, comm):
+    reason = comm.allgather(_cupy_reason())
+    if any(reason):
+        pytest.skip(next(r for r in reason if r))
     import cupy
+    cupy.cuda.Device(_local_rank(comm) % cupy.cuda.runtime.getDeviceCount()).use()
+    return gpu_ctx
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("transa,transb", [("N", "N"), ("T", "N"), ("N", "T")])
+def test_gpu_driver_memory_gemm_matches_numpy(gpu_ctx, dtype, transa, transb):
+    from cuda_driver import DriverArray
     M, N, K = 300, 200, 250
     A = operands(81, (K, M) if transa == "T" else (M, K), dtype)
-    B = operands(82, (K, N), dtype)
-    a = cupy.asarray(A[gpu_ctx.block(*A.shape)])
-    b = cupy.asarray(B[gpu_ctx.block(K, N)])
-    C = gpu_ctx.gemm(a, b, transa=transa)
+    B = operands(82, (N, K) if transb == "T" else (K, N), dtype)
+    C0 = operands(83, (M, N), dtype)
+    a, b = DriverArray.put(A[gpu_ctx.block(*A.shape)]), DriverArray.put(B[gpu_ctx.block(*B.shape)])
+    c = DriverArray.put(C0[gpu_ctx.block(M, N)])
+    out = gpu_ctx.gemm(a, b, c, alpha=2.0, beta=-1.0, transa=transa, transb=transb, check=True)
     opA = A.T if transa == "T" else A
-    ref = (opA.astype(np.float64) @ B.astype(np.float64))[gpu_ctx.block(M, N)]
+    opB = B.T if transb == "T" else B
+    ref = (2.0 * (opA.astype(np.float64) @ opB.astype(np.float64)) - C0)[gpu_ctx.block(M, N)]
+    assert everywhere(out is c and gpu_ctx.last_info.check_passed == 1
+                      and np.allclose(c.get(), ref, rtol=0, atol=tolerance(dtype, K) * 10))
+
+
+def test_gpu_driver_memory_pgemm(gpu_ctx):
+    from cuda_driver import DriverArray
+    M, N, K = 64, 48, 40
+    A, B = operands(84, (M, K), np.float64), operands(85, (K, N), np.float64)
+    # the 2-D block descriptors (row-major local blocks, as DriverArray holds them)
+    dA, dB, dC = gpu_ctx.desc_block(M, K), gpu_ctx.desc_block(K, N), gpu_ctx.desc_block(M, N)
+    a, b = DriverArray.put(A[gpu_ctx.block(M, K)]), DriverArray.put(B[gpu_ctx.block(K, N)])
+    c = DriverArray(gpu_ctx.block_shape(M, N), np.float64)
+    gpu_ctx.pgemm(a, dA, b, dB, c, dC)
+    assert everywhere(np.allclose(c.get(), (A @ B)[gpu_ctx.block(M, N)], rtol=0, atol=1e-11))
+
+
+def test_gpu_numpy_arrays_on_a_cuda_context(gpu_ctx):
+    """Host arrays on the CUDA backend: dd_gemm, host in, host out."""
+    M, N, K = 100, 80, 60
+    A, B = operands(86, (M, K), np.float64), operands(87, (K, N), np.float64)
+    C = gpu_ctx.gemm(A[gpu_ctx.block(M, K)], B[gpu_ctx.block(K, N)])
+    assert everywhere(isinstance(C, np.ndarray)
+                      and np.allclose(C, (A @ B)[gpu_ctx.block(M, N)], rtol=0, atol=1e-11))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_gpu_cupy_gemm_matches_numpy(cupy_ctx, dtype):
+    import cupy
+    M, N, K = 300, 200, 250
+    A, B = operands(88, (M, K), dtype), operands(89, (K, N), dtype)
+    C = cupy_ctx.gemm(cupy.asarray(A[cupy_ctx.block(M, K)]), cupy.asarray(B[cupy_ctx.block(K, N)]))
+    ref = (A.astype(np.float64) @ B.astype(np.float64))[cupy_ctx.block(M, N)]
     assert everywhere(isinstance(C, cupy.ndarray) and np.allclose(cupy.asnumpy(C), ref, rtol=0,
                                                                   atol=tolerance(dtype, K) * 10))
 
 
-def test_cupy_dlpack_and_pgemm(gpu_ctx):
+def test_gpu_cupy_dlpack_and_pgemm(cupy_ctx):
     import cupy
     M, N, K = 64, 48, 40
-    A, B = operands(83, (M, K), np.float64), operands(84, (K, N), np.float64)
-    dA, dB, dC = (gpu_ctx.desc_block_cyclic(M, K, 8, 8), gpu_ctx.desc_block_cyclic(K, N, 8, 8),
-                  gpu_ctx.desc_block_cyclic(M, N, 8, 8))
+    A, B = operands(90, (M, K), np.float64), operands(91, (K, N), np.float64)
+    dA, dB, dC = (cupy_ctx.desc_block_cyclic(M, K, 8, 8), cupy_ctx.desc_block_cyclic(K, N, 8, 8),
+                  cupy_ctx.desc_block_cyclic(M, N, 8, 8))
 
     def local(d, X):
-        out = gpu_ctx.local_array(d)
-        r, c = gpu_ctx.local_indices(d)
+        out = cupy_ctx.local_array(d)
+        r, c = cupy_ctx.local_indices(d)
         out[...] = X[np.ix_(r, c)]
         return out
     a = cupy.asfortranarray(cupy.asarray(local(dA, A)))
     b = cupy.asfortranarray(cupy.asarray(local(dB, B)))
-    c = cupy.asfortranarray(cupy.zeros(gpu_ctx.local_shape(dC)))
-    gpu_ctx.pgemm(DlpackOf(a), dA, b, dB, c, dC)
+    c = cupy.asfortranarray(cupy.zeros(cupy_ctx.local_shape(dC)))
+    cupy_ctx.pgemm(DlpackOf(a), dA, b, dB, c, dC)
     assert everywhere(np.allclose(cupy.asnumpy(c), local(dC, A @ B), rtol=0, atol=1e-11))
 
 
