@@ -6,7 +6,9 @@
 # CPU only, into WORK, and writes an Lmod module (Lmod from Debian); the
 # module is then loaded as a user would and used: dgemm-dist --version,
 # dgemm-dist --size 500 (its check PASSED), examples/block_gemm.c compiled
-# with the module's pkg-config and run at 2 ranks on the module's library.
+# with the module's pkg-config and run at 2 ranks on the module's library,
+# and the Python package (python/) pip-installed against the module, its
+# h5_gemm.py example checked.
 # Exit 77 (skipped) when PyPI cannot be reached: never a pass without eb.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../need.sh
@@ -23,9 +25,12 @@ lmod_init=${LMOD_PKG:-/usr/share/lmod/lmod}/init/bash
 [[ -f $lmod_init ]] || { echo "FAIL: no Lmod ($lmod_init): apt-get install lmod (tests/install-deps.sh)"; exit 1; }
 py=""
 for c in /usr/bin/python3 python3; do
-    if command -v "$c" >/dev/null 2>&1 && "$c" -c 'import venv, ensurepip' 2>/dev/null; then py=$c; break; fi
+    if command -v "$c" >/dev/null 2>&1 && "$c" -c 'import venv, ensurepip, numpy, mpi4py, h5py' 2>/dev/null; then
+        py=$c
+        break
+    fi
 done
-[[ -n $py ]] || { echo "FAIL: no python3 with venv and ensurepip (apt-get install python3-venv)"; exit 1; }
+[[ -n $py ]] || { echo "FAIL: no python3 with venv, numpy, mpi4py and h5py (tests/install-deps.sh)"; exit 1; }
 
 rm -rf "$work"
 mkdir -p "$work/sources" "$work/tmp"
@@ -88,4 +93,20 @@ echo "block_gemm loads $lib"
 out=$($DD_MPIRUN -n 2 "$work/block_gemm" 2>&1) || { echo "$out"; echo "FAIL: block_gemm"; exit 1; }
 echo "$out"
 grep -qx PASSED <<<"$out" || { echo "FAIL: block_gemm did not print PASSED"; exit 1; }
-echo "PASS (easybuild): eb installed dgemm-dist/$ver with an Lmod module; --version, --size 500 and block_gemm on the module PASSED"
+# the Python package against the module (its PKG_CONFIG_PATH), h5_gemm.py checked
+"$py" -m venv --system-site-packages "$work/py-venv"
+cp -r "$src/python" "$work/python"
+rm -rf "$work/python/build" "$work/python/src/"*.egg-info
+env -u DGEMM_DIST_DIR "$work/py-venv/bin/pip" install --no-build-isolation --no-index "$work/python" \
+    >"$work/pip-python.log" 2>&1 || { cat "$work/pip-python.log"; echo "FAIL: pip install ./python against the module"; exit 1; }
+core=$(ls "$work"/py-venv/lib/python3*/site-packages/dgemm_dist/_core*.so)
+lib=$(ldd "$core" | awk '/libdgemm-dist\.so/ {print $3}')
+echo "dgemm_dist._core loads $lib"
+[[ $lib == "$work/install/"* ]] || { echo "FAIL: the Python package loads '$lib', not the module's library"; exit 1; }
+dgemm-dist gen --out "$work/mats.h5" -m 200 -n 150 -k 100 >/dev/null
+out=$(cd "$work" && PYTHONDONTWRITEBYTECODE=1 $DD_MPIRUN -n 2 "$work/py-venv/bin/python" \
+    "$src/python/examples/h5_gemm.py" --in mats.h5 --out c.h5 --backend cpu --verify 2>&1) ||
+    { echo "$out"; echo "FAIL: h5_gemm.py against the module"; exit 1; }
+echo "$out"
+grep -q "check residual .* PASSED" <<<"$out" || { echo "FAIL: h5_gemm.py did not pass"; exit 1; }
+echo "PASS (easybuild): eb installed dgemm-dist/$ver with an Lmod module; --version, --size 500, block_gemm and the Python package on the module PASSED"
