@@ -115,6 +115,19 @@ def test_scalars_differ_between_ranks_the_library_says(ctx, comm):
     assert still_in_step(ctx)
 
 
+def test_scalars_that_are_not_numbers(ctx, comm):
+    a, b = blocks(ctx)
+    bad = "two" if last(comm) else 1.0
+    msg = raises_everywhere(UsageError, ctx.gemm, a, b, alpha=bad)
+    assert msg == f"rank {comm.size - 1}: alpha is 'two': a real number"
+    d = ctx.desc_block_cyclic(4, 4, 2, 2)
+    x = ctx.local_array(d)
+    msg = raises_everywhere(UsageError, ctx.pgemm, x, d, ctx.local_array(d), d, ctx.local_array(d), d,
+                            ia=1.0 if last(comm) else 1)
+    assert msg == f"rank {comm.size - 1}: ia is 1.0: an integer"
+    assert still_in_step(ctx)
+
+
 @pytest.mark.parametrize("bad", ["X", 5, ""])
 def test_bad_transpose(ctx, bad):
     a, b = blocks(ctx)

@@ -7,6 +7,7 @@ rank's) and raises the same exception, or calls the library.  A rank's
 wrong dtype, non-contiguous array or block that does not fit the layout
 therefore never leaves the others waiting in a collective."""
 import atexit
+import operator
 import warnings
 import weakref
 from collections import namedtuple
@@ -189,6 +190,7 @@ class Context:
             if ta is None or tb is None:
                 raise LocalError(f"transa and transb are 'N', 'T' or 'C' (got {transa!r}, {transb!r})")
             mine["trans"] = ta + tb
+            alpha, beta = _real("alpha", alpha), _real("beta", beta)
             for name, x in (("A", A), ("B", B), ("C", C)):
                 if x is None:
                     if name == "C" and beta != 0:
@@ -231,7 +233,7 @@ class Context:
             ops["C"] = describe("C", C)
         c = ops["C"]
         st, msg, info = _core.gemm(self._cap, a.dtype == np.float32, a.device, ta, tb, M, N, K,
-                                   float(alpha), a.ptr, a.ld("C"), b.ptr, b.ld("C"), float(beta),
+                                   alpha, a.ptr, a.ld("C"), b.ptr, b.ld("C"), beta,
                                    c.ptr, c.ld("C"), bool(check))
         self.last_info = GemmInfo(*info)
         if st:
@@ -295,6 +297,10 @@ class Context:
         try:
             if ta is None or tb is None:
                 raise LocalError(f"transa and transb are 'N', 'T' or 'C' (got {transa!r}, {transb!r})")
+            alpha, beta = _real("alpha", alpha), _real("beta", beta)
+            ia, ja, ib, jb, ic, jc = (_int(n, v) for n, v in (("ia", ia), ("ja", ja), ("ib", ib),
+                                                              ("jb", jb), ("ic", ic), ("jc", jc)))
+            M, N, K = (None if v is None else _int(n, v) for n, v in (("M", M), ("N", N), ("K", K)))
             for name, x, d in (("A", A, descA), ("B", B, descB), ("C", C, descC)):
                 if not isinstance(d, Descriptor):
                     raise LocalError(f"desc{name} is a {type(d).__name__}, not a dgemm_dist.Descriptor")
@@ -329,14 +335,27 @@ class Context:
         N = descC.n - jc + 1 if N is None else N
         if K is None:
             K = (descA.n - ja + 1) if ta == "N" else (descA.m - ia + 1)
-        st, msg, info = _core.pgemm(self._cap, a.dtype == np.float32, a.device, ta, tb, int(M), int(N),
-                                    int(K), float(alpha), a.ptr, int(ia), int(ja), descA.as_tuple(),
-                                    b.ptr, int(ib), int(jb), descB.as_tuple(), float(beta), c.ptr,
-                                    int(ic), int(jc), descC.as_tuple(), bool(check))
+        st, msg, info = _core.pgemm(self._cap, a.dtype == np.float32, a.device, ta, tb, M, N, K, alpha,
+                                    a.ptr, ia, ja, descA.as_tuple(), b.ptr, ib, jb, descB.as_tuple(),
+                                    beta, c.ptr, ic, jc, descC.as_tuple(), bool(check))
         self.last_info = GemmInfo(*info)
         if st:
             raise_status(st, msg, info[5])
         return C
+
+
+def _real(name, v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        raise LocalError(f"{name} is {v!r}: a real number") from None
+
+
+def _int(name, v):
+    try:
+        return operator.index(v)  # int, numpy integers; not 1.0
+    except TypeError:
+        raise LocalError(f"{name} is {v!r}: an integer") from None
 
 
 def _allocate_like(A, shape, dtype, device):
