@@ -169,6 +169,16 @@ def test_gpu_array_on_a_cpu_context(ctx):
     assert "GPU arrays on a context whose backend is cpu" in msg
 
 
+def test_a_broken_array_interface_on_one_rank(ctx, comm):
+    a, b = blocks(ctx)
+
+    class Broken:
+        __cuda_array_interface__ = {"shape": a.shape, "version": 3}  # no typestr, no data
+    msg = raises_everywhere(UsageError, ctx.gemm, Broken() if last(comm) else a, b)
+    assert msg == f"rank {comm.size - 1}: A could not be read as an array (KeyError: 'typestr')"
+    assert still_in_step(ctx)
+
+
 def test_context_options_refused_by_the_library(comm):
     msg = raises_everywhere(UsageError, dgemm_dist.Context, comm, backend="cpu",
                             lookahead=99 if comm.rank == comm.size - 1 else 0)

@@ -121,7 +121,18 @@ def _dlpack(name, x, dev_type):
 
 
 def describe(name, x):
-    """The Operand of an array, or LocalError naming what to change."""
+    """The Operand of an array, or LocalError naming what to change (also
+    for an array interface that fails: its error becomes the message, so
+    that it is agreed like any other)."""
+    try:
+        return _describe(name, x)
+    except LocalError:
+        raise
+    except Exception as e:
+        raise LocalError(f"{name} could not be read as an array ({type(e).__name__}: {e})") from e
+
+
+def _describe(name, x):
     if isinstance(x, np.ndarray):
         return _host(name, x)
     if hasattr(x, "__cuda_array_interface__"):
