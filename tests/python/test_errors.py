@@ -149,7 +149,7 @@ def test_c_overlapping_a_refused(ctx):
     assert "C shares memory with A" in raises_everywhere(UsageError, ctx.gemm, blk, blk.copy(), blk)
 
 
-@pytest.mark.parametrize("bad", [[[1.0, 2.0]], "A", np.zeros((2, 2, 2))])
+@pytest.mark.parametrize("bad", [[[1.0, 2.0]], "A", np.zeros((2, 2, 2)), None])
 def test_not_a_matrix(ctx, bad):
     a, b = blocks(ctx)
     msg = raises_everywhere(UsageError, ctx.gemm, bad, b)

@@ -193,7 +193,10 @@ class Context:
             alpha, beta = _real("alpha", alpha), _real("beta", beta)
             for name, x in (("A", A), ("B", B), ("C", C)):
                 if x is None:
-                    if name == "C" and beta != 0:
+                    if name != "C":
+                        raise LocalError(f"{name} is None: pass an array (an empty block is a 0-row "
+                                         "or 0-column array)")
+                    if beta != 0:
                         raise LocalError(f"C is None with beta = {beta}: beta != 0 reads C; pass C")
                     continue
                 op = describe(name, x)
@@ -218,8 +221,8 @@ class Context:
                 raise LocalError("C is None and A is a GPU array neither CuPy's nor PyTorch's: pass C")
             mine.update(dtype=ops["A"].dtype.name, device=dev,
                         shapes={n: o.shape for n, o in ops.items()})
-        except LocalError as e:
-            mine = {"error": str(e)}
+        except Exception as e:  # agreed below like any refusal, so that no rank is left waiting
+            mine = {"error": _message(e)}
         gathered = self._gather(mine)
         err = self._first_error(gathered)
         if not err:
@@ -325,8 +328,8 @@ class Context:
             if ops["A"].device and self.backend != "cuda":
                 raise LocalError(f"GPU arrays on a context whose backend is {self.backend}: make the "
                                  "context with backend='cuda', or pass NumPy arrays")
-        except LocalError as e:
-            mine["error"] = str(e)
+        except Exception as e:
+            mine["error"] = _message(e)
         err = self._first_error(self._gather(mine))
         if err:
             raise UsageError(err, ERROR_USAGE)
@@ -342,6 +345,11 @@ class Context:
         if st:
             raise_status(st, msg, info[5])
         return C
+
+
+def _message(e):
+    """A local refusal's message; an unexpected exception named by its type."""
+    return str(e) if isinstance(e, LocalError) else f"{type(e).__name__}: {e}"
 
 
 def _real(name, v):
