@@ -333,6 +333,20 @@ typedef struct {
     uint64_t byte_offset;
 } dl_tensor;
 
+static PyObject *int64_tuple(const int64_t *v, int n)
+{
+    PyObject *t = PyTuple_New(n);
+    for (int i = 0; t && i < n; i++) {
+        PyObject *x = PyLong_FromLongLong(v[i]);
+        if (!x) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, x);
+    }
+    return t;
+}
+
 /* dlpack_tensor(capsule) -> (address, device_type, device_id, code, bits,
  * lanes, shape, strides or None).  The capsule is only read: it keeps its
  * name, so its own destructor frees the tensor when the caller drops it
@@ -345,22 +359,13 @@ static PyObject *py_dlpack_tensor(PyObject *self, PyObject *cap)
         return NULL;
     if (t->ndim < 0 || t->ndim > 64)
         return PyErr_Format(PyExc_ValueError, "DLPack tensor with %d dimensions", (int)t->ndim);
-    PyObject *shape = PyTuple_New(t->ndim);
+    PyObject *shape = int64_tuple(t->shape, t->ndim);
     if (!shape)
         return NULL;
-    for (int i = 0; i < t->ndim; i++)
-        PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(t->shape[i]));
-    PyObject *strides = Py_None;
-    Py_INCREF(Py_None);
-    if (t->strides) {
-        Py_DECREF(Py_None);
-        strides = PyTuple_New(t->ndim);
-        if (!strides) {
-            Py_DECREF(shape);
-            return NULL;
-        }
-        for (int i = 0; i < t->ndim; i++)
-            PyTuple_SET_ITEM(strides, i, PyLong_FromLongLong(t->strides[i]));
+    PyObject *strides = t->strides ? int64_tuple(t->strides, t->ndim) : (Py_INCREF(Py_None), Py_None);
+    if (!strides) {
+        Py_DECREF(shape);
+        return NULL;
     }
     return Py_BuildValue("(KiiiiiNN)", (unsigned long long)((uintptr_t)t->data + t->byte_offset),
                          (int)t->device.device_type, (int)t->device.device_id, (int)t->dtype.code,
