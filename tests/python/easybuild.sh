@@ -95,8 +95,8 @@ echo "$out"
 grep -qx PASSED <<<"$out" || { echo "FAIL: block_gemm did not print PASSED"; exit 1; }
 # the Python package against the module (its PKG_CONFIG_PATH), h5_gemm.py checked
 "$py" -m venv --system-site-packages "$work/py-venv"
-cp -r "$src/python" "$work/python"
-rm -rf "$work/python/build" "$work/python/src/"*.egg-info
+# python/ without what a build in it left (the README's pip install builds there)
+tar -C "$src" --exclude=python/build --exclude='*.egg-info' --exclude=__pycache__ -cf - python | tar -C "$work" -xf -
 env -u DGEMM_DIST_DIR "$work/py-venv/bin/pip" install --no-build-isolation --no-index "$work/python" \
     >"$work/pip-python.log" 2>&1 || { cat "$work/pip-python.log"; echo "FAIL: pip install ./python against the module"; exit 1; }
 core=$(ls "$work"/py-venv/lib/python3*/site-packages/dgemm_dist/_core*.so)

@@ -47,14 +47,20 @@ make_venv() {
     echo "venv from $py ($("$py" --version 2>&1))"
 }
 
+# copy_python WORK: python/ into WORK/python, without what a build in it left
+# (the README's pip install builds in python/, maybe at the same time)
+copy_python() {
+    tar -C "$src" --exclude=python/build --exclude='*.egg-info' --exclude=__pycache__ -cf - python |
+        tar -C "$1" -xf -
+}
+
 # pip_install WORK [VAR=VALUE...]: a copy of python/ installed into the venv
 # (a copy: pip builds in the folder it is given)
 pip_install() {
     local work=$1
     shift
     rm -rf "$work/python"
-    cp -r "$src/python" "$work/python"
-    rm -rf "$work/python/build" "$work/python/src/"*.egg-info
+    copy_python "$work"
     env "$@" "$work/venv/bin/pip" install --no-build-isolation --no-index "$work/python" >"$work/pip.log" 2>&1 ||
         { cat "$work/pip.log"; echo "FAIL: pip install ./python"; return 1; }
 }
