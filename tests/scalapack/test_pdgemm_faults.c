@@ -310,11 +310,16 @@ static void fields(int grid, int P, int Q, dd_context *ctx)
     struct {
         const char *what;
         int entry, value; /* entry of the 11, from 0; PBLAS's number entry + 1 */
-    } bad11[] = {{"DTYPE_ = 7", 0, 7},       {"M_ = -1", 2, -1},
-                 {"N_ = 0 (sub() not empty)", 3, 0}, {"IMB_ = 0", 4, 0},
-                 {"INB_ = -2", 5, -2},        {"MB_ = 0", 6, 0},
-                 {"NB_ = -2", 7, -2},         {"RSRC_ = nprow", 8, P},
-                 {"CSRC_ = -2", 9, -2},       {"LLD_ = 0", 10, 0},
+    } bad11[] = {{"DTYPE_ = 7", 0, 7},
+                 {"M_ = -1", 2, -1},
+                 {"N_ = 0 (sub() not empty)", 3, 0},
+                 {"IMB_ = 0", 4, 0},
+                 {"INB_ = -2", 5, -2},
+                 {"MB_ = 0", 6, 0},
+                 {"NB_ = -2", 7, -2},
+                 {"RSRC_ = nprow", 8, P},
+                 {"CSRC_ = -2", 9, -2},
+                 {"LLD_ = 0", 10, 0},
                  {"LLD_ = local rows - 1", 10, rows - 1}};
     for (int i = 0; i < 3; i++)
         for (size_t b = 0; b < sizeof bad11 / sizeof bad11[0]; b++) {
@@ -568,8 +573,8 @@ int main(int argc, char **argv)
     MPI_Reduce(&g_cases, &cases, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (g_rank == 0)
         printf("test_pdgemm_faults%s: %d rank%s, %d case-runs over the ranks, %s\n",
-               errors_return ? " (DD_SCALAPACK_ERRORS=return)" : "", g_size,
-               g_size == 1 ? "" : "s", cases, fails ? "FAILED" : "all passed");
+               errors_return ? " (DD_SCALAPACK_ERRORS=return)" : "", g_size, g_size == 1 ? "" : "s",
+               cases, fails ? "FAILED" : "all passed");
     MPI_Finalize();
     return fails != 0;
 }

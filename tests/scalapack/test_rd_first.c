@@ -56,14 +56,20 @@ int main(void)
                         }
                         for (int off = 0; off < LEN; off += 7)
                             for (int n = 1; off + n <= LEN; n += 5) {
-                                rd_dist d = {kind ? RD_CYCLIC_FIRST : RD_CYCLIC, np, n, off, 0,
-                                             nb, src, kind ? imb : 0};
+                                rd_dist d = {kind ? RD_CYCLIC_FIRST : RD_CYCLIC,
+                                             np,
+                                             n,
+                                             off,
+                                             0,
+                                             nb,
+                                             src,
+                                             kind ? imb : 0};
                                 for (int g = 0; g < n; g++) {
                                     int G = off + g, run = 1;
                                     while (g + run < n && block[G + run] == block[G])
                                         run++;
-                                    CHECK(rd_owner(&d, g) == owner[G] && rd_local(&d, g) == local[G] &&
-                                              rd_run(&d, g) == run,
+                                    CHECK(rd_owner(&d, g) == owner[G] &&
+                                              rd_local(&d, g) == local[G] && rd_run(&d, g) == run,
                                           "kind %d imb %d nb %d np %d src %d off %d n %d g %d: "
                                           "owner %d local %lld run %lld, want %d %d %d",
                                           kind, imb, nb, np, src, off, n, g, rd_owner(&d, g),
@@ -72,7 +78,13 @@ int main(void)
                                     checks++;
                                 }
                             }
-                        rd_dist d = {kind ? RD_CYCLIC_FIRST : RD_CYCLIC, np, LEN, 0, 0, nb, src,
+                        rd_dist d = {kind ? RD_CYCLIC_FIRST : RD_CYCLIC,
+                                     np,
+                                     LEN,
+                                     0,
+                                     0,
+                                     nb,
+                                     src,
                                      kind ? imb : 0};
                         for (int me = 0; me < np; me++)
                             for (int x = 0; x <= LEN; x++) {
@@ -82,8 +94,8 @@ int main(void)
                                 CHECK(rd_held(&d, me, x) == want,
                                       "kind %d imb %d nb %d np %d src %d: rd_held(%d, %d) = %lld, "
                                       "want %d",
-                                      kind, imb, nb, np, src, me, x,
-                                      (long long)rd_held(&d, me, x), want);
+                                      kind, imb, nb, np, src, me, x, (long long)rd_held(&d, me, x),
+                                      want);
                                 checks++;
                             }
                     }
