@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/python/easybuild.sh SRC WORK VERSION — dgemm-dist installed the way
 # sites install it: EasyBuild (from PyPI, into a venv) builds
-# easybuild/dgemm-dist-VERSION.eb from a tarball of the repository (git
-# archive of the working tree's tracked files) with the system toolchain,
+# easybuild/dgemm-dist-VERSION.eb from a tarball of the repository (its
+# working tree's files that git holds) with the system toolchain,
 # CPU only, into WORK, and writes an Lmod module (Lmod from Debian); the
 # module is then loaded as a user would and used: dgemm-dist --version,
 # dgemm-dist --size 500 (its check PASSED), examples/block_gemm.c compiled
@@ -49,11 +49,14 @@ fi
 export PATH=$work/eb-venv/bin:$PATH EB_PYTHON=$work/eb-venv/bin/python
 eb --version
 
-# the source tarball: the working tree's tracked files (a stash commit when
-# there are changes, else HEAD), as a release tarball would hold them
-rev=$(git -C "$src" stash create 2>/dev/null || true)
-git -C "$src" archive --format=tar.gz --prefix="dgemm-dist-$ver/" \
-    -o "$work/sources/dgemm-dist-$ver.tar.gz" "${rev:-HEAD}"
+# the source tarball: the files of the working tree that git would hold
+# (tracked and not ignored, as the build under test sees them; in a clean
+# checkout that is git archive HEAD), under dgemm-dist-VERSION/
+git -C "$src" ls-files -co --exclude-standard | while IFS= read -r f; do
+    [[ -f $src/$f ]] && printf '%s\n' "$f"
+done >"$work/sources/files"
+tar -C "$src" -czf "$work/sources/dgemm-dist-$ver.tar.gz" --transform "s,^,dgemm-dist-$ver/," \
+    -T "$work/sources/files"
 
 # shellcheck disable=SC1090
 . "$lmod_init"

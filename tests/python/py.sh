@@ -24,24 +24,26 @@ mode=${1:?usage: $0 tree|installed|pytest|gpu ...}
 src=$(cd "${2:?SRC}" && pwd)
 shift 2
 
+# pick_python [MODULES]: the first interpreter with MODULES (default: all the
+# tests use)
 pick_python() {
-    local c
+    local c mods=${1:-numpy, mpi4py, h5py, pytest, venv}
     for c in ${DD_PYTHON:-} /usr/bin/python3 python3; do
         command -v "$c" >/dev/null 2>&1 || continue
-        if "$c" -c 'import numpy, mpi4py, h5py, pytest, venv' 2>/dev/null; then
+        if "$c" -c "import $mods" 2>/dev/null; then
             echo "$c"
             return 0
         fi
     done
-    echo "FAIL: no python3 with numpy, mpi4py, h5py, pytest and venv (apt-get install python3-numpy" \
-        "python3-mpi4py python3-h5py python3-pytest python3-venv: tests/install-deps.sh)" >&2
+    echo "FAIL: no python3 with $mods (Debian: python3-numpy python3-mpi4py python3-h5py" \
+        "python3-pytest python3-venv, as tests/install-deps.sh installs them)" >&2
     return 1
 }
 
-# make_venv WORK: WORK/venv over the system's site-packages
+# make_venv WORK [MODULES]: WORK/venv over the system's site-packages
 make_venv() {
     local py
-    py=$(pick_python)
+    py=$(pick_python "${2:-}")
     rm -rf "$1/venv"
     "$py" -m venv --system-site-packages "$1/venv"
     echo "venv from $py ($("$py" --version 2>&1))"
@@ -118,7 +120,10 @@ pytest | gpu)
         # on its own (the GPU host may lack the CPU tests' Python packages:
         # then skipped, naming them): a venv against the build tree in WORK
         build=$3
-        sys_py=$(pick_python 2>/dev/null) || { echo "skipped: $(pick_python 2>&1)"; exit 77; }
+        mods="numpy, mpi4py, pytest, venv, setuptools"
+        sys_py=$(pick_python "$mods" 2>/dev/null) || { echo "skipped: $(pick_python "$mods" 2>&1)"; exit 77; }
+        "$sys_py" -c 'import os, sysconfig; os.stat(os.path.join(sysconfig.get_paths()["include"], "Python.h"))' \
+            2>/dev/null || { echo "skipped: $sys_py has no Python.h (python3-dev) to build the extension"; exit 77; }
         reason=$(cd "$src/tests/python" && PYTHONDONTWRITEBYTECODE=1 "$sys_py" -c \
             'import cuda_driver; print(cuda_driver.available() or "")' 2>&1) ||
             reason="the CUDA driver check failed: $(tail -1 <<<"$reason")"
@@ -127,7 +132,7 @@ pytest | gpu)
             exit 77
         fi
         mkdir -p "$work"
-        make_venv "$work"
+        make_venv "$work" "$mods"
         pip_install "$work" "DGEMM_DIST_DIR=$build"
     fi
     [[ -x $py ]] || { echo "FAIL: no $py (the python_pip_install_in_tree test makes it)"; exit 1; }
