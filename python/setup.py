@@ -6,9 +6,14 @@ Where the library is, first found wins:
   pkg-config       dgemm-dist.pc (PKG_CONFIG_PATH=PREFIX/lib/pkgconfig)
   ../build         the repository's own build tree, when python/ is built
                    from a checkout
-The extension is linked with an rpath to the library's folder: nothing
-searches for the library at import.  MPI's compile and link flags come from
-mpicc (MPICC, else the mpicc mpi4py was built with, else mpicc on PATH)."""
+  built here       none of those, python/ in a checkout: the library is
+                   built from the checkout with CMake (in build/libdgemm-dist
+                   beside this file; CMake options from DGEMM_DIST_CMAKE_ARGS,
+                   e.g. -DDD_ENABLE_CUDA=OFF) and shipped inside the package
+The extension is linked with an rpath to the library's folder (or $ORIGIN,
+the package's own folder, for a library built here): nothing searches for
+the library at import.  MPI's compile and link flags come from mpicc
+(MPICC, else the mpicc mpi4py was built with, else mpicc on PATH)."""
 import os
 import re
 import shlex
@@ -17,6 +22,7 @@ import subprocess
 import sys
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -79,8 +85,46 @@ def find_library():
     tree = os.path.join(HERE, "..", "build")
     if os.path.exists(os.path.join(tree, "CMakeCache.txt")):
         return from_prefix(tree), f"the repository's build tree {os.path.abspath(tree)}"
+    if os.path.exists(os.path.join(HERE, "..", "include", "dgemm_dist.h")):
+        return build_library(), "built here from the checkout"
     fail("libdgemm-dist not found: set DGEMM_DIST_DIR to an install prefix or a build tree, "
          "or put its lib/pkgconfig on PKG_CONFIG_PATH")
+
+
+BUNDLE = []  # the library files shipped inside the package (a library built here)
+
+
+def build_library():
+    """libdgemm-dist built from the checkout python/ sits in; its shared
+    library is shipped in the package, found through $ORIGIN."""
+    cmake = shutil.which("cmake")
+    if not cmake:
+        fail("libdgemm-dist not found and no cmake to build it: install cmake, or set DGEMM_DIST_DIR")
+    src = os.path.abspath(os.path.join(HERE, ".."))
+    tree = os.path.join(HERE, "build", "libdgemm-dist")
+    args = shlex.split(os.environ.get("DGEMM_DIST_CMAKE_ARGS", ""))
+    jobs = str(os.cpu_count() or 2)
+    print(f"dgemm_dist setup: building libdgemm-dist from {src} in {tree} ({' '.join(args) or 'no options'})")
+    for cmd in ([cmake, "-S", src, "-B", tree, "-DBUILD_TESTING=OFF", "-DCMAKE_BUILD_TYPE=Release", *args],
+                [cmake, "--build", tree, "--target", "dgemm_dist_shared", "-j", jobs]):
+        if subprocess.run(cmd).returncode != 0:
+            fail(f"building libdgemm-dist failed: {' '.join(cmd)}")
+    incs, lib = from_prefix(tree)
+    # the file the extension will ask for: the soname, the shortest versioned name
+    names = sorted((f for f in os.listdir(lib) if re.fullmatch(r"libdgemm-dist\.so\.[0-9.]+", f)), key=len)
+    if not names:
+        fail(f"no libdgemm-dist.so.N in {lib} after the build")
+    BUNDLE.append(os.path.join(lib, names[0]))
+    return incs, lib
+
+
+class build_ext_bundling(build_ext):
+    """build_ext, then the library built here copied beside the extension."""
+
+    def run(self):
+        super().run()
+        for f in BUNDLE:
+            shutil.copyfile(f, os.path.join(self.build_lib, "dgemm_dist", os.path.basename(f)))
 
 
 def mpi_flags():
@@ -142,8 +186,9 @@ setup(
         include_dirs=incs + [mpi4py.get_include()] + mpi_incs,
         library_dirs=[libdir] + mpi_libdirs,
         libraries=["dgemm-dist"] + mpi_libs,
-        runtime_library_dirs=[libdir],
+        runtime_library_dirs=["$ORIGIN"] if BUNDLE else [libdir],
         extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-Werror"],
         extra_link_args=mpi_extra,
     )],
+    cmdclass={"build_ext": build_ext_bundling},
 )

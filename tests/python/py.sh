@@ -5,13 +5,16 @@
 #   py.sh installed SRC BUILD WORK   cmake --install into WORK/prefix, then pip install
 #                                    ./python found by pkg-config alone into WORK/venv;
 #                                    the extension must load the prefix's library
+#   py.sh built SRC WORK             pip install ./python in a checkout with no build and no
+#                                    library named: pip builds the library into the package
 #   py.sh pytest SRC WORK RANKS      tests/python's pytest suites under mpirun
 #   py.sh gpu SRC WORK RANKS BUILD   the GPU tests (test_gpu_*), where the CUDA driver
 #                                    sees a GPU (else exit 77); CuPy's where it is installed;
 #                                    its own venv in WORK, against BUILD
 # Every install ends as a user's would: dgemm-dist --version, the package's
-# version, and a small checked run (python/examples/h5_gemm.py on a file
-# dgemm-dist gen wrote, the library's check and NumPy's A @ B both PASSED).
+# version, and small checked runs (python/examples/h5_gemm.py on a file
+# dgemm-dist gen wrote, the library's check and NumPy's A @ B both PASSED;
+# python -m dgemm_dist --version and --size 200).
 # The venv uses the system's numpy, mpi4py and h5py (--system-site-packages;
 # Debian's packages, tests/install-deps.sh) and pip needs no network
 # (--no-build-isolation --no-index).  DD_PYTHON: the interpreter to use
@@ -86,6 +89,12 @@ user_checks() {
         echo "FAIL: the checked run did not pass"
         return 1
     fi
+    # the package's own check: python -m dgemm_dist --version, --size
+    (cd "$work" && "$py" -m dgemm_dist --version) || { echo "FAIL: python -m dgemm_dist --version"; return 1; }
+    out=$(cd "$work" && $DD_MPIRUN -n 2 "$py" -m dgemm_dist --size 200 --backend cpu 2>&1) ||
+        { echo "$out"; echo "FAIL: python -m dgemm_dist --size 200"; return 1; }
+    echo "$out"
+    grep -q "PASSED" <<<"$out" || { echo "FAIL: python -m dgemm_dist --size 200 did not pass"; return 1; }
 }
 
 case $mode in
@@ -112,6 +121,29 @@ installed)
     [[ $lib == "$work/prefix/"* ]] || { echo "FAIL: the extension loads '$lib', not the prefix's library"; exit 1; }
     user_checks "$work" "$work/prefix/bin/dgemm-dist"
     echo "PASS (python installed): pip install ./python against the prefix $work/prefix"
+    ;;
+built)
+    work=$1
+    rm -rf "$work"
+    mkdir -p "$work/repo"
+    # a checkout without a build: the files of the working tree that git holds
+    git -C "$src" ls-files -co --exclude-standard | while IFS= read -r f; do
+        [[ -f $src/$f ]] && printf '%s\n' "$f"
+    done | tar -C "$src" -cf - -T - | tar -C "$work/repo" -xf -
+    make_venv "$work"
+    # nothing names a library: pip install builds it (CPU only here) into the package
+    t0=$SECONDS
+    env -u DGEMM_DIST_DIR -u PKG_CONFIG_PATH DGEMM_DIST_CMAKE_ARGS=-DDD_ENABLE_CUDA=OFF \
+        "$work/venv/bin/pip" install --no-build-isolation --no-index "$work/repo/python" >"$work/pip.log" 2>&1 ||
+        { tail -40 "$work/pip.log"; echo "FAIL: pip install ./python building the library"; exit 1; }
+    echo "pip install built the library and the package in $((SECONDS - t0)) s"
+    core=$(ls "$work"/venv/lib/python3*/site-packages/dgemm_dist/_core*.so)
+    lib=$(ldd "$core" | awk '/libdgemm-dist\.so/ {print $3}')
+    echo "$core loads $lib"
+    [[ $lib == "$(dirname "$core")/"* ]] || { echo "FAIL: the extension loads '$lib', not the library in the package"; exit 1; }
+    rm -rf "$work/repo"  # the package stands alone
+    user_checks "$work" "$DD_BIN"
+    echo "PASS (python built): pip install ./python built libdgemm-dist into the package"
     ;;
 pytest | gpu)
     work=$1 n=$2
