@@ -57,20 +57,25 @@ if [ "$kind" != lapack ]; then
 else
     cp "$dat" "$work/$name"
 fi
-log=$work/out.txt
+# the tester's report (stdout) apart from the drop-in's lines (stderr):
+# mpirun joins different ranks' output mid-line
+log=$work/out.txt err=$work/err.txt
 rc=0
 (cd "$work" && $DD_MPIRUN -n "$ranks" -x LD_PRELOAD="$dropin" -x DD_SCALAPACK_BACKEND=cpu \
-    -x DD_SCALAPACK_SUMMARY=1 "$tester") >"$log" 2>&1 || rc=$?
+    -x DD_SCALAPACK_SUMMARY=1 "$tester") >"$log" 2>"$err" || rc=$?
 fail() {
     echo "FAIL: $*" >&2
     tail -40 "$log" >&2
+    tail -20 "$err" >&2
     exit 1
 }
 [ "$rc" = 0 ] || fail "$(basename "$tester") exited $rc"
 wrong=$(grep -c "SHOULD HAVE BEEN" "$log" || true)
 [ "$wrong" = 0 ] || fail "$wrong error exits gave a number other than PBLAS's"
 count() { # count RANK WHAT: the drop-in's count of WHAT on that rank
-    sed -n "s/^dgemm-dist-scalapack: rank $1: .*calls: served \([0-9]*\), handed on \([0-9]*\), refused \([0-9]*\)$/\1 \2 \3/p" "$log" |
+    # (anywhere in a line: mpirun may join the ranks' output mid-line)
+    grep -o "dgemm-dist-scalapack: rank $1: PDGEMM/PSGEMM calls: served [0-9]*, handed on [0-9]*, refused [0-9]*" "$err" |
+        sed 's/.*served \([0-9]*\), handed on \([0-9]*\), refused \([0-9]*\)/\1 \2 \3/' |
         awk -v w="$2" 'NR == 1 { print w == "served" ? $1 : w == "handed" ? $2 : $3 }'
 }
 if [ "$kind" != lapack ]; then
