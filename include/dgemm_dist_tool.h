@@ -56,6 +56,20 @@ dd_status dd_plan_get_tool_info(const dd_plan *plan, int version, dd_plan_tool_i
  * times may be NULL. */
 dd_status dd_plan_host_pass(dd_plan *plan, dd_plan_times *times);
 
+/* One band of the multiply: rows [r0, r0 + rows) of this rank's block of
+ * C become alpha·op(A)·op(B) (+ beta·C_in, when the plan reads C) for those
+ * rows, over the whole K, from what the blocks of op(A) (the same rows) and
+ * op(B) hold now.  Each band is final when the call returns, so a caller
+ * can store it (dd_plan_read) while the next band multiplies, and fill the
+ * next band of op(A) (dd_plan_write) ahead of its use: dgemm-dist's
+ * file-to-file pipeline (src/driver/run_pipe.c).  Bands that cover the
+ * block once, in any order, give the result dd_plan_multiply gives;
+ * dd_plan_check checks it after the last.  The plan must be prepared with
+ * alpha not 0 and made with passes = 1.  Collective: every rank makes the
+ * same number of calls, each with its own r0 and rows (0 is allowed);
+ * times may be NULL. */
+dd_status dd_plan_multiply_rows(dd_plan *plan, int64_t r0, int64_t rows, dd_plan_times *times);
+
 /* This rank's time in each panel's local multiply during the last
  * dd_plan_multiply or dd_plan_host_pass, in panel order (K's panels as the
  * multiply takes them): the number of panels into *count, the first n times

@@ -290,3 +290,52 @@ dd_status dd_plan_panel_seconds(dd_plan *p, double *seconds, int64_t n, int64_t 
         seconds[i] = p->s.panel_sec[i];
     return DD_SUCCESS;
 }
+
+/* A band of C's rows: SUMMA over the whole K on a copy of the plan's
+ * SUMMA state whose blocks of op(A) and C start at row r0 and are `rows`
+ * high (their row pitches, the panel list and the slots stay: a band's
+ * panels are the whole multiply's, narrower in M).  The A broadcast of a
+ * band moves only its rows; B's panels go again for every band. */
+dd_status dd_plan_multiply_rows(dd_plan *p, int64_t r0, int64_t rows, dd_plan_times *times)
+{
+    if (!p)
+        return DD_ERROR_USAGE;
+    dd_err *err;
+    int rc = enter(p, &err);
+    dd_context *ctx = p->ctx;
+    if (!rc && !p->prepared)
+        rc = dd_fail(err, DD_EUSAGE, "the plan is not prepared (dd_plan_prepare)");
+    if (!rc && (p->alpha == 0 || p->passes != 1))
+        rc = dd_fail(err, DD_EUSAGE,
+                     "dd_plan_multiply_rows needs alpha not 0 and a plan made with passes = 1 "
+                     "(alpha %g, passes %d): use dd_plan_multiply",
+                     p->alpha, p->passes);
+    if (!rc && (r0 < 0 || rows < 0 || r0 > p->s.Mp || rows > p->s.Mp - r0))
+        rc = dd_fail(err, DD_EUSAGE,
+                     "rank %d: rows [%lld, %lld) are not inside its %lld rows of C", ctx->rank,
+                     (long long)r0, (long long)(r0 + rows), (long long)p->s.Mp);
+    if ((rc = dd_agree(ctx->world, rc, err)))
+        return api_status(rc);
+    if (p->t != ctx->type && (rc = api_retype(ctx, p->t, err)))
+        return api_status(dd_agree(ctx->world, rc, err));
+    size_t es = dd_elsize(p->t);
+    dd_summa band = p->s;
+    band.Mp = rows;
+    band.A = (char *)p->s.A + (size_t)(r0 * p->s.Kq) * es;
+    band.C = (char *)p->s.C + (size_t)(r0 * p->s.Nq) * es;
+    double sec = 0, gemm = 0, slowest = 0;
+    rc = summa_multiply(&band, 0, &sec, &gemm, err);
+    if (rc == DD_ECOMM)
+        return api_status(rc);
+    p->npass = 1;
+    rc = dd_agree(ctx->world, rc, err);
+    if (!rc)
+        rc = dd_agree(
+            ctx->world,
+            dd_mpi_check(MPI_Allreduce(&sec, &slowest, 1, MPI_DOUBLE, MPI_MAX, ctx->world),
+                         "MPI_Allreduce of the multiply time", err),
+            err);
+    if (times)
+        *times = (dd_plan_times){sec, gemm, slowest};
+    return api_status(rc);
+}

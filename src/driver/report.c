@@ -62,7 +62,7 @@ double report_unaccounted(const dd_record *r)
     double sum = r->multiply_all_own + r->host_to_host_own;
     for (int i = 0; i < PH_COUNT; i++)
         if (r->have[i] && i != PH_MULTIPLY && i != PH_EXPOSED)
-            sum += r->ph[i].own;
+            sum += r->ph[i].own - (r->pipeline_bands ? r->hidden[i].own : 0);
     return r->wall - sum;
 }
 
@@ -173,7 +173,7 @@ static void print_panels(FILE *f, const dd_record *r)
 
 void report_print(FILE *f, const dd_record *r)
 {
-    char a[32], b[32], c[32], expr[96];
+    char a[32], b[32], c[32], d[32], e[32], g[32], expr[96];
     report_expr(expr, sizeof expr, r->transa, r->transb, r->alpha, r->beta);
     fprintf(f, "dgemm-dist %s\n", DGEMM_DIST_VERSION_STRING);
     fprintf(f, "problem   %s  %s  M=%lld N=%lld K=%lld  (%s%s)\n", expr, dd_dtype_name(r->type),
@@ -204,6 +204,16 @@ void report_print(FILE *f, const dd_record *r)
         if (i == PH_SETUP)
             print_setup_parts(f, r);
     }
+    if (r->pipeline_bands)
+        fprintf(f,
+                "pipeline  %lld bands of C: read %s (%s hidden) · multiply %s · write %s (%s "
+                "hidden), slowest rank; band loop %s\n",
+                (long long)r->pipeline_bands, human_time(r->ph[PH_READ].max, a, sizeof a),
+                human_time(r->hidden[PH_READ].max, b, sizeof b),
+                human_time(r->ph[PH_MULTIPLY].max, c, sizeof c),
+                human_time(r->ph[PH_WRITE].max, d, sizeof d),
+                human_time(r->hidden[PH_WRITE].max, e, sizeof e),
+                human_time(r->pipeline_wall, g, sizeof g));
     fprintf(f, "\nmultiply  %d timed (+%d warm-up): min %s  median %s%s\n", r->nrep, r->warmup,
             human_time(r->tmin, a, sizeof a), human_time(r->tmed, b, sizeof b),
             r->nrep > 1 ? "  (the slowest rank's; the table shows each rank's in the median "
@@ -366,6 +376,16 @@ static void json_record(FILE *f, const dd_record *r)
     dd_json_kv_num(f, "exposed_comm_fraction", r->exposed_fraction);
     json_panels(f, r);
     dd_json_kv_num(f, "host_to_host", r->host_to_host > 0 ? r->host_to_host : NAN); /* NaN: null */
+    if (r->pipeline_bands) {
+        fprintf(f, ",\"pipeline\":{\"bands\":%lld", (long long)r->pipeline_bands);
+        dd_json_kv_num(f, "loop_seconds", r->pipeline_wall);
+        fputs(",\"hidden\":{\"read\":", f);
+        dd_json_num(f, r->hidden[PH_READ].max);
+        dd_json_kv_num(f, "write", r->hidden[PH_WRITE].max);
+        fputs("}}", f);
+    } else {
+        fputs(",\"pipeline\":null", f);
+    }
     dd_json_kv_num(f, "multiply_all_seconds", r->multiply_all);
     dd_json_kv_num(f, "wall_seconds", r->wall);
     dd_json_kv_num(f, "unaccounted_seconds", report_unaccounted(r));

@@ -52,6 +52,13 @@ typedef struct {
     /* per phase over ranks; have[i] = phase ran */
     dd_stat ph[PH_COUNT];
     int have[PH_COUNT];
+    /* file to file as one pipeline (src/driver/run_pipe.c): pipeline_bands
+     * bands of C (0: the phases ran one after another), and of each phase
+     * the seconds hidden behind the others (read and write: the I/O thread's
+     * time the multiply did not wait for) */
+    int64_t pipeline_bands;
+    dd_stat hidden[PH_COUNT];
+    double pipeline_wall; /* seconds of the band loop, slowest rank */
     double setup_at[SP_COUNT + 1]; /* rank 0: dd_now() at the start, then at each part's end */
     double *mult_times; /* per repetition, slowest rank */
     int nrep;

@@ -258,6 +258,8 @@ static int data_in(run_ctx *c, dd_err *err)
     c->rec.ph[PH_SETUP] = dd_stat_over(c->world, dd_now() - c->t_start);
     c->rec.have[PH_SETUP] = 1;
     run_note_phase(c, "setup", c->rec.ph[PH_SETUP].max);
+    if (c->pipe) /* the read is the pipeline's */
+        return DD_OK;
     TIMED(c, PH_READ, run_load_inputs(c, err));
     return rc;
 }
@@ -374,9 +376,14 @@ int dd_run(const dd_run_opts *o)
     if (!rc && o->dry_run) {
         run_print_dry_run(&c);
     } else if (!rc) {
-        if (!(rc = data_in(&c, &err)) && !(rc = multiply_all(&c, &err)) &&
-            !(rc = data_out(&c, &failed_check, &err)))
+        c.pipe = run_pipeline_eligible(&c);
+        if (c.pipe) {
+            if (!(rc = data_in(&c, &err)) && !(rc = run_pipeline(&c, &failed_check, &err)))
+                rc = finish(&c, failed_check, &err);
+        } else if (!(rc = data_in(&c, &err)) && !(rc = multiply_all(&c, &err)) &&
+                   !(rc = data_out(&c, &failed_check, &err))) {
             rc = finish(&c, failed_check, &err);
+        }
     }
     if (rc && c.finalized) {
         fprintf(stderr, "dgemm-dist: error: %s\n", err.msg);

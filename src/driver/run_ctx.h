@@ -39,6 +39,7 @@ struct run_ctx {
     int tA, tB, tC; /* stored transposed: A's, B's, C's dataset (C's: --order col) */
     int read_c;     /* beta ≠ 0: C's input is read (generated with --size) into C */
     int gpu;        /* the backend computes in GPU memory */
+    int pipe;       /* file to file through run_pipe.c */
     dd_output out;  /* the output's temporary and final names */
     char input[512], mpi_version[128];
     dd_record rec;
@@ -62,6 +63,14 @@ int run_load_inputs(run_ctx *c, dd_err *err); /* read (or generate) and upload, 
 int run_multiply(run_ctx *c, dd_err *err);    /* --warmup + --repeat timed multiplies */
 int run_host_to_host(run_ctx *c, dd_err *err);
 int run_write_output(run_ctx *c, dd_err *err); /* to the temporary name, then commit */
+
+/* run_pipe.c: file to file as one pipeline (C in bands of rows, op(A) read
+ * and C written behind the multiply); eligible: agreed (collective) */
+int run_pipeline_eligible(const run_ctx *c);
+/* The read, the multiply, the check and the write with its commit, in
+ * place of run_load_inputs, run_multiply and data_out's steps; agreed.
+ * *failed_check as data_out's (the output then not committed). */
+int run_pipeline(run_ctx *c, int *failed_check, dd_err *err);
 
 /* run_telemetry.c: the GPUs' clock, power and energy over the timed
  * multiplies (the plan's telemetry; "not available" on the CPU backend,

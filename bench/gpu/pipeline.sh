@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# File to file as one pipeline on 1 GPU (a benchmark, not a test; issue 33
+# item 1): dgemm-dist --in m.h5 --out c.h5, n×n FP64, the check on, where C
+# is computed in bands of rows and op(A) read and C written behind the
+# multiply (src/driver/run_pipe.c).  Correctness first (a small pipelined
+# run must say PASSED and report its pipeline), then the input generated,
+# the pipelined run twice and the phased run once (DD_FAULT=no-pipeline:0,
+# today's phases one after another) under /usr/bin/time, and per run the
+# phases, what of read and write was hidden, and the target
+#   wall <= 1.25 x (setup + max(read, multiply, write) + teardown).
+# Records: $OUT/pipeline.jsonl (dgemm-dist's), $OUT/pipeline.log, and
+# $OUT/pipeline.md (the table).  About 2 minutes at n = 32768.
+#   bench/gpu/pipeline.sh BUILD_DIR [N]      (a CUDA build; N default 32768)
+set -uo pipefail
+B=${1:?usage: bench/gpu/pipeline.sh BUILD_DIR [N]}
+N=${2:-32768}
+OUT="${OUT:-$PWD/out}"
+W="${DD_PIPE_DIR:-/tmp/dd-pipe}"
+mkdir -p "$OUT" "$W"
+export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0}
+log() { echo "== $(date +%T) $*" | tee -a "$OUT/pipeline.log"; }
+if [ ! -x "$B/dgemm-dist" ]; then
+    log "building dgemm-dist in $B"
+    cmake --build "$B" -j16 --target dgemm-dist >>"$OUT/pipeline.log" 2>&1 || { log "build failed"; exit 1; }
+fi
+bin="$B/dgemm-dist"
+# wall VAR TAG command...: under /usr/bin/time, output to $W/TAG.out and the log
+wall() {
+    local var=$1 tag=$2
+    shift 2
+    /usr/bin/time -f "%e" -o "$W/time" "$@" >"$W/$tag.out" 2>&1
+    local rc=$?
+    cat "$W/$tag.out" >>"$OUT/pipeline.log"
+    printf -v "$var" '%s' "$(tail -1 "$W/time")"
+    [ "$rc" -eq 0 ] || log "FAILED (exit $rc): $*"
+    return $rc
+}
+
+log "correctness: n=2048 file to file, pipelined, check on"
+rm -f "$W"/*.h5
+mpirun -n 1 --bind-to none "$bin" gen --out "$W/s.h5" -m 2048 -n 2048 -k 2048 --quiet ||
+    { log "gen failed"; exit 1; }
+wall t_small small mpirun -n 1 --bind-to none "$bin" --in "$W/s.h5" --out "$W/cs.h5" --check ||
+    exit 1
+grep -q 'PASSED$' "$W/small.out" || { log "small run: no PASSED"; exit 1; }
+grep -q '^pipeline ' "$W/small.out" || { log "small run was not pipelined"; exit 1; }
+log "ok: $(grep '^pipeline ' "$W/small.out")"
+rm -f "$W/s.h5" "$W/cs.h5"
+
+in="$W/m.h5"
+log "input: gen n=$N ($((2 * N * N * 8 >> 30)) GiB) into $in"
+mpirun -n 8 --bind-to none "$bin" gen --out "$in" -m "$N" -n "$N" -k "$N" --quiet --force ||
+    { log "gen failed"; exit 1; }
+sync
+cat "$in" >/dev/null # the page cache warm, as the runs of issue 33 found it
+: >"$OUT/walls.txt"
+t=nan
+for run in pipelined-1 pipelined-2 phased; do
+    fault=""
+    [ "$run" = phased ] && fault="no-pipeline:0"
+    log "$run: dgemm-dist --in --out on 1 GPU, check on"
+    rm -f "$W/c.h5"
+    wall t "$run" env ${fault:+DD_FAULT=$fault} mpirun -n 1 --bind-to none "$bin" --in "$in" --out "$W/c.h5" \
+        --check --force --json "$OUT/pipeline.jsonl" || continue
+    grep -E '^(setup|read|multiply|check|write|teardown|pipeline|wall) ' "$W/$run.out" | tee -a "$OUT/pipeline.log"
+    echo "$run $t" >>"$OUT/walls.txt"
+done
+rm -f "$in" "$W/c.h5"
+
+python3 - "$OUT/pipeline.jsonl" "$OUT/walls.txt" "$N" <<'PY' | tee "$OUT/pipeline.md"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+walls = [l.split() for l in open(sys.argv[2]) if l.strip()]
+n = int(sys.argv[3])
+recs = recs[-len(walls):] if walls else []
+print(f"# file to file, n = {n} FP64, 1 GPU, check on\n")
+print("| run | setup | read (hidden) | multiply | check | write (hidden) | teardown | "
+      "wall (/usr/bin/time) | target 1.25x(setup+max+teardown) | met |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+for (name, t), r in zip(walls, recs):
+    ph = {k: v["max"] for k, v in r["phases"].items()}
+    p = r.get("pipeline") or {"hidden": {"read": 0, "write": 0}}
+    g = lambda k: ph.get(k, 0.0)
+    target = 1.25 * (g("setup") + max(g("read"), g("multiply"), g("write")) + g("teardown"))
+    t = float(t)
+    print(f"| {name} | {g('setup'):.2f} | {g('read'):.2f} ({p['hidden']['read']:.2f}) | "
+          f"{g('multiply'):.2f} | {g('check'):.2f} | {g('write'):.2f} ({p['hidden']['write']:.2f}) | "
+          f"{g('teardown'):.2f} | {t:.2f} | {target:.2f} | {'yes' if t <= target else 'no'} |")
+PY

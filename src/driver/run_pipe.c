@@ -1,0 +1,521 @@
+/* run_pipe.c — file to file as one pipeline (run_ctx.h): C in bands of
+ * rows, K inner.  op(B) (and C's input) is read first and stays; then for
+ * each band of this rank's block of C the band of op(A) with the same rows
+ * is read from the file ahead of its use, the band is multiplied over the
+ * whole K (dd_plan_multiply_rows, SUMMA over the grid) and, final then,
+ * written behind the next band's multiply.
+ *
+ * Two threads per rank.  The main thread owns the library (engine, MPI):
+ * it puts each band of op(A) into the plan (dd_plan_write), multiplies,
+ * takes the band of C out (dd_plan_read).  An I/O thread owns the files:
+ * it reads bands of op(A) into two host slots and writes bands of C from
+ * two more, through the direct path's pread/pwrite, which makes no MPI
+ * call (the run is MPI_THREAD_FUNNELED) and no HDF5 call while the main
+ * thread makes none.  The main thread agrees on every band's state before
+ * its multiply, so a failure on one rank (a read, a write, the multiply)
+ * ends the loop on every rank at the same band; the I/O thread is joined
+ * on every path, and the output, never committed, is removed by the
+ * caller's abort as today.
+ *
+ * The check, the read-back of the file and the commit run after the
+ * pipeline as in the phased run (the blocks of op(A), op(B) and C are all
+ * in work memory at its end), so the verdict and residual are today's. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agree.h"
+#include "dd_fault.h"
+#include "run_ctx.h"
+#include "timer.h"
+
+/* Bands: about PIPE_BAND_BYTES of C each, at least PIPE_BANDS_MIN (so the
+ * first read and the last write, which nothing hides, are short) and at
+ * most PIPE_BANDS_MAX (B's panels are broadcast again for every band). */
+#define PIPE_BAND_BYTES ((uint64_t)256 << 20)
+#define PIPE_BANDS_MIN 4
+#define PIPE_BANDS_MAX 16
+
+typedef struct {
+    run_ctx *c;
+    dd_io *in, *out;
+    const char *adset, *cdset;
+    int64_t nb;              /* bands, the same on every rank */
+    int64_t Mp, Kq, Nq;      /* this rank's block shapes */
+    int64_t arow0, acol0;    /* op(A)'s block in its dataset */
+    int64_t crow0, ccol0;    /* C's block in its dataset */
+    size_t es;
+    double alpha;
+    void *abuf[2], *cbuf[2]; /* host slots: band i in slot i % 2 */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    /* under mu */
+    int64_t a_read, a_used, c_given, c_written;
+    int64_t stop; /* the main thread leaves: the I/O thread ends */
+    int io_rc;   /* the I/O thread's first failure */
+    dd_err io_err;
+    double read_sec, write_sec; /* the I/O thread's busy time */
+    /* for what was hidden: the I/O thread's operations (reading or not,
+     * start, end), 2·nb at most, and the main thread's waits for it */
+    double (*ops)[3], (*waits)[2];
+    int64_t nops, nwaits;
+} pipe_t;
+
+static void band_rows(const pipe_t *p, int64_t i, int64_t *r0, int64_t *h)
+{
+    *r0 = p->Mp * i / p->nb;
+    *h = p->Mp * (i + 1) / p->nb - *r0;
+}
+
+/* Whether this run goes through the pipeline: a file in and out, one
+ * untimed-repeat pass, the direct I/O path (no MPI in its reads and
+ * writes), op(A) and C stored untransposed (their bands are rows of the
+ * datasets), alpha not 0 and nothing empty.  Collective. */
+int run_pipeline_eligible(const run_ctx *c)
+{
+    const dd_run_opts *o = c->o;
+    int mine = o->in && o->out && o->repeat == 1 && o->warmup == 0 && !o->host_to_host &&
+               c->io == &dd_io_direct && !c->tA && !c->tC && o->alpha != 0 && c->M > 0 &&
+               c->N > 0 && c->K > 0 && !dd_fault("no-pipeline"),
+        all = 0; /* agreed: a test's DD_FAULT=no-pipeline on one rank turns it off on all */
+    if (MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, c->world) != MPI_SUCCESS)
+        return 0;
+    return all;
+}
+
+static void scale_band(void *buf, size_t n, dd_dtype t, double alpha)
+{
+    if (alpha == 1)
+        return;
+    if (t == DD_F64) {
+        double *x = buf;
+        for (size_t i = 0; i < n; i++)
+            x[i] *= alpha;
+    } else {
+        float *x = buf, f = (float)alpha;
+        for (size_t i = 0; i < n; i++)
+            x[i] *= f;
+    }
+}
+
+/* Rows of a band written in pieces of at most IO_PIECE_BYTES (io.h), so a
+ * signal's handler runs between them, as io_write_pieces does; without its
+ * agreed piece count, which needs MPI (the direct path's pwrite makes no
+ * collective call). */
+static int write_band(pipe_t *p, int64_t r0, int64_t h, const void *buf, dd_err *err)
+{
+    size_t row = (size_t)p->Nq * p->es;
+    int64_t per = row && IO_PIECE_BYTES / row > 0 ? (int64_t)(IO_PIECE_BYTES / row) : 1;
+    int rc = DD_OK;
+    for (int64_t r = 0; r < h && !rc; r += per) {
+        int64_t n = h - r < per ? h - r : per;
+        rc = p->out->ops->write_block(p->out, p->cdset, p->c->type, p->crow0 + r0 + r, n,
+                                      p->ccol0, p->Nq, (const char *)buf + (size_t)r * row, err);
+    }
+    return rc;
+}
+
+/* The I/O thread: reads go first while a slot of op(A) is free (the main
+ * thread needs them next), else a band of C given to it is written. */
+static void *io_main(void *arg)
+{
+    pipe_t *p = arg;
+    int64_t next_read = 0, next_write = 0;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->stop && !(next_read < p->nb && next_read < p->a_used + 2) &&
+               !(next_write < p->c_given))
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->stop || (next_read >= p->nb && next_write >= p->nb))
+            break;
+        int reading = next_read < p->nb && next_read < p->a_used + 2;
+        int64_t i = reading ? next_read : next_write, r0, h;
+        pthread_mutex_unlock(&p->mu);
+        band_rows(p, i, &r0, &h);
+        dd_err e;
+        dd_err_clear(&e);
+        double t0 = dd_now();
+        int rc;
+        if (reading) {
+            rc = p->in->ops->read_block(p->in, p->adset, p->c->type, p->arow0 + r0, h, p->acol0,
+                                        p->Kq, p->abuf[i % 2], &e);
+            if (!rc && i == p->nb / 2 && dd_fault("pipe-read"))
+                rc = dd_fail(&e, DD_EIO, "injected fault reading band %lld of A on rank %d",
+                             (long long)i, p->c->rank);
+            if (!rc)
+                scale_band(p->abuf[i % 2], (size_t)(h * p->Kq), p->c->type, p->alpha);
+        } else {
+            rc = write_band(p, r0, h, p->cbuf[i % 2], &e);
+            if (!rc && i == p->nb / 2 && dd_fault("pipe-write"))
+                rc = dd_fail(&e, DD_EIO, "injected fault writing band %lld of C on rank %d",
+                             (long long)i, p->c->rank);
+        }
+        double t1 = dd_now();
+        pthread_mutex_lock(&p->mu);
+        *(reading ? &p->read_sec : &p->write_sec) += t1 - t0;
+        if (p->nops < 2 * p->nb) {
+            double *op = p->ops[p->nops++];
+            op[0] = reading;
+            op[1] = t0;
+            op[2] = t1;
+        }
+        if (rc) {
+            p->io_rc = rc;
+            p->io_err = e;
+            pthread_cond_broadcast(&p->cv);
+            break;
+        }
+        if (reading)
+            p->a_read = ++next_read;
+        else
+            p->c_written = ++next_write;
+        pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* The main thread waits until `*count` passes `need` or the I/O thread
+ * failed; returns the seconds waited (exposed I/O), kept as an interval. */
+static double wait_for(pipe_t *p, const int64_t *count, int64_t need)
+{
+    double t0 = dd_now();
+    pthread_mutex_lock(&p->mu);
+    int waited = 0;
+    while (*count < need && !p->io_rc) {
+        pthread_cond_wait(&p->cv, &p->mu);
+        waited = 1;
+    }
+    double t1 = dd_now();
+    if (waited && p->nwaits < 2 * p->nb + 2) {
+        p->waits[p->nwaits][0] = t0;
+        p->waits[p->nwaits++][1] = t1;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return t1 - t0;
+}
+
+/* Seconds of the I/O thread's reads (reading 1) or writes (0) during which
+ * the main thread was not waiting for it: hidden behind the multiply and
+ * the band moves. */
+static double hidden_of(const pipe_t *p, int reading)
+{
+    double hidden = 0;
+    for (int64_t i = 0; i < p->nops; i++) {
+        const double *op = p->ops[i];
+        if ((int)op[0] != reading)
+            continue;
+        double h = op[2] - op[1];
+        for (int64_t j = 0; j < p->nwaits; j++) {
+            double a = op[1] > p->waits[j][0] ? op[1] : p->waits[j][0];
+            double b = op[2] < p->waits[j][1] ? op[2] : p->waits[j][1];
+            if (b > a)
+                h -= b - a;
+        }
+        hidden += h > 0 ? h : 0;
+    }
+    return hidden;
+}
+
+static void publish(pipe_t *p, int64_t *count, int64_t value)
+{
+    pthread_mutex_lock(&p->mu);
+    *count = value;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static int io_failed(pipe_t *p, dd_err *err)
+{
+    pthread_mutex_lock(&p->mu);
+    int rc = p->io_rc;
+    if (rc)
+        *err = p->io_err;
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+/* The band count: about PIPE_BAND_BYTES of C per band on the rank with
+ * the largest block, within [PIPE_BANDS_MIN, PIPE_BANDS_MAX], and no more
+ * than the fewest rows any rank has (at least 1).  Collective. */
+static int band_count(run_ctx *c, int64_t Mp, int64_t Nq, int64_t *nb, dd_err *err)
+{
+    long long v[2] = {-(long long)Mp, (long long)((uint64_t)Mp * (uint64_t)Nq * dd_elsize(c->type) /
+                                                   PIPE_BAND_BYTES)},
+              most[2];
+    int rc = dd_mpi_check(MPI_Allreduce(v, most, 2, MPI_LONG_LONG, MPI_MAX, c->world),
+                          "MPI_Allreduce of the band count", err);
+    if ((rc = dd_agree(c->world, rc, err)))
+        return rc;
+    long long fewest = -most[0], n = most[1];
+    n = n < PIPE_BANDS_MIN ? PIPE_BANDS_MIN : n > PIPE_BANDS_MAX ? PIPE_BANDS_MAX : n;
+    n = n > fewest ? fewest : n;
+    *nb = n < 1 ? 1 : n;
+    return DD_OK;
+}
+
+/* The band loop over a started I/O thread.  Every rank makes the same
+ * calls: each band starts with an agreement on every rank's state. */
+static int band_loop(pipe_t *p, double *mult, double *gemm, double *slowest, double *waits,
+                     double *moves, dd_err *err)
+{
+    run_ctx *c = p->c;
+    int rc = DD_OK;
+    for (int64_t i = 0; i < p->nb && !rc; i++) {
+        int64_t r0, h;
+        band_rows(p, i, &r0, &h);
+        *waits += wait_for(p, &p->a_read, i + 1);
+        rc = io_failed(p, err);
+        double t0 = dd_now();
+        if (!rc)
+            rc = run_api(c, dd_plan_write(c->plan, DD_OPERAND_A, r0, 0, h, p->Kq, p->abuf[i % 2],
+                                          p->Kq),
+                         err);
+        moves[0] += dd_now() - t0;
+        publish(p, &p->a_used, i + 1);
+        if ((rc = dd_agree(c->world, rc, err)))
+            break;
+        dd_plan_times t = {0, 0, 0};
+        rc = run_api(c, dd_plan_multiply_rows(c->plan, r0, h, &t), err);
+        if (rc == DD_ECOMM)
+            dd_abort_all(c->world, err);
+        *mult += t.seconds;
+        *gemm += t.gemm_seconds;
+        *slowest += t.slowest;
+        if (rc)
+            break;
+        if (i >= 2) /* slot i % 2 is free once band i - 2 is written */
+            *waits += wait_for(p, &p->c_written, i - 1);
+        rc = io_failed(p, err);
+        if (!rc && i == p->nb / 2 && dd_fault("pipe-store"))
+            rc = dd_fail(err, DD_EFAIL, "injected fault storing band %lld of C on rank %d",
+                         (long long)i, c->rank);
+        t0 = dd_now();
+        if (!rc)
+            rc = run_api(c, dd_plan_read(c->plan, DD_OPERAND_C, r0, 0, h, p->Nq, p->cbuf[i % 2],
+                                         p->Nq),
+                         err);
+        moves[1] += dd_now() - t0;
+        if (!rc)
+            publish(p, &p->c_given, i + 1);
+        rc = dd_agree(c->world, rc, err);
+    }
+    if (!rc) { /* the last bands' writes */
+        *waits += wait_for(p, &p->c_written, p->nb);
+        rc = io_failed(p, err);
+    }
+    return dd_agree(c->world, rc, err);
+}
+
+/* Opens the input, creates the output, reads op(B) (and C's input),
+ * prepares, runs the bands, and closes the input.  The output stays open
+ * in *out for the caller's attributes, close, read-back and commit. */
+static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *err)
+{
+    const dd_run_opts *o = c->o;
+    double t0 = dd_now();
+    int rc = dd_agree(c->world, in->ops->open_read(in, c->world, o->in, err), err);
+    if (rc)
+        return rc;
+    const char *names[1] = {o->c};
+    int64_t dims[1][2] = {{c->M, c->N}};
+    double t_create = dd_now();
+    rc = dd_agree(c->world,
+                  out->ops->create(out, c->world, c->out.tmp, 1, names, (const int64_t(*)[2])dims,
+                                   c->type, err),
+                  err);
+    t_create = dd_now() - t_create; /* the output's creation and space: the write's */
+    if (!rc && dd_fault("slow-write")) /* a window for tests that signal a run mid-write */
+        sleep(30);
+    /* op(B) and C's input: whole, first (collective loads, as the phased run's) */
+    for (int i = 1; i < 3 && !rc; i++) {
+        if (i == 2 && !c->read_c)
+            break;
+        const char *dset = i == 1 ? o->b : o->c;
+        run_file f = run_file_at(c, in, dset, run_rows(c, i), run_cols(c, i), i == 1 ? c->tB : 0);
+        if (i == 1 && dd_fault("misread")) /* tests: B read at the wrong offset */
+            f.row0 = 0;
+        dd_stream st = run_file_stream(&f);
+        rc = run_api(c, dd_plan_load(c->plan, (dd_operand)i, &st), err);
+    }
+    /* alpha goes onto each band of op(A) as it is read; the plan scales its
+     * (still empty) block of A by 1 */
+    if (!rc)
+        rc = run_api(c, dd_plan_prepare(c->plan, 1, o->beta, o->check), err);
+    if (!rc && c->read_c && o->check)
+        rc = run_verify_c_input(c, err);
+    double t_resident = dd_now() - t0 - t_create;
+
+    pipe_t p;
+    memset(&p, 0, sizeof p);
+    p.c = c;
+    p.in = in;
+    p.out = out;
+    p.adset = o->a;
+    p.cdset = o->c;
+    p.Mp = c->pi.rows[2];
+    p.Kq = c->pi.cols[0];
+    p.Nq = c->pi.cols[2];
+    p.arow0 = c->pi.row0[0];
+    p.acol0 = c->pi.col0[0];
+    p.crow0 = c->pi.row0[2];
+    p.ccol0 = dd_fault("miswrite") ? 0 : c->pi.col0[2]; /* tests: C written at the wrong place */
+    p.es = dd_elsize(c->type);
+    p.alpha = dd_fault("no-alpha") ? 1 : o->alpha; /* tests: alpha forgotten */
+    if (!rc)
+        rc = band_count(c, p.Mp, p.Nq, &p.nb, err);
+    if (!rc) {
+        int64_t most = (p.Mp + p.nb - 1) / p.nb;
+        size_t ab = (size_t)(most * p.Kq) * p.es, cb = (size_t)(most * p.Nq) * p.es;
+        for (int k = 0; k < 2; k++) {
+            p.abuf[k] = malloc(ab ? ab : 1);
+            p.cbuf[k] = malloc(cb ? cb : 1);
+        }
+        p.ops = calloc((size_t)(2 * p.nb), sizeof *p.ops);
+        p.waits = calloc((size_t)(2 * p.nb + 2), sizeof *p.waits);
+        if (!p.abuf[0] || !p.abuf[1] || !p.cbuf[0] || !p.cbuf[1] || !p.ops || !p.waits)
+            rc = dd_fail(err, DD_ENOMEM,
+                         "out of host memory for the pipeline's band buffers (%.1f MiB)",
+                         2.0 * (double)(ab + cb) / 1048576.0);
+        rc = dd_agree(c->world, rc, err);
+    }
+    int started = 0, inited = !rc;
+    if (inited) {
+        pthread_mutex_init(&p.mu, NULL);
+        pthread_cond_init(&p.cv, NULL);
+    }
+    pthread_t th;
+    if (!rc) {
+        int e = pthread_create(&th, NULL, io_main, &p);
+        started = e == 0;
+        if (e)
+            rc = dd_fail(err, DD_EFAIL, "cannot start the pipeline's I/O thread: %s", strerror(e));
+        rc = dd_agree(c->world, rc, err);
+    }
+    double mult = 0, gemm = 0, slowest = 0, waits = 0, moves[2] = {0, 0}, t_loop = dd_now();
+    if (!rc) {
+        c->prog.t0 = c->prog.last = dd_now();
+        c->prog.reps = 1;
+        rc = band_loop(&p, &mult, &gemm, &slowest, &waits, moves, err);
+    }
+    if (started) { /* joined on every path */
+        publish(&p, &p.stop, 1);
+        pthread_join(th, NULL);
+    }
+    t_loop = dd_now() - t_loop;
+    if (inited) {
+        pthread_mutex_destroy(&p.mu);
+        pthread_cond_destroy(&p.cv);
+    }
+    for (int k = 0; k < 2; k++) {
+        free(p.abuf[k]);
+        free(p.cbuf[k]);
+    }
+    double hid_read = hidden_of(&p, 1), hid_write = hidden_of(&p, 0);
+    free(p.ops);
+    free(p.waits);
+    rc = dd_agree(c->world, io_close_after(in, rc, err), err);
+    if (rc)
+        return rc;
+    /* The phases' figures.  Read: op(B) and C's input, then the bands of
+     * op(A); what the main thread did not wait for was hidden behind the
+     * multiply.  Write likewise.  The multiply: the bands' sum. */
+    dd_record *r = &c->rec;
+    double read = t_resident + p.read_sec, write = t_create + p.write_sec;
+    (void)waits;
+    r->ph[PH_READ] = dd_stat_over(c->world, read);
+    r->have[PH_READ] = 1;
+    r->hidden[PH_READ] = dd_stat_over(c->world, hid_read);
+    r->ph[PH_WRITE] = dd_stat_over(c->world, write);
+    r->have[PH_WRITE] = 1;
+    r->hidden[PH_WRITE] = dd_stat_over(c->world, hid_write);
+    /* the bands' moves between the host slots and work memory (main thread) */
+    r->ph[PH_UPLOAD] = dd_stat_over(c->world, moves[0]);
+    r->ph[PH_DOWNLOAD] = dd_stat_over(c->world, moves[1]);
+    r->have[PH_UPLOAD] = r->have[PH_DOWNLOAD] = 1;
+    r->pipeline_bands = p.nb;
+    r->pipeline_wall = dd_stat_over(c->world, t_loop).max;
+    *t_read = read;
+    r->nrep = 1;
+    r->M = c->M;
+    r->N = c->N;
+    r->K = c->K;
+    r->alpha = o->alpha;
+    r->mult_times[0] = slowest;
+    report_finish(r);
+    r->ph[PH_MULTIPLY] = dd_stat_over(c->world, mult);
+    r->ph[PH_EXPOSED] = dd_stat_over(c->world, mult > gemm ? mult - gemm : 0);
+    r->have[PH_MULTIPLY] = r->have[PH_EXPOSED] = 1;
+    r->exposed_fraction = r->ph[PH_MULTIPLY].avg > 0 ? r->ph[PH_EXPOSED].avg / r->ph[PH_MULTIPLY].avg : 0;
+    r->multiply_all = dd_stat_over(c->world, mult).max;
+    r->multiply_all_own = mult;
+    return DD_OK;
+}
+
+int run_pipeline(run_ctx *c, int *failed_check, dd_err *err)
+{
+    const dd_run_opts *o = c->o;
+    c->rec.mult_times = calloc(1, sizeof(double));
+    int rc = dd_agree(c->world,
+                      c->rec.mult_times ? DD_OK
+                                        : dd_fail(err, DD_ENOMEM, "out of host memory for timings"),
+                      err);
+    if (rc)
+        return rc;
+    dd_io in = {0}, out = {0};
+    in.ops = c->io;
+    out.ops = c->io;
+    double t_read = 0;
+    rc = pipeline(c, &in, &out, &t_read, err);
+    if (!rc) {
+        run_note_phase(c, "read", c->rec.ph[PH_READ].max);
+        run_note_phase(c, "multiply", c->rec.tmed);
+        run_note_phase(c, "write", c->rec.ph[PH_WRITE].max);
+    }
+    if (!rc)
+        rc = dd_agree(c->world, run_fault_corrupt_c(c, err), err);
+    if (!rc && o->check) {
+        double t1 = dd_now();
+        rc = dd_agree(c->world, run_verify_inputs(c, err), err);
+        if (!rc)
+            rc = run_api(c, dd_plan_check(c->plan, &c->rec.chk), err);
+        c->rec.checked = rc == DD_OK;
+        if (!rc) {
+            c->rec.ph[PH_CHECK] = dd_stat_over(c->world, dd_now() - t1);
+            c->rec.have[PH_CHECK] = 1;
+            run_note_phase(c, "check", c->rec.ph[PH_CHECK].max);
+        }
+    }
+    *failed_check = !rc && o->check && !c->rec.chk.passed;
+    /* the file's end: attributes (the residual known now), close, read-back,
+     * commit; a FAILED check closes it and leaves the abort to finish() */
+    double t2 = dd_now();
+    dd_attr attrs[RUN_NATTRS];
+    char grid[32];
+    int nattrs = run_output_attrs(c, attrs, grid, sizeof grid);
+    if (!rc && !*failed_check && dd_fault("write"))
+        rc = dd_fail(err, DD_EIO, "injected fault writing C on rank %d", c->rank);
+    rc = dd_agree(c->world, rc, err);
+    if (!rc && !*failed_check)
+        rc = dd_agree(c->world, out.ops->set_attrs(&out, o->c, attrs, nattrs, err), err);
+    rc = dd_agree(c->world, io_close_after(&out, rc, err), err);
+    if (!rc && !*failed_check)
+        rc = run_verify_written(c, err);
+    if (!rc && !*failed_check && c->rank == 0 && dd_fault("race-out")) {
+        FILE *f = fopen(o->out, "wx"); /* another run's output appears */
+        if (f)
+            fclose(f);
+    }
+    if (!rc && !*failed_check)
+        rc = io_output_commit(c->world, &c->out, err);
+    if (!rc) { /* the write's tail after the pipeline, none of it hidden */
+        dd_stat tail = dd_stat_over(c->world, dd_now() - t2);
+        c->rec.ph[PH_WRITE].min += tail.min;
+        c->rec.ph[PH_WRITE].avg += tail.avg;
+        c->rec.ph[PH_WRITE].max += tail.max;
+        c->rec.ph[PH_WRITE].own += tail.own;
+    }
+    return rc;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# pipeline.sh — file to file as one pipeline (src/driver/run_pipe.c): a
+# single pass from --in to --out runs C in bands of rows, op(A) read and C
+# written behind the multiply.  At 1, 2, 3 and 4 ranks, with alpha, beta
+# and C's input, and with a transposed B: the check PASSED, C equal to the
+# file's product within dd-compare's bound, the report's "pipeline" line
+# with the hidden seconds, the JSON record's "pipeline" object; the phased
+# run (DD_FAULT=no-pipeline on one rank, and --repeat 2, which keeps the in-memory
+# path) gives C within rounding of it and a null "pipeline".
+# Environment: DD_BIN, DD_COMPARE, DD_MPIRUN.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../need.sh
+. "$(dirname "$0")/../need.sh"
+dd_need DD_BIN DD_COMPARE DD_MPIRUN
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+read -r -a mpirun <<<"$DD_MPIRUN"
+export OPENBLAS_NUM_THREADS=1
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$work"
+
+# bands NAME: the record's pipeline.bands (0 for null)
+bands() {
+    python3 -c 'import json,sys
+r=json.loads(open(sys.argv[1]).read().splitlines()[-1])
+p=r["pipeline"]
+print(0 if p is None else p["bands"])
+if p is not None:
+    h=p["hidden"]
+    assert 0 <= h["read"] <= r["phases"]["read"]["max"] + 1e-9, h
+    assert 0 <= h["write"] <= r["phases"]["write"]["max"] + 1e-9, h
+    assert p["loop_seconds"] > 0, p' "$1"
+}
+
+# one RANKS TAG ARGS...: a pipelined run, checked
+one() {
+    local n=$1 tag=$2
+    shift 2
+    rm -f "c-$tag.h5" "r-$tag.json"
+    "${mpirun[@]}" -n "$n" "$DD_BIN" --in in.h5 --out "c-$tag.h5" --json "r-$tag.json" "$@" \
+        >out 2>err || { cat out err >&2; fail "$tag: dgemm-dist failed"; }
+    grep -q 'PASSED$' out || { cat out; fail "$tag: no PASSED line"; }
+    grep -Eq '^pipeline  [0-9]+ bands of C: read .* hidden\) · multiply .* · write .* hidden\)' out ||
+        { cat out; fail "$tag: no pipeline line in the report"; }
+    [ "$(bands "r-$tag.json")" -ge 2 ] || fail "$tag: the record's pipeline has fewer than 2 bands"
+    echo "ok   $tag: $(grep '^pipeline' out)"
+}
+
+"${mpirun[@]}" -n 1 "$DD_BIN" gen --out in.h5 -m 70 -n 50 -k 60 --with-c --seed 7 --quiet
+for n in 1 2 3 4; do
+    one "$n" "np$n" --panel 8
+    "$DD_COMPARE" product in.h5 "c-np$n.h5" >/dev/null || fail "np$n: C is not A·B"
+    one "$n" "gemm$n" --panel 8 --alpha -0.5 --beta 2.5
+    "$DD_COMPARE" gemm in.h5 "c-gemm$n.h5" --alpha -0.5 --beta 2.5 >/dev/null ||
+        fail "gemm$n: C is not alpha·A·B + beta·C"
+done
+"${mpirun[@]}" -n 1 "$DD_BIN" gen --out bt.h5 -m 33 -n 41 -k 29 --transb T --quiet
+rm -f c-bt.h5
+"${mpirun[@]}" -n 2 "$DD_BIN" --in bt.h5 --out c-bt.h5 --transb T --json r-bt.json --quiet >out
+[ "$(bands r-bt.json)" -ge 2 ] || fail "transb: not pipelined"
+"$DD_COMPARE" gemm bt.h5 c-bt.h5 --transb T >/dev/null || fail "transb: C is not A·B^T"
+echo "ok   transposed B pipelined"
+
+# the phased run: the same C within rounding, no pipeline in the record
+DD_FAULT=no-pipeline:1 "${mpirun[@]}" -n 2 "$DD_BIN" --in in.h5 --out c-phased.h5 --json r-ph.json \
+    >out 2>err || { cat out err >&2; fail "phased run failed"; }
+! grep -q '^pipeline' out || fail "phased run reports a pipeline"
+[ "$(bands r-ph.json)" -eq 0 ] || fail "phased run's record has a pipeline"
+"$DD_COMPARE" product in.h5 c-phased.h5 >/dev/null || fail "phased: C is not A·B"
+"${mpirun[@]}" -n 2 "$DD_BIN" --in in.h5 --out c-rep.h5 --repeat 2 --json r-rep.json --quiet >out
+[ "$(bands r-rep.json)" -eq 0 ] || fail "--repeat 2 was pipelined"
+echo "ok   phased runs (DD_FAULT=no-pipeline:1, --repeat 2) keep the in-memory path"
