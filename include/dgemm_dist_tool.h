@@ -70,6 +70,13 @@ dd_status dd_plan_host_pass(dd_plan *plan, dd_plan_times *times);
  * times may be NULL. */
 dd_status dd_plan_multiply_rows(dd_plan *plan, int64_t r0, int64_t rows, dd_plan_times *times);
 
+/* Where work memory is host memory (the CPU backend), the address of block
+ * `which` of an allocated plan (row-major, dd_plan_info's rows × cols, its
+ * row pitch cols), so a caller can fill and drain bands in place instead of
+ * through dd_plan_write and dd_plan_read; NULL on a GPU backend, before
+ * dd_plan_allocate, or for an operand that is none of A, B, C.  Local. */
+void *dd_plan_host_block(const dd_plan *plan, dd_operand which);
+
 /* This rank's time in each panel's local multiply during the last
  * dd_plan_multiply or dd_plan_host_pass, in panel order (K's panels as the
  * multiply takes them): the number of panels into *count, the first n times

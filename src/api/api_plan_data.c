@@ -339,3 +339,11 @@ dd_status dd_plan_multiply_rows(dd_plan *p, int64_t r0, int64_t rows, dd_plan_ti
         *times = (dd_plan_times){sec, gemm, slowest};
     return api_status(rc);
 }
+
+void *dd_plan_host_block(const dd_plan *p, dd_operand which)
+{
+    if (!p || !p->allocated || !p->ctx->eng.ops->work_is_host || (int)which < 0 || (int)which > 2)
+        return NULL;
+    int64_t rows, cols;
+    return plan_block(p, (int)which, &rows, &cols);
+}

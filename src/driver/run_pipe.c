@@ -5,15 +5,18 @@
  * whole K (dd_plan_multiply_rows, SUMMA over the grid) and, final then,
  * written behind the next band's multiply.
  *
- * Two threads per rank.  The main thread owns the library (engine, MPI):
- * it puts each band of op(A) into the plan (dd_plan_write), multiplies,
- * takes the band of C out (dd_plan_read).  An I/O thread owns the files:
- * it reads bands of op(A) into two host slots and writes bands of C from
- * two more, through the direct path's pread/pwrite, which makes no MPI
- * call (the run is MPI_THREAD_FUNNELED) and no HDF5 call while the main
- * thread makes none.  The main thread agrees on every band's state before
+ * Three threads per rank.  The main thread owns the library (engine,
+ * MPI): it puts each band of op(A) into the plan (dd_plan_write),
+ * multiplies, takes the band of C out (dd_plan_read).  Two I/O threads own
+ * the files, at once: a reader fills two host slots with bands of op(A), a
+ * writer writes bands of C from two more, through the direct path's
+ * pread/pwrite, which makes no MPI call (the run is MPI_THREAD_FUNNELED)
+ * and no HDF5 call (the reader's fallback read aside, made while no other
+ * thread calls HDF5).  Where the blocks are host memory (the CPU backend,
+ * dd_plan_host_block) the bands are read and written in place, rows the
+ * multiply of the band under way does not touch, and nothing is copied.  The main thread agrees on every band's state before
  * its multiply, so a failure on one rank (a read, a write, the multiply)
- * ends the loop on every rank at the same band; the I/O thread is joined
+ * ends the loop on every rank at the same band; the I/O threads are joined
  * on every path, and the output, never committed, is removed by the
  * caller's abort as today.
  *
@@ -49,15 +52,17 @@ typedef struct {
     size_t es;
     double alpha;
     void *abuf[2], *cbuf[2]; /* host slots: band i in slot i % 2 */
+    char *hA, *hC; /* the plan's blocks where they are host memory (the CPU
+                    * backend): bands read and written in place, no slots */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     /* under mu */
     int64_t a_read, a_used, c_given, c_written;
-    int64_t stop; /* the main thread leaves: the I/O thread ends */
-    int io_rc;   /* the I/O thread's first failure */
+    int64_t stop; /* the main thread leaves: the I/O threads end */
+    int io_rc;    /* the I/O threads' first failure */
     dd_err io_err;
-    double read_sec, write_sec; /* the I/O thread's busy time */
-    /* for what was hidden: the I/O thread's operations (reading or not,
+    double read_sec, write_sec; /* the I/O threads' busy time */
+    /* for what was hidden: the I/O threads' operations (reading or not,
      * start, end), 2·nb at most, and the main thread's waits for it */
     double (*ops)[3], (*waits)[2];
     int64_t nops, nwaits;
@@ -67,6 +72,17 @@ static void band_rows(const pipe_t *p, int64_t i, int64_t *r0, int64_t *h)
 {
     *r0 = p->Mp * i / p->nb;
     *h = p->Mp * (i + 1) / p->nb - *r0;
+}
+
+/* Where band i (rows from r0) of op(A) is read to, and of C written from. */
+static void *a_slot(const pipe_t *p, int64_t i, int64_t r0)
+{
+    return p->hA ? p->hA + (size_t)(r0 * p->Kq) * p->es : p->abuf[i % 2];
+}
+
+static void *c_slot(const pipe_t *p, int64_t i, int64_t r0)
+{
+    return p->hC ? p->hC + (size_t)(r0 * p->Nq) * p->es : p->cbuf[i % 2];
 }
 
 /* Whether this run goes through the pipeline: a file in and out, one
@@ -117,20 +133,22 @@ static int write_band(pipe_t *p, int64_t r0, int64_t h, const void *buf, dd_err 
     return rc;
 }
 
-/* The I/O thread: reads go first while a slot of op(A) is free (the main
- * thread needs them next), else a band of C given to it is written. */
-static void *io_main(void *arg)
+/* An I/O thread: the reader reads each band of op(A) once a slot is free
+ * (two ahead of the main thread at most), the writer writes each band of C
+ * once it is given; they run at once (a band's write and the next bands'
+ * reads overlap).  Either ends at its last band, at stop, or once either
+ * failed. */
+static void io_loop(pipe_t *p, int reader)
 {
-    pipe_t *p = arg;
-    int64_t next_read = 0, next_write = 0;
+    int64_t next_read = reader ? 0 : p->nb, next_write = reader ? p->nb : 0;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->stop && !(next_read < p->nb && next_read < p->a_used + 2) &&
-               !(next_write < p->c_given))
+        while (!p->stop && !p->io_rc && !(next_read < p->nb && next_read < p->a_used + 2) &&
+               !(next_write < p->nb && next_write < p->c_given))
             pthread_cond_wait(&p->cv, &p->mu);
-        if (p->stop || (next_read >= p->nb && next_write >= p->nb))
+        if (p->stop || p->io_rc || (next_read >= p->nb && next_write >= p->nb))
             break;
-        int reading = next_read < p->nb && next_read < p->a_used + 2;
+        int reading = reader;
         int64_t i = reading ? next_read : next_write, r0, h;
         pthread_mutex_unlock(&p->mu);
         band_rows(p, i, &r0, &h);
@@ -140,14 +158,14 @@ static void *io_main(void *arg)
         int rc;
         if (reading) {
             rc = p->in->ops->read_block(p->in, p->adset, p->c->type, p->arow0 + r0, h, p->acol0,
-                                        p->Kq, p->abuf[i % 2], &e);
+                                        p->Kq, a_slot(p, i, r0), &e);
             if (!rc && i == p->nb / 2 && dd_fault("pipe-read"))
                 rc = dd_fail(&e, DD_EIO, "injected fault reading band %lld of A on rank %d",
                              (long long)i, p->c->rank);
             if (!rc)
-                scale_band(p->abuf[i % 2], (size_t)(h * p->Kq), p->c->type, p->alpha);
+                scale_band(a_slot(p, i, r0), (size_t)(h * p->Kq), p->c->type, p->alpha);
         } else {
-            rc = write_band(p, r0, h, p->cbuf[i % 2], &e);
+            rc = write_band(p, r0, h, c_slot(p, i, r0), &e);
             if (!rc && i == p->nb / 2 && dd_fault("pipe-write"))
                 rc = dd_fail(&e, DD_EIO, "injected fault writing band %lld of C on rank %d",
                              (long long)i, p->c->rank);
@@ -162,8 +180,10 @@ static void *io_main(void *arg)
             op[2] = t1;
         }
         if (rc) {
-            p->io_rc = rc;
-            p->io_err = e;
+            if (!p->io_rc) {
+                p->io_rc = rc;
+                p->io_err = e;
+            }
             pthread_cond_broadcast(&p->cv);
             break;
         }
@@ -174,10 +194,21 @@ static void *io_main(void *arg)
         pthread_cond_broadcast(&p->cv);
     }
     pthread_mutex_unlock(&p->mu);
+}
+
+static void *io_reader(void *arg)
+{
+    io_loop(arg, 1);
     return NULL;
 }
 
-/* The main thread waits until `*count` passes `need` or the I/O thread
+static void *io_writer(void *arg)
+{
+    io_loop(arg, 0);
+    return NULL;
+}
+
+/* The main thread waits until `*count` passes `need` or an I/O thread
  * failed; returns the seconds waited (exposed I/O), kept as an interval. */
 static double wait_for(pipe_t *p, const int64_t *count, int64_t need)
 {
@@ -197,7 +228,7 @@ static double wait_for(pipe_t *p, const int64_t *count, int64_t need)
     return t1 - t0;
 }
 
-/* Seconds of the I/O thread's reads (reading 1) or writes (0) during which
+/* Seconds of the I/O threads' reads (reading 1) or writes (0) during which
  * the main thread was not waiting for it: hidden behind the multiply and
  * the band moves. */
 static double hidden_of(const pipe_t *p, int reading)
@@ -256,7 +287,7 @@ static int band_count(run_ctx *c, int64_t Mp, int64_t Nq, int64_t *nb, dd_err *e
     return DD_OK;
 }
 
-/* The band loop over a started I/O thread.  Every rank makes the same
+/* The band loop over started I/O threads.  Every rank makes the same
  * calls: each band starts with an agreement on every rank's state. */
 static int band_loop(pipe_t *p, double *mult, double *gemm, double *slowest, double *waits,
                      double *moves, dd_err *err)
@@ -269,7 +300,7 @@ static int band_loop(pipe_t *p, double *mult, double *gemm, double *slowest, dou
         *waits += wait_for(p, &p->a_read, i + 1);
         rc = io_failed(p, err);
         double t0 = dd_now();
-        if (!rc)
+        if (!rc && !p->hA)
             rc = run_api(c, dd_plan_write(c->plan, DD_OPERAND_A, r0, 0, h, p->Kq, p->abuf[i % 2],
                                           p->Kq),
                          err);
@@ -293,7 +324,7 @@ static int band_loop(pipe_t *p, double *mult, double *gemm, double *slowest, dou
             rc = dd_fail(err, DD_EFAIL, "injected fault storing band %lld of C on rank %d",
                          (long long)i, c->rank);
         t0 = dd_now();
-        if (!rc)
+        if (!rc && !p->hC)
             rc = run_api(c, dd_plan_read(c->plan, DD_OPERAND_C, r0, 0, h, p->Nq, p->cbuf[i % 2],
                                          p->Nq),
                          err);
@@ -369,13 +400,17 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
     if (!rc) {
         int64_t most = (p.Mp + p.nb - 1) / p.nb;
         size_t ab = (size_t)(most * p.Kq) * p.es, cb = (size_t)(most * p.Nq) * p.es;
+        int slots = dd_fault("pipe-slots"); /* tests: the GPU's slots on the CPU */
+        p.hA = slots ? NULL : dd_plan_host_block(c->plan, DD_OPERAND_A);
+        p.hC = slots ? NULL : dd_plan_host_block(c->plan, DD_OPERAND_C);
         for (int k = 0; k < 2; k++) {
-            p.abuf[k] = malloc(ab ? ab : 1);
-            p.cbuf[k] = malloc(cb ? cb : 1);
+            p.abuf[k] = p.hA ? NULL : malloc(ab ? ab : 1);
+            p.cbuf[k] = p.hC ? NULL : malloc(cb ? cb : 1);
         }
         p.ops = calloc((size_t)(2 * p.nb), sizeof *p.ops);
         p.waits = calloc((size_t)(2 * p.nb + 2), sizeof *p.waits);
-        if (!p.abuf[0] || !p.abuf[1] || !p.cbuf[0] || !p.cbuf[1] || !p.ops || !p.waits)
+        if ((!p.hA && (!p.abuf[0] || !p.abuf[1])) || (!p.hC && (!p.cbuf[0] || !p.cbuf[1])) ||
+            !p.ops || !p.waits)
             rc = dd_fail(err, DD_ENOMEM,
                          "out of host memory for the pipeline's band buffers (%.1f MiB)",
                          2.0 * (double)(ab + cb) / 1048576.0);
@@ -386,24 +421,26 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
         pthread_mutex_init(&p.mu, NULL);
         pthread_cond_init(&p.cv, NULL);
     }
-    pthread_t th;
-    if (!rc) {
-        int e = pthread_create(&th, NULL, io_main, &p);
-        started = e == 0;
+    pthread_t th[2];
+    for (int k = 0; k < 2 && !rc; k++) {
+        int e = pthread_create(&th[k], NULL, k ? io_writer : io_reader, &p);
+        started += e == 0;
         if (e)
-            rc = dd_fail(err, DD_EFAIL, "cannot start the pipeline's I/O thread: %s", strerror(e));
-        rc = dd_agree(c->world, rc, err);
+            rc = dd_fail(err, DD_EFAIL, "cannot start the pipeline's I/O %s thread: %s",
+                         k ? "writer" : "reader", strerror(e));
     }
+    if (inited)
+        rc = dd_agree(c->world, rc, err);
     double mult = 0, gemm = 0, slowest = 0, waits = 0, moves[2] = {0, 0}, t_loop = dd_now();
     if (!rc) {
         c->prog.t0 = c->prog.last = dd_now();
         c->prog.reps = 1;
         rc = band_loop(&p, &mult, &gemm, &slowest, &waits, moves, err);
     }
-    if (started) { /* joined on every path */
+    if (started) /* joined on every path */
         publish(&p, &p.stop, 1);
-        pthread_join(th, NULL);
-    }
+    for (int k = 0; k < started; k++)
+        pthread_join(th[k], NULL);
     t_loop = dd_now() - t_loop;
     if (inited) {
         pthread_mutex_destroy(&p.mu);
@@ -434,7 +471,8 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
     /* the bands' moves between the host slots and work memory (main thread) */
     r->ph[PH_UPLOAD] = dd_stat_over(c->world, moves[0]);
     r->ph[PH_DOWNLOAD] = dd_stat_over(c->world, moves[1]);
-    r->have[PH_UPLOAD] = r->have[PH_DOWNLOAD] = 1;
+    r->have[PH_UPLOAD] = !p.hA;
+    r->have[PH_DOWNLOAD] = !p.hC;
     r->pipeline_bands = p.nb;
     r->pipeline_wall = dd_stat_over(c->world, t_loop).max;
     *t_read = read;

@@ -2,11 +2,14 @@
 # pipeline.sh — file to file as one pipeline (src/driver/run_pipe.c): a
 # single pass from --in to --out runs C in bands of rows, op(A) read and C
 # written behind the multiply.  At 1, 2, 3 and 4 ranks, with alpha, beta
-# and C's input, and with a transposed B: the check PASSED, C equal to the
-# file's product within dd-compare's bound, the report's "pipeline" line
-# with the hidden seconds, the JSON record's "pipeline" object; the phased
-# run (DD_FAULT=no-pipeline on one rank, and --repeat 2, which keeps the in-memory
-# path) gives C within rounding of it and a null "pipeline".
+# and C's input, with a transposed B, and through the GPU's host slots
+# (DD_FAULT=pipe-slots; the CPU reads and writes bands in place): the check
+# PASSED, C equal to the file's product within dd-compare's bound, the
+# report's "pipeline" line with the hidden seconds, the JSON record's
+# "pipeline" object, and every key of the record in docs/json-record.md;
+# the phased run (DD_FAULT=no-pipeline on one rank, and --repeat 2, which
+# keeps the in-memory path) gives C within rounding of it and a null
+# "pipeline".
 # Environment: DD_BIN, DD_COMPARE, DD_MPIRUN.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../need.sh
@@ -17,6 +20,7 @@ trap 'rm -rf "$work"' EXIT
 read -r -a mpirun <<<"$DD_MPIRUN"
 export OPENBLAS_NUM_THREADS=1
 fail() { echo "FAIL: $*" >&2; exit 1; }
+here=$(cd "$(dirname "$0")" && pwd)
 cd "$work"
 
 # bands NAME: the record's pipeline.bands (0 for null)
@@ -54,12 +58,27 @@ for n in 1 2 3 4; do
     "$DD_COMPARE" gemm in.h5 "c-gemm$n.h5" --alpha -0.5 --beta 2.5 >/dev/null ||
         fail "gemm$n: C is not alpha·A·B + beta·C"
 done
+# the GPU's way on the CPU: bands through host slots (dd_plan_write, dd_plan_read)
+DD_FAULT='pipe-slots:*' one 3 slots --panel 8 --alpha 1.5 --beta -1
+{ grep -Eq '^upload ' out && grep -Eq '^download ' out; } || fail "slots: no upload/download phases"
+"$DD_COMPARE" gemm in.h5 c-slots.h5 --alpha 1.5 --beta -1 >/dev/null || fail "slots: C is wrong"
 "${mpirun[@]}" -n 1 "$DD_BIN" gen --out bt.h5 -m 33 -n 41 -k 29 --transb T --quiet
 rm -f c-bt.h5
 "${mpirun[@]}" -n 2 "$DD_BIN" --in bt.h5 --out c-bt.h5 --transb T --json r-bt.json --quiet >out
 [ "$(bands r-bt.json)" -ge 2 ] || fail "transb: not pipelined"
 "$DD_COMPARE" gemm bt.h5 c-bt.h5 --transb T >/dev/null || fail "transb: C is not A·B^T"
 echo "ok   transposed B pipelined"
+
+# every key of a pipelined record is documented
+python3 - r-np2.json "$here/../../docs/json-record.md" <<'PY' || fail "record keys not in docs/json-record.md"
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+doc = open(sys.argv[2]).read()
+missing = [k for k in r if "`%s`" % k not in doc]
+missing += ["pipeline." + k for k in r["pipeline"] if "`%s`" % k not in doc]
+assert not missing, missing
+PY
+echo "ok   the record's keys are in docs/json-record.md"
 
 # the phased run: the same C within rounding, no pipeline in the record
 DD_FAULT=no-pipeline:1 "${mpirun[@]}" -n 2 "$DD_BIN" --in in.h5 --out c-phased.h5 --json r-ph.json \
