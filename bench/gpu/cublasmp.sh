@@ -3,6 +3,8 @@
 # cublasMpGemm, and dgemm-dist's dd_gemm_device on the same GPUs in one call,
 # device data, FP64 and FP32 (cublasmp-bench, bench/cublasmp/cublasmp_bench.c).
 #   bash bench/gpu/cublasmp.sh [BUILD_DIR]      (default build)
+#   ONLY=build bash bench/gpu/cublasmp.sh ...    (stop after the build: on a
+#   fresh host the kernels' build and the runs may not fit one call)
 # Needs .gpu/cublasmp/cublasmp-0.7.tar.xz in the working tree: the wheels
 # nvidia-cublasmp-cu13 0.7 and nvidia-nvshmem-cu13 3.3 (PyPI), libraries and
 # headers repacked (a baseline, never a dependency; git-ignored, carried to
@@ -59,6 +61,7 @@ run 120 cmake -S . -B "$B" -DDD_CUBLASMP_DIR="$MPDIR/nvidia/cublasmp/cu13" >/dev
 run 540 cmake --build "$B" -j "$(nproc)" --target cublasmp-bench >/dev/null || exit 1
 bench="$B/bench/cublasmp-bench"
 ldd "$bench" | grep -E 'cublasmp|nvshmem|nccl|cublas' | tee -a "$OUT/cublasmp.log"
+[ "${ONLY:-}" = build ] && { log "built $bench (ONLY=build)"; exit 0; }
 
 rc=0
 for g in $(seq 1 "$GPUS"); do
