@@ -552,13 +552,15 @@ static void serve(const pcall *p)
     }
     pgrid g;
     int in_grid = grid_of(ictxt, &g);
-    const int *d[3] = {p->desca, p->descb, p->descc};
-    int local_fault = !in_grid, replicated = 0;
-    for (int i = 0; i < 3; i++)
-        local_fault |= (d[i][0] != 1 && d[i][0] != 2) || d[i][1] != ictxt;
+    int replicated = 0;
     verdict v;
-    if (local_fault) { /* refused here alone, first: a bad context gives no grid to agree over */
-        pblas_verdict(p, &v); /* finds these faults, or lower ones: never NONE here */
+    /* Refused here alone only when DESCA's context is no grid of this
+     * process: there is no communicator to agree over.  A bad DTYPE_ or
+     * CTXT_ of DESCB or DESCC (here, or on some processes only) goes into
+     * the verdict agreed over DESCA's grid below, so no process is left
+     * in a collective. */
+    if (!in_grid) {
+        pblas_verdict(p, &v); /* finds DESCA's CTXT_, or a lower fault: never NONE here */
         refuse(ictxt, p->name, number_of(v.code), local_printer(p), v.why);
         return;
     }

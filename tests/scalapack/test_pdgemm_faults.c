@@ -268,6 +268,50 @@ static void contexts(int grid, int foreign, int sub, int stale, int P)
         free(x[i].d);
 }
 
+/* DESCB's DTYPE_ or CTXT_ wrong on one process of the grid only (the
+ * last): ScaLAPACK cannot be the oracle (its other processes would go on
+ * into the multiply), so the drop-in alone: the fault is agreed over
+ * DESCA's grid, every process refuses with it (1401, 1402), none is left
+ * in a collective (the test's timeout), C unchanged everywhere. */
+static void one_process(int grid)
+{
+    int gsize = 1, grank = 0;
+    MPI_Comm_size(g_grid, &gsize);
+    MPI_Comm_rank(g_grid, &grank);
+    mat x[3];
+    mat_make(&x[0], grid, 16, 16, 4, 0, 11);
+    mat_make(&x[1], grid, 16, 16, 4, 0, 22);
+    mat_make(&x[2], grid, 16, 16, 4, 0, 33);
+    static const struct {
+        int entry, value, want;
+    } faults[] = {{0, 3, 1401}, {1, 12345, 1402}};
+    for (int f = 0; f < 2; f++) {
+        int save = x[1].desc[faults[f].entry];
+        if (grank == gsize - 1)
+            x[1].desc[faults[f].entry] = faults[f].value;
+        xerbla_calls = 0, cabort_calls = 0, cabort_number = 0;
+        double *c = clone(&x[2]);
+        call((pgemm_fn *)pdgemm_, &good, &x[0], &x[1], x[2].desc, c);
+        const char *what = f ? "DESCB's CTXT_ 12345 on the last process only"
+                             : "DESCB's DTYPE_ 3 on the last process only";
+        CHECK(xerbla_calls == 0, "%s: the drop-in called PXERBLA", what);
+        if (!errors_return)
+            CHECK(cabort_calls == 1 && cabort_number == faults[f].want,
+                  "%s: PB_Cabort %d times, last with %d; want -%d everywhere", what, cabort_calls,
+                  -cabort_number, faults[f].want);
+        CHECK(dd_scalapack_last_info() == -faults[f].want,
+              "%s: dd_scalapack_last_info() %d, want -%d on every process", what,
+              dd_scalapack_last_info(), faults[f].want);
+        CHECK(!memcmp(c, x[2].d, x[2].len * sizeof(double)), "%s: the drop-in changed C", what);
+        free(c);
+        x[1].desc[faults[f].entry] = save;
+        g_cases++;
+        MPI_Barrier(g_grid);
+    }
+    for (int i = 0; i < 3; i++)
+        free(x[i].d);
+}
+
 /* Every descriptor entry and every scalar, one fault at a time. */
 static void fields(int grid, int P, int Q, dd_context *ctx)
 {
@@ -562,6 +606,7 @@ int main(int argc, char **argv)
     }
     if (grid >= 0) { /* processes past the grid (2, 3 ranks; 5 and more) wait in served() */
         contexts(grid, foreign, sub, stale, P);
+        one_process(grid);
         fields(grid, P, Q, ctx);
         message(grid, stale);
     }
