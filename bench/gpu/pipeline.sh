@@ -50,7 +50,7 @@ rm -f "$W/s.h5" "$W/cs.h5"
 
 in="$W/m.h5"
 log "input: gen n=$N ($((2 * N * N * 8 >> 30)) GiB) into $in"
-mpirun -n 8 --bind-to none "$bin" gen --out "$in" -m "$N" -n "$N" -k "$N" --quiet --force ||
+mpirun -n 8 --oversubscribe --bind-to none "$bin" gen --out "$in" -m "$N" -n "$N" -k "$N" --quiet --force ||
     { log "gen failed"; exit 1; }
 sync
 cat "$in" >/dev/null # the page cache warm, as the runs of issue 33 found it
