@@ -6,7 +6,9 @@
 # run must say PASSED and report its pipeline), then the input generated,
 # the pipelined run twice and the phased run once (DD_FAULT=no-pipeline:0,
 # today's phases one after another) under /usr/bin/time, and per run the
-# phases, what of read and write was hidden, and the target
+# phases (upload and download: the bands' copies between host slots and
+# the GPU, on the main thread), what of read and write was hidden, and the
+# target
 #   wall <= 1.25 x (setup + max(read, multiply, write) + teardown).
 # Records: $OUT/pipeline.jsonl (dgemm-dist's), $OUT/pipeline.log, and
 # $OUT/pipeline.md (the table).  About 2 minutes at n = 32768.
@@ -63,7 +65,7 @@ for run in pipelined-1 pipelined-2 phased; do
     rm -f "$W/c.h5"
     wall t "$run" env ${fault:+DD_FAULT=$fault} mpirun -n 1 --bind-to none "$bin" --in "$in" --out "$W/c.h5" \
         --check --force --json "$OUT/pipeline.jsonl" || continue
-    grep -E '^(setup|read|multiply|check|write|teardown|pipeline|wall) ' "$W/$run.out" | tee -a "$OUT/pipeline.log"
+    grep -E '^(setup|read|upload|multiply|download|check|write|teardown|pipeline|wall) ' "$W/$run.out" | tee -a "$OUT/pipeline.log"
     echo "$run $t" >>"$OUT/walls.txt"
 done
 rm -f "$in" "$W/c.h5"
@@ -75,9 +77,9 @@ walls = [l.split() for l in open(sys.argv[2]) if l.strip()]
 n = int(sys.argv[3])
 recs = recs[-len(walls):] if walls else []
 print(f"# file to file, n = {n} FP64, 1 GPU, check on\n")
-print("| run | setup | read (hidden) | multiply | check | write (hidden) | teardown | "
-      "wall (/usr/bin/time) | target 1.25x(setup+max+teardown) | met |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+print("| run | setup | read (hidden) | upload + download | multiply | check | write (hidden) | "
+      "teardown | wall (/usr/bin/time) | target 1.25x(setup+max+teardown) | met |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for (name, t), r in zip(walls, recs):
     ph = {k: v["max"] for k, v in r["phases"].items()}
     p = r.get("pipeline") or {"hidden": {"read": 0, "write": 0}}
@@ -85,6 +87,6 @@ for (name, t), r in zip(walls, recs):
     target = 1.25 * (g("setup") + max(g("read"), g("multiply"), g("write")) + g("teardown"))
     t = float(t)
     print(f"| {name} | {g('setup'):.2f} | {g('read'):.2f} ({p['hidden']['read']:.2f}) | "
-          f"{g('multiply'):.2f} | {g('check'):.2f} | {g('write'):.2f} ({p['hidden']['write']:.2f}) | "
+          f"{g('upload') + g('download'):.2f} | {g('multiply'):.2f} | {g('check'):.2f} | {g('write'):.2f} ({p['hidden']['write']:.2f}) | "
           f"{g('teardown'):.2f} | {t:.2f} | {target:.2f} | {'yes' if t <= target else 'no'} |")
 PY
