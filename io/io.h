@@ -59,6 +59,12 @@ struct dd_io {
     const dd_io_ops *ops;
     MPI_Comm comm;
     void *impl;
+    /* Set by the caller before create (--sync): the direct path fdatasyncs
+     * each rank's writes before its close, so that what every rank wrote
+     * is on disk when close returns, also where ranks on several hosts
+     * share a file system that caches per client.  The commit then fsyncs
+     * the file and its directory (io_output_commit, dd_output.sync). */
+    int durable;
 };
 
 extern const dd_io_ops dd_io_independent;
@@ -108,7 +114,11 @@ int io_probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64
  * to write, will live.  SIGTERM, SIGINT and SIGHUP remove it from then on.
  * Agreed on all ranks.
  * io_output_commit(): rank 0 gives out->tmp the final name (without force
- * never replacing a file that appeared meanwhile); agreed.
+ * never replacing a file that appeared meanwhile); agreed.  With out->sync
+ * (--sync, set after prepare) the commit is durable: the file is fsync'ed
+ * before it takes its name and the output's directory after, so success
+ * means the output survives a crash of the node (the writers' own
+ * fdatasync is dd_io.durable's); a failing fsync fails the commit.
  * io_output_abort(): rank 0 removes the temporary; never fails, never
  * communicates.
  * io_output_check_side(): a side output such as --json (`option` names it
@@ -127,6 +137,7 @@ typedef struct {
     char dir[4096];  /* the private temporary directory beside it */
     char tmp[4200];  /* the file being written, inside dir */
     int force;
+    int sync;   /* durable commit (--sync) */
     int active; /* a temporary exists */
 } dd_output;
 

@@ -16,9 +16,12 @@
  * is the same file (same device and inode); a dataset whose file has no
  * such descriptor is read through HDF5.  Row i of a block is ncols·es
  * bytes at offset + ((row0 + i)·gcols + col0)·es.  Reads use up to
- * min(8, cores per rank) threads, or
- * DD_IO_THREADS, each a contiguous share (≥ 1 MiB); a failure is the failing
- * rank's, and its caller agrees.  Ranks write disjoint bytes, no turns. */
+ * min(8, cores per rank) threads, writes up to min(4, cores per rank)
+ * (buffered writes to one file contend for its inode: past 4 they lose;
+ * docs/results/cpu-2026-12-02-write), or DD_IO_THREADS for both, each a
+ * contiguous share (≥ 1 MiB); every thread is joined before a transfer
+ * returns, on every path; a failure is the failing rank's, and its caller
+ * agrees.  Ranks write disjoint bytes, no turns. */
 #define _GNU_SOURCE /* pread, pwrite, sched_getaffinity, CPU_COUNT */
 #define _FILE_OFFSET_BITS 64
 
@@ -35,12 +38,13 @@
 #include <hdf5.h>
 
 #include "agree.h"
+#include "dd_fault.h"
 #include "dd_knobs.h"
 #include "io.h"
 #include "io_h5.h"
 _Static_assert(sizeof(off_t) == 8, "the direct path needs 64-bit file offsets");
 /* MAX_THREADS: the top of DD_IO_THREADS's range in the knobs' table (knobs.c) */
-enum { MAX_THREADS = 256, DEFAULT_THREADS = 8 };
+enum { MAX_THREADS = 256, DEFAULT_THREADS = 8, DEFAULT_WRITE_THREADS = 4 };
 #define MIN_SHARE ((size_t)1 << 20)   /* bytes per thread, at least */
 #define MAX_SYSCALL ((size_t)1 << 30) /* Linux moves at most ~2 GiB per call */
 #define NOWHERE UINT64_MAX            /* a dataset that is not read or written directly */
@@ -64,7 +68,8 @@ typedef struct {
     dd_io inner; /* writing: the independent path's handle, for the structure */
 } direct;
 
-static int thread_count(MPI_Comm comm, int *out, dd_err *err)
+/* Threads per transfer: min(most, this rank's cores), or DD_IO_THREADS. */
+static int thread_count(MPI_Comm comm, int most, int *out, dd_err *err)
 {
     /* Collective on every rank (the node split), before any check can fail. */
     int nlocal = 1;
@@ -78,7 +83,7 @@ static int thread_count(MPI_Comm comm, int *out, dd_err *err)
     cpu_set_t set;
     long mine = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : online;
     per = mine > 0 && mine < online ? mine : online / nlocal; /* bound: its own cores */
-    *out = per < 1 ? 1 : per > DEFAULT_THREADS ? DEFAULT_THREADS : (int)per;
+    *out = per < 1 ? 1 : per > most ? most : (int)per;
     char msg[DD_ERRLEN];
     if (dd_knob_error(DDK_IO_THREADS, msg, sizeof msg))
         return dd_fail(err, DD_EUSAGE, "%s", msg);
@@ -112,8 +117,12 @@ static int dir_release(dd_io *io, dd_err *err)
     if (h == NULL)
         return DD_OK;
     int rc = DD_OK;
+    /* --sync: this rank's writes reach the disk before close (io.h) */
+    if (h->fd >= 0 && h->writing && io->durable && fdatasync(h->fd) != 0)
+        rc = dd_fail(err, DD_EIO, "cannot flush %s to disk (fdatasync): %s%s", h->path,
+                     strerror(errno), errno == ENOSPC ? "; the disk is full" : "");
     /* A write error that the page cache held back can surface at close. */
-    if (h->fd >= 0 && close(h->fd) != 0)
+    if (h->fd >= 0 && close(h->fd) != 0 && rc == DD_OK)
         rc = dd_fail(err, DD_EIO, "cannot close %s: %s%s", h->path, strerror(errno),
                      h->writing ? "; is the disk full?" : "");
     for (int i = 0; i < h->dsets.n && i < h->noff; i++)
@@ -173,7 +182,7 @@ static int dir_open_read(dd_io *io, MPI_Comm comm, const char *path, dd_err *err
     dd_err local;
     dd_err_clear(&local);
     int threads = 1;
-    int rc = thread_count(comm, &threads, &local);
+    int rc = thread_count(comm, DEFAULT_THREADS, &threads, &local);
     direct *h = rc == DD_OK ? dir_new(io, comm, path, 0, &local) : NULL;
     if (h == NULL && rc == DD_OK)
         rc = DD_ENOMEM;
@@ -290,6 +299,7 @@ typedef struct {
 typedef struct {
     const job *j;
     int64_t e0, e1;  /* this share: elements [e0, e1) of the block */
+    int fail;        /* tests (DD_FAULT=write-thread): EIO after half the share */
     int err;         /* errno of the first failure; -1: the file ended, or nothing was written */
     uint64_t err_at; /* its byte offset in the file */
 } share;
@@ -318,13 +328,19 @@ static void *share_run(void *arg)
 {
     share *s = arg;
     const job *j = s->j;
-    for (int64_t e = s->e0; e < s->e1;) {
+    int64_t end = s->fail ? s->e0 + (s->e1 - s->e0) / 2 : s->e1;
+    for (int64_t e = s->e0; e < end;) {
         int64_t r = e / j->ncols, c = e % j->ncols;
-        int64_t n = j->whole || j->ncols - c > s->e1 - e ? s->e1 - e : j->ncols - c;
+        int64_t n = j->whole || j->ncols - c > end - e ? end - e : j->ncols - c;
         uint64_t at = j->at + (uint64_t)r * j->stride + (uint64_t)c * j->es;
         if (move_all(s, j->buf + (size_t)e * j->es, (size_t)n * j->es, at) < 0)
             break;
         e += n;
+    }
+    if (s->fail && s->err == 0) {
+        s->err = EIO;
+        s->err_at = j->at + (uint64_t)(end / j->ncols) * j->stride +
+                    (uint64_t)(end % j->ncols) * j->es;
     }
     return NULL;
 }
@@ -345,8 +361,10 @@ static int transfer(direct *h, const io_h5_dset *d, const place *where, int64_t 
     share s[MAX_THREADS];
     pthread_t tid[MAX_THREADS];
     int started[MAX_THREADS];
+    /* tests: the last share fails half way (on a thread of its own where t > 1) */
+    int64_t fail = h->writing && dd_fault("write-thread") ? t - 1 : -1;
     for (int64_t k = 0; k < t; k++) {
-        s[k] = (share){.j = &j, .e0 = elems * k / t, .e1 = elems * (k + 1) / t};
+        s[k] = (share){.j = &j, .e0 = elems * k / t, .e1 = elems * (k + 1) / t, .fail = k == fail};
         started[k] = k > 0 && pthread_create(&tid[k], NULL, share_run, &s[k]) == 0;
     }
     for (int64_t k = 0; k < t; k++)
@@ -453,11 +471,7 @@ static int dir_create(dd_io *io, MPI_Comm comm, const char *path, int ndsets,
     io->impl = NULL;
     dd_io inner = {0};
     int threads = 1;
-    int rc = thread_count(comm, &threads, err);
-    /* Buffered writes to one file take its inode lock one writer at a time:
-     * threads only contend (io-bench: no gain).  Unless DD_IO_THREADS says. */
-    if (!dd_knob_is_set(DDK_IO_THREADS))
-        threads = 1;
+    int rc = thread_count(comm, DEFAULT_WRITE_THREADS, &threads, err);
     if (rc == DD_OK && H5Tequal(io_h5_memtype(type), io_h5_filetype(type)) <= 0)
         rc = dd_fail(err, DD_EUNSUP, "--io direct needs a little-endian host; use independent");
     rc = dd_agree(comm, rc, err);

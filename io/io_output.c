@@ -664,6 +664,42 @@ static int trim_reserve(const dd_output *out, dd_err *err)
     return rc;
 }
 
+/* --sync: the file's data and metadata on disk before it takes its name
+ * (fsync of any descriptor flushes what every rank of this host wrote). */
+static int sync_file(const char *path, dd_err *err)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return dd_fail(err, DD_EIO, "cannot open %s to flush it to disk: %s", path,
+                       strerror(errno));
+    int rc = DD_OK;
+    if (fsync(fd) != 0)
+        rc = dd_fail(err, DD_EIO, "cannot flush %s to disk (fsync): %s%s; nothing was committed",
+                     path, strerror(errno), errno == ENOSPC ? " (the disk is full)" : "");
+    close(fd);
+    return rc;
+}
+
+/* --sync: the output's directory entry on disk, after the rename or link
+ * (and after the private directory is gone, so a crash leaves neither). */
+static int sync_dir(const dd_output *out, dd_err *err)
+{
+    char dir[4096];
+    const char *base;
+    if (split_path(out->path, dir, sizeof dir, &base) != 0)
+        return dd_fail(err, DD_EIO, "output path %s is too long", out->path);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc = DD_OK;
+    if (fd < 0 || fsync(fd) != 0)
+        rc = dd_fail(err, DD_EIO,
+                     "%s is written, but its directory %s could not be flushed to disk (%s): "
+                     "the new name may not survive a crash",
+                     out->path, dir, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
 /* Rank 0: the temporary takes the final name.  Without force it must not
  * replace a file that appeared during the run: link() fails on an existing
  * name, atomically; where the file system has no hard links, a last check
@@ -672,6 +708,8 @@ static int commit_local(dd_output *out, dd_err *err)
 {
     struct stat st;
     int rc = trim_reserve(out, err);
+    if (rc == DD_OK && out->sync)
+        rc = sync_file(out->tmp, err);
     if (rc != DD_OK)
         return rc;
     if (!out->force) {
@@ -716,6 +754,8 @@ int io_output_commit(MPI_Comm comm, dd_output *out, dd_err *err)
         snprintf(owner, sizeof owner, "%s/" OWNER_FILE, out->dir);
         unlink(owner);
         rmdir(out->dir);
+        if (out->sync)
+            rc = sync_dir(out, &local);
     }
     rc = io_bcast_verdict(comm, rc, &local, err);
     if (rc == DD_OK) {

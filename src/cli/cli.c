@@ -7,8 +7,8 @@
  *    would expand (`--thr`) is refused, so that a new option can never
  *    change what an old command line means;
  *  - an option that takes a value may be given once ("--in given twice");
- *    the flags (--check, --no-check, --force, --quiet, --dry-run, --host-to-host,
- *    --with-c, --help, --help-env, --version) may repeat, since repeating them
+ *    the flags (--check, --no-check, --force, --sync, --quiet, --dry-run,
+ *    --host-to-host, --with-c, --help, --help-env, --version) may repeat, since repeating them
  *    changes nothing;
  *  - every number is plain decimal digits within a stated range;
  *  - gen refuses the options that mean nothing to it, --json included
@@ -41,6 +41,7 @@ const opt_spec cli_specs[O_COUNT] = {
     [O_ORDER] = {"--order", 0, K_CHOICE, MODE_BOTH, 0, 0, NULL},
     [O_WITHC] = {"--with-c", 0, K_FLAG, MODE_GEN, 0, 0, NULL},
     [O_FORCE] = {"--force", 0, K_FLAG, MODE_BOTH, 0, 0, NULL},
+    [O_SYNC] = {"--sync", 0, K_FLAG, MODE_RUN, 0, 0, NULL},
     [O_IO] = {"--io", 0, K_CHOICE, MODE_BOTH, 0, 0, NULL},
     [O_JSON] = {"--json", 0, K_NAME, MODE_RUN, 0, 0, "a file"},
     [O_GRID] = {"--grid", 0, K_GRID, MODE_RUN, 0, 0, NULL},
@@ -325,6 +326,7 @@ static void take_flag(cli_state *st, int id)
                 : id == O_HELP_ENV ? &st->o->help_env
                 : id == O_VERSION  ? &st->o->version
                 : id == O_FORCE    ? &r->force
+                : id == O_SYNC     ? &r->sync
                 : id == O_CHECK    ? &st->o->check_given
                 : id == O_NOCHECK  ? &st->o->no_check
                 : id == O_H2H      ? &r->host_to_host

@@ -27,6 +27,7 @@ enum {
     O_ORDER,
     O_WITHC,
     O_FORCE,
+    O_SYNC,
     O_IO,
     O_JSON,
     O_GRID,

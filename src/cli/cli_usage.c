@@ -13,9 +13,9 @@ static void usage_syntax(void)
     printf("\n"
            "Syntax: --opt VALUE or --opt=VALUE; `--` ends the options.  Long options are\n"
            "spelled in full (abbreviations are refused).  An option that takes a value may\n"
-           "be given once; the flags (--check, --no-check, --force, --quiet, --dry-run,\n"
-           "--host-to-host, --with-c, --help, --help-env, --version) may repeat.  Numbers\n"
-           "are decimal digits within the ranges shown; 2^62 = %llu.\n",
+           "be given once; the flags (--check, --no-check, --force, --sync, --quiet,\n"
+           "--dry-run, --host-to-host, --with-c, --help, --help-env, --version) may repeat.\n"
+           "Numbers are decimal digits within the ranges shown; 2^62 = %llu.\n",
            (unsigned long long)DIM_MAX);
 }
 
@@ -68,6 +68,8 @@ static void usage_run_io(const char *prog)
         "                     dataset names of A, B and C, non-empty (default A, B, C)\n"
         "  --out FILE         write C there (temporary name, renamed on success)\n"
         "  --force            replace an existing --out file\n"
+        "  --sync             make the commit durable: C's data and its directory entry\n"
+        "                     fsync'ed before success is reported (survives a node crash)\n"
         "  --io MODE          auto | direct | collective (parallel HDF5) | independent (default\n"
         "                     auto: direct, the file's bytes at their offset, every rank at "
         "once)\n",

@@ -244,6 +244,7 @@ static int data_in(run_ctx *c, dd_err *err)
     if (o->out && ((rc = io_output_prepare(c->world, o->out, o->in, o->force, &c->out, err)) ||
                    (rc = io_output_check_limit(c->world, o->out, output_bytes(c), err))))
         return rc;
+    c->out.sync = o->sync; /* --sync: a durable commit */
     double t0 = dd_now();
     rc = run_api(c, dd_plan_allocate(c->plan), err);
     if (rc == DD_ECOMM)

@@ -28,6 +28,7 @@ typedef struct {
     /* outputs */
     const char *out;  /* HDF5 file for C, or NULL */
     int force;        /* replace an existing out */
+    int sync;         /* out's data and directory entry fsync'ed before success */
     const char *json; /* JSON Lines record file, or NULL */
     /* decomposition and backends */
     int P, Q;            /* grid, 0 = default */

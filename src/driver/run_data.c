@@ -106,6 +106,7 @@ int run_write_output(run_ctx *c, dd_err *err)
     const dd_run_opts *o = c->o;
     dd_io io = {0};
     io.ops = c->io;
+    io.durable = o->sync; /* --sync: each rank's writes on disk before its close */
     const char *names[1] = {o->c};
     int64_t dims[1][2] = {{c->tC ? c->N : c->M, c->tC ? c->M : c->N}};
     int rc = dd_agree(c->world,

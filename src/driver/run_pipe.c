@@ -287,6 +287,101 @@ static int band_count(run_ctx *c, int64_t Mp, int64_t Nq, int64_t *nb, dd_err *e
     return DD_OK;
 }
 
+/* The band loop through the plan's pinned staging (the GPU backend, or
+ * DD_FAULT=pipe-slots on the CPU): band i+1 of op(A) is put
+ * (dd_plan_put_rows) before band i multiplies, so its upload runs during
+ * that multiply, and band i of C is taken down (dd_plan_take_rows) behind
+ * its multiply and unpacked into its slot after band i+1's multiply, so
+ * its download runs during that one.  Every rank makes the same calls and
+ * agrees each band; on any failure every staged copy is drained before the
+ * return. */
+static int staged_loop(pipe_t *p, double *mult, double *gemm, double *slowest, double *waits,
+                       double *moves, dd_err *err)
+{
+    run_ctx *c = p->c;
+    int64_t r0, h;
+    *waits += wait_for(p, &p->a_read, 1);
+    int rc = io_failed(p, err);
+    double t0 = dd_now();
+    band_rows(p, 0, &r0, &h);
+    if (!rc)
+        rc = run_api(c, dd_plan_put_rows(c->plan, r0, h, p->abuf[0], p->Kq), err);
+    moves[0] += dd_now() - t0;
+    publish(p, &p->a_used, 1); /* the slot is copied out: the reader may refill it */
+    rc = dd_agree(c->world, rc, err);
+    for (int64_t i = 0; i < p->nb && !rc; i++) {
+        if (i + 1 < p->nb) {
+            *waits += wait_for(p, &p->a_read, i + 2);
+            rc = io_failed(p, err);
+            t0 = dd_now();
+            band_rows(p, i + 1, &r0, &h);
+            if (!rc)
+                rc = run_api(c, dd_plan_put_rows(c->plan, r0, h, p->abuf[(i + 1) % 2], p->Kq),
+                             err);
+            moves[0] += dd_now() - t0;
+            publish(p, &p->a_used, i + 2);
+        }
+        if ((rc = dd_agree(c->world, rc, err)))
+            break;
+        band_rows(p, i, &r0, &h);
+        dd_plan_times t = {0, 0, 0};
+        rc = run_api(c, dd_plan_multiply_rows(c->plan, r0, h, &t), err);
+        if (rc == DD_ECOMM)
+            dd_abort_all(c->world, err);
+        *mult += t.seconds;
+        *gemm += t.gemm_seconds;
+        *slowest += t.slowest;
+        if (rc)
+            break;
+        /* band i-1 of C, down during band i's multiply, into its slot, free
+         * once band i-3 is written */
+        if (i >= 1) {
+            if (i >= 3)
+                *waits += wait_for(p, &p->c_written, i - 2);
+            rc = io_failed(p, err);
+            if (!rc && i - 1 == p->nb / 2 && dd_fault("pipe-store"))
+                rc = dd_fail(err, DD_EFAIL, "injected fault storing band %lld of C on rank %d",
+                             (long long)(i - 1), c->rank);
+            t0 = dd_now();
+            if (!rc)
+                rc = run_api(c, dd_plan_take_rows_end(c->plan, p->cbuf[(i - 1) % 2], p->Nq), err);
+            moves[1] += dd_now() - t0;
+            if (!rc)
+                publish(p, &p->c_given, i);
+        }
+        t0 = dd_now();
+        if (!rc)
+            rc = run_api(c, dd_plan_take_rows(c->plan, r0, h), err);
+        moves[1] += dd_now() - t0;
+        rc = dd_agree(c->world, rc, err);
+    }
+    if (!rc) { /* the last band of C */
+        if (p->nb >= 3)
+            *waits += wait_for(p, &p->c_written, p->nb - 2);
+        rc = io_failed(p, err);
+        if (!rc && p->nb - 1 == p->nb / 2 && dd_fault("pipe-store"))
+            rc = dd_fail(err, DD_EFAIL, "injected fault storing band %lld of C on rank %d",
+                         (long long)(p->nb - 1), c->rank);
+        t0 = dd_now();
+        if (!rc)
+            rc = run_api(c, dd_plan_take_rows_end(c->plan, p->cbuf[(p->nb - 1) % 2], p->Nq), err);
+        moves[1] += dd_now() - t0;
+        if (!rc)
+            publish(p, &p->c_given, p->nb);
+        rc = dd_agree(c->world, rc, err);
+    }
+    if (rc) { /* nothing staged lands after the return */
+        dd_err ignored;
+        dd_err_clear(&ignored);
+        run_api(c, dd_plan_rows_drain(c->plan), &ignored);
+    }
+    if (!rc) { /* the last bands' writes */
+        *waits += wait_for(p, &p->c_written, p->nb);
+        rc = io_failed(p, err);
+    }
+    return dd_agree(c->world, rc, err);
+}
+
 /* The band loop over started I/O threads.  Every rank makes the same
  * calls: each band starts with an agreement on every rank's state. */
 static int band_loop(pipe_t *p, double *mult, double *gemm, double *slowest, double *waits,
@@ -435,7 +530,7 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
     if (!rc) {
         c->prog.t0 = c->prog.last = dd_now();
         c->prog.reps = 1;
-        rc = band_loop(&p, &mult, &gemm, &slowest, &waits, moves, err);
+        rc = (p.hA ? band_loop : staged_loop)(&p, &mult, &gemm, &slowest, &waits, moves, err);
     }
     if (started) /* joined on every path */
         publish(&p, &p.stop, 1);
@@ -505,6 +600,7 @@ int run_pipeline(run_ctx *c, int *failed_check, dd_err *err)
     dd_io in = {0}, out = {0};
     in.ops = c->io;
     out.ops = c->io;
+    out.durable = o->sync; /* --sync: each rank's writes on disk before its close */
     double t_read = 0;
     rc = pipeline(c, &in, &out, &t_read, err);
     if (!rc) {
