@@ -34,8 +34,8 @@ static const dd_knob_spec table[DDK_COUNT] = {
          .what =
              "threads per rank with which --io direct reads and writes its blocks; auto: reads "
              "take the rank's own cores (its CPU affinity, else the node's cores over its ranks), "
-             "at most 8, and writes take 1 (buffered writes to one file queue on its lock). A bad "
-             "value is refused (exit 2)."},
+             "at most 8, and writes the same at most 4 (buffered writes to one file contend for "
+             "its lock: past 4 they lose). A bad value is refused (exit 2)."},
 
     /* ---- the library ---- */
     [DDK_API_THREADS] =
