@@ -57,8 +57,10 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=cs
 log "unpack $TAR into $MPDIR"
 rm -rf "$MPDIR" && mkdir -p "$MPDIR" && tar -C "$MPDIR" -xJf "$TAR" || exit 1
 tee -a "$OUT/cublasmp.log" <"$MPDIR/VERSIONS"
-run 120 cmake -S . -B "$B" -DDD_CUBLASMP_DIR="$MPDIR/nvidia/cublasmp/cu13" >/dev/null || exit 1
-run 540 cmake --build "$B" -j "$(nproc)" --target cublasmp-bench >/dev/null || exit 1
+run 120 cmake -S . -B "$B" -DDD_CUBLASMP_DIR="$MPDIR/nvidia/cublasmp/cu13" >/dev/null ||
+    { tail -30 "$OUT/cublasmp.log"; exit 1; }
+run 540 cmake --build "$B" -j "$(nproc)" --target cublasmp-bench >/dev/null ||
+    { tail -30 "$OUT/cublasmp.log"; exit 1; }
 bench="$B/bench/cublasmp-bench"
 ldd "$bench" | grep -E 'cublasmp|nvshmem|nccl|cublas' | tee -a "$OUT/cublasmp.log"
 [ "${ONLY:-}" = build ] && { log "built $bench (ONLY=build)"; exit 0; }
