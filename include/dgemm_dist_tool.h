@@ -70,6 +70,31 @@ dd_status dd_plan_host_pass(dd_plan *plan, dd_plan_times *times);
  * times may be NULL. */
 dd_status dd_plan_multiply_rows(dd_plan *plan, int64_t r0, int64_t rows, dd_plan_times *times);
 
+/* The band pipeline's moves through pinned staging (the context's two
+ * upload and two download slots, DD_RING_MIB each), for the GPU backend
+ * where dd_plan_write and dd_plan_read copy pageable memory on the calling
+ * thread.  Each is local; a failure drains every copy in flight first.
+ *
+ * dd_plan_put_rows: rows [r0, r0 + rows) of op(A)'s block from host (row
+ * pitch ld, the block's columns) packed into the upload slots by the
+ * context's copy threads, piece by piece, and queued up; it returns once
+ * host may be reused, the last pieces still on the way.  At most two puts
+ * ahead of the multiply: each dd_plan_multiply_rows waits (on the GPU,
+ * not the host) for the oldest put it has not waited for yet, so the put
+ * of band b+1 made before band b's multiply goes up during it.
+ *
+ * dd_plan_take_rows: rows [r0, r0 + rows) of C's block queued down behind
+ * the multiplies so far (on their own queue, so the next band's multiply
+ * runs meanwhile); dd_plan_take_rows_end waits for them and unpacks them
+ * into host (row pitch ld) with the copy threads.  One take at a time.
+ *
+ * dd_plan_rows_drain: waits for every put and take in flight and forgets
+ * them (a take not ended is dropped); for the caller's error paths. */
+dd_status dd_plan_put_rows(dd_plan *plan, int64_t r0, int64_t rows, const void *host, int64_t ld);
+dd_status dd_plan_take_rows(dd_plan *plan, int64_t r0, int64_t rows);
+dd_status dd_plan_take_rows_end(dd_plan *plan, void *host, int64_t ld);
+dd_status dd_plan_rows_drain(dd_plan *plan);
+
 /* Where work memory is host memory (the CPU backend), the address of block
  * `which` of an allocated plan (row-major, dd_plan_info's rows × cols, its
  * row pitch cols), so a caller can fill and drain bands in place instead of

@@ -473,6 +473,8 @@ void dd_plan_destroy(dd_plan *p)
     dd_engine *e = &p->ctx->eng;
     dd_summa *s = &p->s;
     if (p->owns && p->ctx->eng_open) {
+        dd_err ignored = {{0}}; /* no staged copy (dd_plan_put_rows) lands after the free */
+        e->ops->wait_copies(e, &ignored);
         if (s->panels || s->slotA[0] || s->slotB[0])
             summa_teardown(s);
         plan_ring_close(p);

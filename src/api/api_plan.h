@@ -27,6 +27,11 @@ struct dd_plan {
     int owns;      /* dd_plan_allocate ran: dd_plan_destroy frees what it got */
     uint64_t check_seed;
     size_t work_bytes, slot_bytes;
+    /* the band pipeline's staged moves (api_plan_data.c: dd_plan_put_rows) */
+    int64_t rows_put, rows_used; /* puts made, and those a multiply has waited for */
+    int64_t rows_piece;          /* upload pieces so far: piece i in slot i % 2 */
+    int64_t take_r0, take_rows, take_per, take_queued; /* the take under way, in pieces */
+    int take_on;                 /* a take is queued and not ended */
     double alloc_sec[3];
 };
 

@@ -3,7 +3,9 @@
 # single pass from --in to --out runs C in bands of rows, op(A) read and C
 # written behind the multiply.  At 1, 2, 3 and 4 ranks, with alpha, beta
 # and C's input, with a transposed B, and through the GPU's host slots
-# (DD_FAULT=pipe-slots; the CPU reads and writes bands in place): the check
+# (DD_FAULT=pipe-slots: the plan's pinned staging, dd_plan_put_rows and
+# dd_plan_take_rows, in pieces of 3 rows with pipe-narrow, and its error
+# path with pipe-stage; the CPU reads and writes bands in place): the check
 # PASSED, C equal to the file's product within dd-compare's bound, the
 # report's "pipeline" line with the hidden seconds, the JSON record's
 # "pipeline" object, and every key of the record in docs/json-record.md;
@@ -62,6 +64,20 @@ done
 DD_FAULT='pipe-slots:*' one 3 slots --panel 8 --alpha 1.5 --beta -1
 { grep -Eq '^upload ' out && grep -Eq '^download ' out; } || fail "slots: no upload/download phases"
 "$DD_COMPARE" gemm in.h5 c-slots.h5 --alpha 1.5 --beta -1 >/dev/null || fail "slots: C is wrong"
+# the same through the plan's pinned staging in pieces of 3 rows (DD_FAULT=pipe-narrow:
+# several pieces per band, both slots turned); pipe-stage fails the second band's put on
+# rank 1 alone: the run ends with that message on every rank (the staging's error path)
+DD_FAULT='pipe-slots:*,pipe-narrow:*' one 2 narrow --panel 8 --alpha 1.5 --beta -1
+"$DD_COMPARE" gemm in.h5 c-narrow.h5 --alpha 1.5 --beta -1 >/dev/null || fail "narrow: C is wrong"
+rm -f c-stage.h5
+if DD_FAULT='pipe-slots:*,pipe-stage:1' timeout 60 "${mpirun[@]}" -n 2 "$DD_BIN" --in in.h5 \
+    --out c-stage.h5 --panel 8 >out 2>err; then
+    fail "stage: the injected staging fault did not fail the run"
+fi
+grep -q 'injected fault staging the second band of A on rank 1' err ||
+    { cat out err >&2; fail "stage: no message naming the staging fault"; }
+[ ! -e c-stage.h5 ] || fail "stage: an output was left"
+echo "ok   staged bands: pieces of 3 rows, and a staging fault on one rank"
 "${mpirun[@]}" -n 1 "$DD_BIN" gen --out bt.h5 -m 33 -n 41 -k 29 --transb T --quiet
 rm -f c-bt.h5
 "${mpirun[@]}" -n 2 "$DD_BIN" --in bt.h5 --out c-bt.h5 --transb T --json r-bt.json --quiet >out

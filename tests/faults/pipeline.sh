@@ -3,7 +3,9 @@
 # on one rank of 2 and of 4, the I/O thread's read of a band of op(A)
 # (DD_FAULT=pipe-read:1), its write of a band of C (pipe-write:1), the main
 # thread's store of a band (pipe-store:1), the multiply of a band
-# (multiply:1), each at the middle band.  Every rank ends within seconds
+# (multiply:1), each at the middle band, and the put of the second band
+# through the plan's pinned staging (pipe-stage:1 with pipe-slots:*, the
+# GPU's staged copies on the CPU, drained on the error path).  Every rank ends within seconds
 # with the same status (1) and one "dgemm-dist: error:" line naming the
 # fault; the old output is kept, no temporary is left, nothing hangs (the
 # I/O thread is joined on every path).  The same faults on rank 0 alone,
@@ -17,11 +19,14 @@ cd "$work" || exit 1
 "${mpirun[@]}" -n 1 "$DD_BIN" --in in.h5 --out c.h5 --quiet || exit 1
 old=$(sum c.h5)
 
-for fault in pipe-read pipe-write pipe-store multiply; do
+for fault in pipe-read pipe-write pipe-store multiply pipe-stage; do
     for where in "1 2" "1 4" "0 2"; do
         read -r rank n <<<"$where"
         begin "${fault}_fault_mid_pipeline_on_rank${rank}_of_${n}"
-        DD_FAULT="$fault:$rank" run "$n" 30 --in in.h5 --out c.h5 --force --panel 8 --quiet
+        faults="$fault:$rank"
+        # the staged bands (the GPU's pinned staging) fail on the second band's put
+        [ "$fault" = pipe-stage ] && faults="pipe-slots:*,pipe-stage:$rank"
+        DD_FAULT="$faults" run "$n" 30 --in in.h5 --out c.h5 --force --panel 8 --quiet
         expect_rc 1 "injected fault"
         [ "$fault" = multiply ] || grep -q "rank $rank" "$work/stderr" ||
             problem "the message does not name rank $rank"
