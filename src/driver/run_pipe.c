@@ -6,8 +6,10 @@
  * written behind the next band's multiply.
  *
  * Three threads per rank.  The main thread owns the library (engine,
- * MPI): it puts each band of op(A) into the plan (dd_plan_write),
- * multiplies, takes the band of C out (dd_plan_read).  Two I/O threads own
+ * MPI): it puts each band of op(A) into the plan through its pinned
+ * staging (dd_plan_put_rows, the band after the one it multiplies next),
+ * multiplies, and takes the band of C out behind the next band's multiply
+ * (dd_plan_take_rows): staged_loop.  Two I/O threads own
  * the files, at once: a reader fills two host slots with bands of op(A), a
  * writer writes bands of C from two more, through the direct path's
  * pread/pwrite, which makes no MPI call (the run is MPI_THREAD_FUNNELED)
