@@ -13,7 +13,8 @@
  * index, uniform on [-1, 1), never zero), placed in each library's own
  * layout — dgemm-dist's 2-D block layout (row-major blocks, dgemm_dist.h),
  * cuBLASMp's ScaLAPACK block-cyclic one (column-major local arrays; by
- * default one block per rank, the same cut as dgemm-dist's up to the
+ * default M cut once over P, N once over Q and K into lcm(P, Q) blocks:
+ * one block per rank where P = Q, the same cut as dgemm-dist's up to the
  * rounding of n / P).  Both on the P×Q grid dgemm-dist picks (P <= Q, most
  * nearly square), rank r at row r / Q, column r % Q on both sides.
  * Correctness first: after the warm-up, NCHECK sampled entries of each
@@ -64,7 +65,7 @@ static const char USAGE[] =
     "                                   [--json FILE]\n"
     "  cuBLASMp's cublasMpGemm against dgemm-dist's dd_gemm_device on the same G GPUs,\n"
     "  device data.  LIST: N or MxNxK, comma separated (default 16384,32768).  --mb/--nb:\n"
-    "  cuBLASMp's block sizes (default one block per rank).  --kernel-*: dgemm-dist's\n"
+    "  cuBLASMp's block sizes (default M/P, N/Q, K/lcm(P,Q)).  --kernel-*: dgemm-dist's\n"
     "  kernel (default the backend's).  --weak: sizes scaled by G^(1/3).\n";
 
 static int g_rank, g_size;
@@ -516,6 +517,7 @@ static void write_json(const opts *o, const run_info *ri, const int64_t *shape, 
     dd_json_kv_str(f, "dd_kernel", kernel ? kernel : "default");
     dd_json_kv_int(f, "mp_mb", m->lc.mb);
     dd_json_kv_int(f, "mp_nb", m->lc.nb);
+    dd_json_kv_int(f, "mp_kb", m->la.nb);
     dd_json_kv_int(f, "mp_workspace_device", (long long)m->dwork_bytes);
     dd_json_kv_int(f, "mp_workspace_host", (long long)m->hwork_bytes);
     dd_json_kv_int(f, "warmup", o->warmup);
@@ -547,9 +549,22 @@ static void one(const opts *o, const run_info *ri, dd_context *ctx, mp_side *m, 
     cudaDataType_t dt = f64 ? CUDA_R_64F : CUDA_R_32F;
     dd_side d = {ctx, NULL, NULL, NULL, block_layout(M, K, P, Q, p, q),
                  block_layout(K, N, P, Q, p, q), block_layout(M, N, P, Q, p, q), 0};
-    m->la = cyclic_layout(M, K, o->mb, o->nb, P, Q, p, q);
-    m->lb = cyclic_layout(K, N, o->mb, o->nb, P, Q, p, q);
-    m->lc = cyclic_layout(M, N, o->mb, o->nb, P, Q, p, q);
+    /* Blocks conformal for the product (A's column blocks are B's row
+     * blocks): by default M cut once over P, N once over Q, and K into
+     * lcm(P, Q) blocks, so that A's and B's K blocks are one size (one
+     * block per rank everywhere where P = Q); --mb/--nb for every matrix. */
+    int64_t g = P, h = Q;
+    while (h) {
+        int64_t t = g % h;
+        g = h;
+        h = t;
+    }
+    int64_t lcm = (int64_t)P / g * Q;
+    int64_t bm = o->mb ? o->mb : (M + P - 1) / P, bn = o->nb ? o->nb : (N + Q - 1) / Q;
+    int64_t bk_r = o->mb ? o->mb : (K + lcm - 1) / lcm, bk_c = o->nb ? o->nb : bk_r;
+    m->la = cyclic_layout(M, K, bm, bk_c, P, Q, p, q);
+    m->lb = cyclic_layout(K, N, bk_r, bn, P, Q, p, q);
+    m->lc = cyclic_layout(M, N, bm, bn, P, Q, p, q);
 
     size_t need = 0;
     const layout *all[6] = {&d.la, &d.lb, &m->la, &m->lb, &d.lc, &m->lc};

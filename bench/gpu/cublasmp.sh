@@ -16,8 +16,8 @@
 # sizes $SIZES (default 16384,32768) for FP64 and FP32 with dgemm-dist's
 # default kernels, and FP64 with ozaki2-14 ($OZAKI=0 skips it); $WEAK=1 adds
 # weak scaling (sizes × G^(1/3)); $MPARGS is added to every timed run (e.g.
-# "--mb 1024 --nb 1024": cuBLASMp's blocks, one per rank by default, which a
-# grid with P != Q may need conformal).  Records: $OUT/cublasmp.jsonl (one per
+# "--mb 1024 --nb 1024": cuBLASMp's blocks; by default M/P, N/Q and
+# K/lcm(P,Q), one per rank where P = Q).  Records: $OUT/cublasmp.jsonl (one per
 # type, size and GPU count), $OUT/cublasmp.log, $OUT/cublasmp.md (the table
 # with the ratios).
 # shellcheck disable=SC2086  # $MPARGS: words, on purpose
