@@ -55,7 +55,11 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=cs
     tee -a "$OUT/cublasmp.log"
 
 log "unpack $TAR into $MPDIR"
-rm -rf "$MPDIR" && mkdir -p "$MPDIR" && tar -C "$MPDIR" -xJf "$TAR" || exit 1
+rm -rf "$MPDIR" && mkdir -p "$MPDIR" || exit 1
+# without xz(1), Python's tarfile (lzma) unpacks it
+tar -C "$MPDIR" -xJf "$TAR" 2>/dev/null ||
+    python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$TAR" "$MPDIR" ||
+    { log "cannot unpack $TAR"; exit 1; }
 tee -a "$OUT/cublasmp.log" <"$MPDIR/VERSIONS"
 run 120 cmake -S . -B "$B" -DDD_CUBLASMP_DIR="$MPDIR/nvidia/cublasmp/cu13" >/dev/null ||
     { tail -30 "$OUT/cublasmp.log"; exit 1; }
