@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "agree.h"
+#include "dd_fault.h"
 #include "dd_launch.h"
 #include "io.h"
 #include "io_h5.h"
@@ -666,16 +667,20 @@ static int trim_reserve(const dd_output *out, dd_err *err)
 
 /* --sync: the file's data and metadata on disk before it takes its name
  * (fsync of any descriptor flushes what every rank of this host wrote). */
-static int sync_file(const char *path, dd_err *err)
+static int sync_file(const dd_output *out, dd_err *err)
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = open(out->tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return dd_fail(err, DD_EIO, "cannot open %s to flush it to disk: %s", path,
+        return dd_fail(err, DD_EIO, "cannot open %s to flush it to disk: %s", out->tmp,
                        strerror(errno));
     int rc = DD_OK;
-    if (fsync(fd) != 0)
-        rc = dd_fail(err, DD_EIO, "cannot flush %s to disk (fsync): %s%s; nothing was committed",
-                     path, strerror(errno), errno == ENOSPC ? " (the disk is full)" : "");
+    /* DD_FAULT=sync-file: tests take the path of a flush that fails */
+    if ((dd_fault("sync-file") ? (errno = EIO, -1) : fsync(fd)) != 0)
+        rc = dd_fail(err, DD_EIO,
+                     "cannot flush C to disk (fsync of %s): %s%s; nothing was committed, %s is "
+                     "as it was",
+                     out->tmp, strerror(errno), errno == ENOSPC ? " (the disk is full)" : "",
+                     out->path);
     close(fd);
     return rc;
 }
@@ -709,7 +714,7 @@ static int commit_local(dd_output *out, dd_err *err)
     struct stat st;
     int rc = trim_reserve(out, err);
     if (rc == DD_OK && out->sync)
-        rc = sync_file(out->tmp, err);
+        rc = sync_file(out, err);
     if (rc != DD_OK)
         return rc;
     if (!out->force) {

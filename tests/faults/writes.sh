@@ -11,7 +11,8 @@
 #  - --sync: every rank fdatasyncs the temporary before its close, rank 0
 #    fsyncs it before the link or rename and fsyncs the output's directory
 #    after (strace -y shows each call with the file it was made on, in
-#    order); without --sync none of them is made.
+#    order); without --sync none of them is made; a flush that fails
+#    (DD_FAULT=sync-file) fails the run, the old output unchanged.
 dir=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=common.sh
 . "$dir/common.sh"
@@ -52,6 +53,14 @@ done
 begin one_write_thread_fails_file_to_file_on_rank_1_of_2_old_output_kept
 DD_FAULT=write-thread:1 DD_IO_THREADS=4 run 2 60 --in big.h5 --out c.h5 --force --io direct --quiet
 expect_rc 1 'cannot write rows .*: Input/output error'
+[ "$(sum c.h5)" = "$old" ] || problem "the old output changed"
+no_temporaries .
+end
+
+# --sync whose flush fails (DD_FAULT=sync-file:0, rank 0's fsync of the file)
+begin sync_flush_fails_nothing_committed_old_output_kept_2ranks
+DD_FAULT=sync-file:0 run 2 60 --size 300 --out c.h5 --force --sync --quiet
+expect_rc 1 'cannot flush C to disk \(fsync of .*nothing was committed, c\.h5 is as it was'
 [ "$(sum c.h5)" = "$old" ] || problem "the old output changed"
 no_temporaries .
 end
