@@ -289,6 +289,21 @@ static int band_count(run_ctx *c, int64_t Mp, int64_t Nq, int64_t *nb, dd_err *e
     return DD_OK;
 }
 
+/* Band rows [r0, r0 + h) of C multiplied over the whole K, its times
+ * added up; a broken broadcast ends the job (no peer may be waiting). */
+static int multiply_band(run_ctx *c, int64_t r0, int64_t h, double *mult, double *gemm,
+                         double *slowest, dd_err *err)
+{
+    dd_plan_times t = {0, 0, 0};
+    int rc = run_api(c, dd_plan_multiply_rows(c->plan, r0, h, &t), err);
+    if (rc == DD_ECOMM)
+        dd_abort_all(c->world, err);
+    *mult += t.seconds;
+    *gemm += t.gemm_seconds;
+    *slowest += t.slowest;
+    return rc;
+}
+
 /* The band loop through the plan's pinned staging (the GPU backend, or
  * DD_FAULT=pipe-slots on the CPU): band i+1 of op(A) is put
  * (dd_plan_put_rows) before band i multiplies, so its upload runs during
@@ -326,14 +341,7 @@ static int staged_loop(pipe_t *p, double *mult, double *gemm, double *slowest, d
         if ((rc = dd_agree(c->world, rc, err)))
             break;
         band_rows(p, i, &r0, &h);
-        dd_plan_times t = {0, 0, 0};
-        rc = run_api(c, dd_plan_multiply_rows(c->plan, r0, h, &t), err);
-        if (rc == DD_ECOMM)
-            dd_abort_all(c->world, err);
-        *mult += t.seconds;
-        *gemm += t.gemm_seconds;
-        *slowest += t.slowest;
-        if (rc)
+        if ((rc = multiply_band(c, r0, h, mult, gemm, slowest, err)))
             break;
         /* band i-1 of C, down during band i's multiply, into its slot, free
          * once band i-3 is written */
@@ -405,14 +413,7 @@ static int band_loop(pipe_t *p, double *mult, double *gemm, double *slowest, dou
         publish(p, &p->a_used, i + 1);
         if ((rc = dd_agree(c->world, rc, err)))
             break;
-        dd_plan_times t = {0, 0, 0};
-        rc = run_api(c, dd_plan_multiply_rows(c->plan, r0, h, &t), err);
-        if (rc == DD_ECOMM)
-            dd_abort_all(c->world, err);
-        *mult += t.seconds;
-        *gemm += t.gemm_seconds;
-        *slowest += t.slowest;
-        if (rc)
+        if ((rc = multiply_band(c, r0, h, mult, gemm, slowest, err)))
             break;
         if (i >= 2) /* slot i % 2 is free once band i - 2 is written */
             *waits += wait_for(p, &p->c_written, i - 1);
