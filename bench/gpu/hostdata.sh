@@ -10,8 +10,10 @@
 # ScaLAPACK found so that pdgemm-bench exists); the targets this needs are
 # built there first when missing.  DD_SCALAPACK_DIR, where ScaLAPACK is not
 # installed on the GPU host: a directory holding libscalapack-openmpi.so*
-# (put on LD_LIBRARY_PATH).  DD_HOSTDATA_N (default 16384).  About 3
-# minutes on one H200.  Writes to $OUT (default ./out):
+# (put on LD_LIBRARY_PATH).  DD_HOSTDATA_N (default 16384).  GPUS=2: the
+# drop-in on 2 ranks and cuBLASXt on 2 GPUs (GPUs 0..GPUS-1; default 1; the
+# tests stay on one rank).  About 3 minutes on one H200.  Writes to $OUT
+# (default ./out):
 #   hostdata-tests.log  the api and scalapack tests on the GPU, and
 #                       test-pipe on the CUDA backend
 #   hostdata.txt        every bench line, with the drop-in's DD_API_TIMING
@@ -30,7 +32,8 @@ export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIR
 [ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
 SL="${DD_SCALAPACK_DIR:-}"
 export LD_LIBRARY_PATH="${SL:+$SL:}${LD_LIBRARY_PATH:-}"
-export CUDA_VISIBLE_DEVICES="${CUDA_VISIBLE_DEVICES:-0}"
+GPUS="${GPUS:-1}"
+export CUDA_VISIBLE_DEVICES="${CUDA_VISIBLE_DEVICES:-$(seq -s, 0 $((GPUS - 1)))}"
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/hostdata.txt"; }
 fails=0
 
@@ -64,31 +67,31 @@ grep -E "test_pipe:|tests passed|tests failed|\*\*\*Failed|Timeout|Not Run|exit 
 [ "${DD_HOSTDATA_TESTS:-1}" = 0 ] || grep -q "test_pipe: 0 failed assertions" "$OUT/hostdata-tests.log" ||
     fails=1
 
-# 2. the drop-in, 1 rank, host pageable data (pdgemm-bench's malloc'd local
+# 2. the drop-in, GPUS ranks, host pageable data (pdgemm-bench's malloc'd local
 # arrays), NB 1024: the pipeline and the path before it, FP64 and FP32
 for dt in f64 f32; do
     for tag in pipeline before; do
-        log "pdgemm_ drop-in, $dt, n = $N, NB 1024, 1 GPU, host pageable data, $tag"
+        log "pdgemm_ drop-in, $dt, n = $N, NB 1024, $GPUS GPU(s), host pageable data, $tag"
         fault=() # before: every call on api_gemm.c's path (the pipeline's test hook)
         [ "$tag" = before ] && fault=(-x 'DD_FAULT=no-host-pipe:*')
-        timeout 90 mpirun -n 1 --bind-to none -x DD_SCALAPACK_BACKEND=cuda -x DD_API_TIMING=1 \
+        timeout 90 mpirun -n "$GPUS" --bind-to none -x DD_SCALAPACK_BACKEND=cuda -x DD_API_TIMING=1 \
             "${fault[@]}" "$B/bench/pdgemm-bench" --n "$N" --nb 1024 --which dd --reps 3 \
             --dtype "$dt" --tag "$tag" --json "$OUT/hostdata.jsonl" 2>&1 |
             tee -a "$OUT/hostdata.txt" || fails=1
     done
 done
 
-# 3. cuBLASXt, 1 GPU, pinned and pageable host data, tiles 2048/4096/8192
+# 3. cuBLASXt, GPUS GPUs, pinned and pageable host data, tiles 2048/4096/8192
 for mem in pinned pageable; do
     kind=()
     [ "$mem" = pageable ] && kind=(--pageable)
     for blk in 2048 4096 8192; do
-        log "cuBLASXt f64, n = $N, 1 GPU, $mem, block $blk"
-        timeout 60 "$B/bench/cublasxt-bench" --n "$N" --gpus 1 --reps 3 --block "$blk" \
+        log "cuBLASXt f64, n = $N, $GPUS GPU(s), $mem, block $blk"
+        timeout 60 "$B/bench/cublasxt-bench" --n "$N" --gpus "$GPUS" --reps 3 --block "$blk" \
             "${kind[@]}" --json "$OUT/hostdata.jsonl" 2>&1 | tee -a "$OUT/hostdata.txt" || fails=1
     done
-    log "cuBLASXt f32, n = $N, 1 GPU, $mem, block 8192"
-    timeout 60 "$B/bench/cublasxt-bench" --n "$N" --gpus 1 --reps 3 --block 8192 --dtype f32 \
+    log "cuBLASXt f32, n = $N, $GPUS GPU(s), $mem, block 8192"
+    timeout 60 "$B/bench/cublasxt-bench" --n "$N" --gpus "$GPUS" --reps 3 --block 8192 --dtype f32 \
         "${kind[@]}" --json "$OUT/hostdata.jsonl" 2>&1 | tee -a "$OUT/hostdata.txt" || fails=1
 done
 

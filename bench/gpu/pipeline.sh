@@ -13,6 +13,7 @@
 # Records: $OUT/pipeline.jsonl (dgemm-dist's), $OUT/pipeline.log, and
 # $OUT/pipeline.md (the table).  About 2 minutes at n = 32768.
 #   bench/gpu/pipeline.sh BUILD_DIR [N]      (a CUDA build; N default 32768)
+# RANKS=2: every run on 2 ranks, one GPU each (GPUs 0..RANKS-1; default 1).
 set -uo pipefail
 B=${1:?usage: bench/gpu/pipeline.sh BUILD_DIR [N]}
 N=${2:-32768}
@@ -20,7 +21,8 @@ OUT="${OUT:-$PWD/out}"
 W="${DD_PIPE_DIR:-/tmp/dd-pipe}"
 mkdir -p "$OUT" "$W"
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0}
+RANKS=${RANKS:-1}
+export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-$(seq -s, 0 $((RANKS - 1)))}
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/pipeline.log"; }
 if [ ! -x "$B/dgemm-dist" ]; then
     log "building dgemm-dist in $B"
@@ -43,7 +45,7 @@ log "correctness: n=2048 file to file, pipelined, check on"
 rm -f "$W"/*.h5
 mpirun -n 1 --bind-to none "$bin" gen --out "$W/s.h5" -m 2048 -n 2048 -k 2048 --quiet ||
     { log "gen failed"; exit 1; }
-wall t_small small mpirun -n 1 --bind-to none "$bin" --in "$W/s.h5" --out "$W/cs.h5" --check ||
+wall t_small small mpirun -n "$RANKS" --bind-to none "$bin" --in "$W/s.h5" --out "$W/cs.h5" --check ||
     exit 1
 grep -q 'PASSED$' "$W/small.out" || { log "small run: no PASSED"; exit 1; }
 grep -q '^pipeline ' "$W/small.out" || { log "small run was not pipelined"; exit 1; }
@@ -61,22 +63,22 @@ t=nan
 for run in pipelined-1 pipelined-2 phased; do
     fault=""
     [ "$run" = phased ] && fault="no-pipeline:0"
-    log "$run: dgemm-dist --in --out on 1 GPU, check on"
+    log "$run: dgemm-dist --in --out on $RANKS GPU(s), check on"
     rm -f "$W/c.h5"
-    wall t "$run" env ${fault:+DD_FAULT=$fault} mpirun -n 1 --bind-to none "$bin" --in "$in" --out "$W/c.h5" \
+    wall t "$run" env ${fault:+DD_FAULT=$fault} mpirun -n "$RANKS" --bind-to none "$bin" --in "$in" --out "$W/c.h5" \
         --check --force --json "$OUT/pipeline.jsonl" || continue
     grep -E '^(setup|read|upload|multiply|download|check|write|teardown|pipeline|wall) ' "$W/$run.out" | tee -a "$OUT/pipeline.log"
     echo "$run $t" >>"$OUT/walls.txt"
 done
 rm -f "$in" "$W/c.h5"
 
-python3 - "$OUT/pipeline.jsonl" "$OUT/walls.txt" "$N" <<'PY' | tee "$OUT/pipeline.md"
+python3 - "$OUT/pipeline.jsonl" "$OUT/walls.txt" "$N" "$RANKS" <<'PY' | tee "$OUT/pipeline.md"
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 walls = [l.split() for l in open(sys.argv[2]) if l.strip()]
 n = int(sys.argv[3])
 recs = recs[-len(walls):] if walls else []
-print(f"# file to file, n = {n} FP64, 1 GPU, check on\n")
+print(f"# file to file, n = {n} FP64, {sys.argv[4]} GPU(s), check on\n")
 print("| run | setup | read (hidden) | upload + download | multiply | check | write (hidden) | "
       "teardown | wall (/usr/bin/time) | target 1.25x(setup+max+teardown) | met |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
