@@ -15,7 +15,8 @@ In CMake files, ${PROJECT_SOURCE_DIR}/... and ${CMAKE_SOURCE_DIR}/... are
 root paths too.  A name with a wildcard or a placeholder (*, NN_, XXX, <...>, $...) is a
 pattern, not a path, and is skipped; a name without its extension (a
 tool, a page) stands for the file that has one.  Paths under the build
-tree are not the repository's: "build/..." is not a root path here.  Prints each stale name with where it
+tree are not the repository's: "build/..." is not a root path here, nor is
+a path through a build/ folder (python/build, pip's).  Prints each stale name with where it
 is, and exits 1 when there is one."""
 import os
 import re
@@ -95,7 +96,7 @@ for f in tracked():
     for n, line in enumerate(lines, 1):
         for m in ROOTPATH.finditer(line):
             p = m.group(1).rstrip(".,;:)")
-            if SKIP.search(p) or p.endswith("/") and p.count("/") == 1:
+            if SKIP.search(p) or p.endswith("/") and p.count("/") == 1 or "build" in p.split("/"):
                 continue
             if not exists(p):
                 stale.append(f"{f}:{n}: names {p}, which does not exist")
