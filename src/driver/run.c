@@ -316,21 +316,12 @@ static void finalize(run_ctx *c, double t_release)
     c->rec.wall = dd_now() - c->t_start;
 }
 
-/* Rank 0: the report (or the check line alone with --quiet), the record.
- * Devices, memory and MPI are released first, so the teardown is in them;
- * a failure to write the record is rank 0's alone and a warning (nothing
- * agrees after MPI_Finalize, and the output was committed before). */
-static int finish(run_ctx *c, int failed_check, dd_err *err)
+/* Rank 0: the report (or the check line alone with --quiet), the record,
+ * and a FAILED check's error line.  A failure to write the record is rank
+ * 0's alone and a warning (the output was committed before). */
+static void print_results(run_ctx *c, int failed_check, dd_err *err)
 {
     const dd_run_opts *o = c->o;
-    run_fill_record(c);
-    if (c->out.active) /* a FAILED check: the temporary goes, the old output stays */
-        io_output_abort(c->world, &c->out);
-    double t_release = dd_now();
-    release(c);
-    finalize(c, t_release);
-    if (c->rank != 0)
-        return DD_OK;
     if (c->tty && !o->quiet)
         fputc('\n', stderr);
     if (!o->quiet)
@@ -353,6 +344,37 @@ static int finish(run_ctx *c, int failed_check, dd_err *err)
                 "finite): C is wrong, or the inputs hold NaN or Inf%s%s\n",
                 c->rec.chk.residual, DD_CHECK_THRESHOLD, o->out ? "; not written: " : "",
                 o->out ? o->out : "");
+    fflush(stdout);
+    fflush(stderr);
+}
+
+/* Devices, memory and MPI are released first, so the teardown is in them,
+ * and rank 0 prints.  A FAILED check is the exception: every rank then
+ * exits with status 3, and once one has, mpirun may end rank 0 before it
+ * has printed; so rank 0 prints before MPI_Finalize, which holds the other
+ * ranks until it arrives, and the teardown shown leaves MPI_Finalize out. */
+static int finish(run_ctx *c, int failed_check, dd_err *err)
+{
+    run_fill_record(c);
+    if (c->out.active) /* a FAILED check: the temporary goes, the old output stays */
+        io_output_abort(c->world, &c->out);
+    double t_release = dd_now();
+    release(c);
+    if (failed_check) {
+        dd_stat before = dd_stat_over(c->world, dd_now() - t_release);
+        c->rec.ph[PH_TEARDOWN] = before;
+        c->rec.have[PH_TEARDOWN] = 1;
+        c->rec.wall = dd_now() - c->t_start;
+        if (c->rank == 0)
+            print_results(c, failed_check, err);
+        MPI_Finalize();
+        c->finalized = 1;
+        dd_release_devices();
+        return DD_OK;
+    }
+    finalize(c, t_release);
+    if (c->rank == 0)
+        print_results(c, failed_check, err);
     return DD_OK;
 }
 
