@@ -113,7 +113,16 @@ void dd_version(int *major, int *minor, int *patch);
 const char *dd_blas_version(void);
 
 /* Element types (dd_context_options.type, dd_plan_params.type). */
-typedef enum { DD_FLOAT64 = 0, DD_FLOAT32 = 1 } dd_type;
+typedef enum { DD_FLOAT64 = 0, DD_FLOAT32 = 1, DD_COMPLEX128 = 2, DD_COMPLEX64 = 3 } dd_type;
+/* Complex values: (real, imaginary) pairs, the layout of C99's double
+ * _Complex / float _Complex, C++'s std::complex, numpy's complex128 /
+ * complex64 and Fortran's COMPLEX*16 / COMPLEX*8. */
+typedef struct {
+    double re, im;
+} dd_complex128;
+typedef struct {
+    float re, im;
+} dd_complex64;
 
 typedef struct dd_context dd_context;
 

@@ -27,12 +27,25 @@ typedef int (*kernel_sgemm_fn)(int64_t m, int64_t n, int64_t k, const float *A, 
                                const float *B, int64_t ldb, int beta, float *C, int64_t ldc,
                                void *stream);
 
+/* The complex types: A, B and C hold (real, imaginary) pairs of double
+ * (z) or float (c), leading dimensions counted in complex elements; the
+ * rest as above (C = A·B + beta·C, beta ∈ {0, 1}, no conjugation: the
+ * engine applies op() before). */
+typedef int (*kernel_zgemm_fn)(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
+                               const double *B, int64_t ldb, int beta, double *C, int64_t ldc,
+                               void *stream);
+typedef int (*kernel_cgemm_fn)(int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
+                               const float *B, int64_t ldb, int beta, float *C, int64_t ldc,
+                               void *stream);
+
 typedef struct {
     const char *name;      /* "01_naive", ..., "dgemm_dmma", ..., "cublas" */
     const char *technique; /* one line: what the kernel does */
     kernel_dgemm_fn dgemm; /* NULL: FP64 not offered */
     kernel_sgemm_fn sgemm; /* NULL: FP32 not offered */
     int slow;              /* 1: too slow for the large bench sizes (naive steps) */
+    kernel_zgemm_fn zgemm; /* NULL: complex double not offered */
+    kernel_cgemm_fn cgemm; /* NULL: complex float not offered */
 } kernel_desc;
 
 /* All kernels, the ladder first, cublas last.  *count set. */
@@ -52,6 +65,8 @@ int64_t kernel_panel(const kernel_desc *kd);
  * here. */
 #define DD_KERNEL_DEFAULT_F64 "dgemm_dmma"
 #define DD_KERNEL_DEFAULT_F32 "sgemm_dmma"
+#define DD_KERNEL_DEFAULT_C128 "zgemm_dmma"
+#define DD_KERNEL_DEFAULT_C64 "cgemm_dmma"
 const char *kernel_default(int is_f64);
 /* cuBLAS needs a handle per device/stream; created lazily, destroyed here. */
 void kernel_cublas_shutdown(void);

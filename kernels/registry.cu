@@ -18,7 +18,7 @@ namespace
 #define DD_REG_F32(fn) fn
 #define DD_REG_NO_F32 NULL
 #define DD_KERNEL(file, name, f64, f32, slow, technique)                                           \
-    {name, technique, DD_REG_##f64, DD_REG_##f32, slow},
+    {name, technique, DD_REG_##f64, DD_REG_##f32, slow, NULL, NULL},
 #define DD_ALIAS(old, name)
 
 const kernel_desc KERNELS[] = {

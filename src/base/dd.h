@@ -31,15 +31,31 @@ enum {
  * residual below this passes, in the manner of HPL. */
 #define DD_CHECK_THRESHOLD 16.0
 
-typedef enum { DD_F64 = 0, DD_F32 = 1 } dd_dtype;
+/* Element types; the values are dd_type's (dgemm_dist.h).  The complex
+ * types are pairs (real, imaginary) of the real type, as C99's _Complex,
+ * numpy's complex128/complex64 and Fortran's COMPLEX*16/COMPLEX*8 store them. */
+typedef enum { DD_F64 = 0, DD_F32 = 1, DD_C128 = 2, DD_C64 = 3 } dd_dtype;
 
+static inline int dd_dtype_valid(int t)
+{
+    return t >= DD_F64 && t <= DD_C64;
+}
+static inline int dd_dtype_complex(dd_dtype t)
+{
+    return t == DD_C128 || t == DD_C64;
+}
+/* The type of one component: DD_F64 for DD_C128, DD_F32 for DD_C64. */
+static inline dd_dtype dd_dtype_real(dd_dtype t)
+{
+    return t == DD_C128 ? DD_F64 : t == DD_C64 ? DD_F32 : t;
+}
 static inline size_t dd_elsize(dd_dtype t)
 {
-    return t == DD_F64 ? 8 : 4;
+    return t == DD_F64 ? 8 : t == DD_F32 ? 4 : t == DD_C128 ? 16 : 8;
 }
 static inline const char *dd_dtype_name(dd_dtype t)
 {
-    return t == DD_F64 ? "f64" : "f32";
+    return t == DD_F64 ? "f64" : t == DD_F32 ? "f32" : t == DD_C128 ? "c128" : "c64";
 }
 
 /* a·b·c as a byte count; on overflow of size_t sets *overflow and returns
