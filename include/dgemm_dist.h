@@ -51,7 +51,9 @@
  *   op(B): rows block(K,P,p) × cols block(N,Q,q)   (ldb >= Nq)
  *   C    : rows block(M,P,p) × cols block(N,Q,q)   (ldc >= Nq)
  * which is the layout the multiply itself works in: such operands go to
- * work memory with one copy each.  A transposed operand (stored A K×M:
+ * work memory with one copy each, or none: dd_gemm_device multiplies in
+ * the caller's arrays where ld equals the block's width (A and B only
+ * when alpha = 1: they are never written).  A transposed operand (stored A K×M:
  * rows block(K,P,p) × cols block(M,Q,q), lda >= that width) is
  * redistributed among the ranks first (one all-to-all exchange; see
  * dd_pgemm).  A pointer may be NULL only where its block is empty (or not

@@ -117,7 +117,13 @@ static int alloc_blocks(gemm_call *g, dd_err *err)
     dd_context *ctx = g->ctx;
     dd_summa *s = &g->s;
     dd_engine *e = &ctx->eng;
-    summa_init(s, e, &ctx->comm, ctx->g, g->t, g->M, g->N, g->K, ctx->panel, ctx->lookahead,
+    /* One rank broadcasts nothing, so without a width asked for (by the
+     * caller or by the kernel) the whole K is one local multiply: each panel
+     * more is one more pass over C and one more tail wave. */
+    int64_t panel = ctx->panel               ? ctx->panel
+                    : ctx->size == 1 && !e->info.panel && g->K > 0 ? g->K
+                                                                 : 0;
+    summa_init(s, e, &ctx->comm, ctx->g, g->t, g->M, g->N, g->K, panel, ctx->lookahead,
                g->beta != 0);
     int overflow = 0, rc = g->cyclic ? api_cyclic_shape(g, err) : DD_OK;
     summa_work_bytes(s, NULL, &overflow);
@@ -129,11 +135,25 @@ static int alloc_blocks(gemm_call *g, dd_err *err)
     if ((rc = dd_agree(ctx->world, rc, err)))
         return rc;
     size_t es = dd_elsize(g->t);
-    rc = api_dev_get(ctx, API_DEV_A, (size_t)(s->Mp * s->Kq) * es, &s->A, err);
-    if (!rc)
-        rc = api_dev_get(ctx, API_DEV_B, (size_t)(s->Kp * s->Nq) * es, &s->B, err);
-    if (!rc)
-        rc = api_dev_get(ctx, API_DEV_C, (size_t)(s->Mp * s->Nq) * es, &s->C, err);
+    /* dd_gemm_device's operands that already are the blocks SUMMA works on
+     * (the 2-D block layout, contiguous rows): used where they lie, no copy
+     * in or out.  A and B only when nothing is scaled in them (alpha = 1):
+     * they are never written. */
+    const api_operand *ops[3] = {&g->a, &g->b, &g->c};
+    int64_t cols[3] = {s->Kq, s->Nq, s->Nq};
+    void **blk[3] = {&s->A, &s->B, &s->C};
+    int ids[3] = {API_DEV_A, API_DEV_B, API_DEV_C};
+    size_t bytes[3] = {(size_t)(s->Mp * s->Kq) * es, (size_t)(s->Kp * s->Nq) * es,
+                       (size_t)(s->Mp * s->Nq) * es};
+    for (int k = 0; k < 3 && !rc; k++) {
+        g->inplace[k] = g->device && ops[k]->direct && !g->cyclic &&
+                        ops[k]->ld == cols[k] && bytes[k] > 0 && (k == 2 || g->alpha == 1) &&
+                        !dd_fault("misload") && !dd_fault("no-inplace");
+        if (g->inplace[k])
+            *blk[k] = (void *)ops[k]->p;
+        else
+            rc = api_dev_get(ctx, ids[k], bytes[k], blk[k], err);
+    }
     if (!rc)
         rc = setup_slots(g, err);
     return dd_agree(ctx->world, rc, err);
@@ -241,9 +261,11 @@ static int load(gemm_call *g, dd_err *err)
             continue;
         if (!g->device) {
             rc = api_load_host(g, k, work[k], rows[k], cols[k], err);
-        } else if (ops[k]->direct) {
-            rc = copy_user(g, work[k], ops[k]->p, ops[k]->ld, rows[k], cols[k], 0, err);
-            if (!rc)
+        } else if (ops[k]->direct) { /* in place (the caller's array) on some ranks only:
+                                        * every rank agrees all the same */
+            if (!g->inplace[k])
+                rc = copy_user(g, work[k], ops[k]->p, ops[k]->ld, rows[k], cols[k], 0, err);
+            if (!rc && !g->inplace[k])
                 rc = e->ops->wait_copies(e, err);
             rc = dd_agree(ctx->world, rc, err);
         } else {
@@ -328,9 +350,10 @@ static int finish(gemm_call *g, dd_err *err)
     api_tick(g, API_T_MULT);
     if (!g->device) {
         rc = api_store_host(g, err);
-    } else if (g->c.direct) {
-        rc = copy_user(g, s->C, g->c.p, g->c.ld, s->Mp, s->Nq, 1, err);
-        if (!rc)
+    } else if (g->c.direct) { /* in place: computed where the caller has C */
+        if (!g->inplace[2])
+            rc = copy_user(g, s->C, g->c.p, g->c.ld, s->Mp, s->Nq, 1, err);
+        if (!rc && !g->inplace[2])
             rc = e->ops->wait_copies(e, err);
         rc = dd_agree(ctx->world, rc, err);
     } else { /* dd_gemm_device's C is always in the work layout */

@@ -105,6 +105,7 @@ typedef struct {
     int check;
     int cyclic;           /* api_cyclic.c: the local arrays are the SUMMA blocks */
     int piped;            /* api_pipe.c: the call went through the host pipeline */
+    int inplace[3];       /* dd_gemm_device: the caller's A, B, C are the SUMMA blocks */
     dd_panel *cyc_panels; /* ... and its panel list */
     dd_summa s;
     check_cterm cin;

@@ -280,7 +280,9 @@ int api_pipe_gemm(gemm_call *g, dd_err *err)
     size_t slot = slot_bytes(lines, pp.es), es = pp.es;
     pp.bw = fit_width(slot, lines, es, pp.N);
     pp.aw = fit_width(slot, pp.M, es, pp.K);
-    pp.kw = ctx->panel ? ctx->panel : engine_panel(pp.e);
+    /* K in one multiply per band unless a width is asked for (api_gemm.c:
+     * one rank broadcasts nothing) */
+    pp.kw = ctx->panel ? ctx->panel : pp.e->info.panel ? pp.e->info.panel : pp.K;
     pp.nbands = (pp.N + pp.bw - 1) / pp.bw;
     void *p[3] = {NULL, NULL, NULL}, *h;
     /* the second band of each 256-byte aligned, whatever the band's size */

@@ -2,8 +2,8 @@
  * memory for the blocks and SUMMA's slots, the pinned host ring and the
  * exchange's staging, each grown when a call needs more and freed at
  * dd_context_destroy (or before its engine closes); the host copies'
- * threads; DD_API_TIMING's per-step clock. */
-#include <pthread.h>
+ * thread count (their workers: api_parallel.c); DD_API_TIMING's per-step
+ * clock. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,7 +78,9 @@ size_t api_ring_bytes(void)
     return (size_t)dd_knob_int(DDK_RING_MIB) << 20;
 }
 
-/* DD_API_THREADS (1..64), else the node's cores over its ranks, 1 to 8. */
+/* DD_API_THREADS (1..64), else the node's cores over its ranks, 1 to 16
+ * (host-probe on the H200 host: pageable to pinned copies reach 9 GB/s on
+ * one thread, 30 on 8, 41 on 16: docs/results/h200-2026-12-02-hostprobe). */
 int api_copy_threads(MPI_Comm node)
 {
     long long t = dd_knob_int(DDK_API_THREADS);
@@ -89,7 +91,7 @@ int api_copy_threads(MPI_Comm node)
     if (node != MPI_COMM_NULL)
         MPI_Comm_size(node, &local);
     t = cores > 0 ? cores / (local > 0 ? local : 1) : 1;
-    return t < 1 ? 1 : t > 8 ? 8 : (int)t;
+    return t < 1 ? 1 : t > 16 ? 16 : (int)t;
 }
 
 typedef struct {
@@ -127,45 +129,6 @@ void api_copy_runs(void *dst, size_t dstride, const void *src, size_t sstride, s
     size_t done = (size_t)runs << 20;
     if (done < total)
         memcpy((char *)dst + done, (const char *)src + done, total - done);
-}
-
-typedef struct {
-    void (*fn)(void *arg, int64_t lo, int64_t hi);
-    void *arg;
-    int64_t lo, hi;
-} par_job;
-
-static void *par_main(void *a)
-{
-    par_job *j = a;
-    j->fn(j->arg, j->lo, j->hi);
-    return NULL;
-}
-
-void rd_parallel(int threads, int64_t n, void (*fn)(void *arg, int64_t lo, int64_t hi), void *arg)
-{
-    int T = threads < 1 ? 1 : threads > 64 ? 64 : threads;
-    if (T > n)
-        T = (int)n;
-    if (T <= 1) {
-        if (n > 0)
-            fn(arg, 0, n);
-        return;
-    }
-    par_job job[64];
-    pthread_t tid[64];
-    int started[64] = {0};
-    for (int t = 0; t < T; t++) {
-        job[t] = (par_job){fn, arg, n * t / T, n * (t + 1) / T};
-        if (t > 0)
-            started[t] = pthread_create(&tid[t], NULL, par_main, &job[t]) == 0;
-    }
-    par_main(&job[0]);
-    for (int t = 1; t < T; t++)
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        else
-            par_main(&job[t]);
 }
 
 /* DD_API_TIMING=1: each step's seconds on rank 0, one line per call. */
