@@ -12,7 +12,8 @@
 # installed on the GPU host: a directory holding libscalapack-openmpi.so*
 # (put on LD_LIBRARY_PATH).  DD_HOSTDATA_N (default 16384).  GPUS=2: the
 # drop-in on 2 ranks and cuBLASXt on 2 GPUs (GPUs 0..GPUS-1; default 1; the
-# tests stay on one rank).  About 3 minutes on one H200.  Writes to $OUT
+# tests stay on one rank).  XT_BLOCKS: cuBLASXt's tiles (default "2048 4096
+# 8192").  About 3 minutes on one H200.  Writes to $OUT
 # (default ./out):
 #   hostdata-tests.log  the api and scalapack tests on the GPU, and
 #                       test-pipe on the CUDA backend
@@ -85,7 +86,7 @@ done
 for mem in pinned pageable; do
     kind=()
     [ "$mem" = pageable ] && kind=(--pageable)
-    for blk in 2048 4096 8192; do
+    for blk in ${XT_BLOCKS:-2048 4096 8192}; do
         log "cuBLASXt f64, n = $N, $GPUS GPU(s), $mem, block $blk"
         timeout 60 "$B/bench/cublasxt-bench" --n "$N" --gpus "$GPUS" --reps 3 --block "$blk" \
             "${kind[@]}" --json "$OUT/hostdata.jsonl" 2>&1 | tee -a "$OUT/hostdata.txt" || fails=1

@@ -14,7 +14,7 @@
  *   uploaded and band b-1 is downloaded and unpacked.
  *
  *   The copies between the caller's arrays and pinned memory (two upload
- *   slots, two download slots: DD_RING_MIB each, kept by the context) are
+ *   slots, two download slots: slot_bytes() each, kept by the context) are
  *   the host's, over the context's copy threads; the uploads, the
  *   multiplies and the downloads are three engine queues ordered by marks
  *   (engine.h: mark, after, reached), each copy direction on its own copy
@@ -77,11 +77,21 @@ static int64_t min64(int64_t a, int64_t b)
     return a < b ? a : b;
 }
 
-/* The slots' bytes: DD_RING_MIB, or with DD_FAULT=pipe-narrow a few lines
- * (bands and pieces of 1 to 7 columns: the odd edges of the bands). */
+/* The slots' bytes: room for bands of PIPE_BAND_COLS columns (the band is
+ * the width of each multiply: 16384 x 512 bands ran the GPU below its rate,
+ * docs/results/h200-2026-12-02-call-a), at most PIPE_SLOT_MAX, at least
+ * DD_RING_MIB; with DD_FAULT=pipe-narrow a few lines (bands and pieces of
+ * 1 to 7 columns: the odd edges of the bands). */
+#define PIPE_BAND_COLS 2048
+#define PIPE_SLOT_MAX ((size_t)256 << 20)
 static size_t slot_bytes(int64_t lines, size_t es)
 {
-    return dd_fault("pipe-narrow") ? (size_t)(7 * lines) * es : api_ring_bytes();
+    if (dd_fault("pipe-narrow"))
+        return (size_t)(7 * lines) * es;
+    size_t ring = api_ring_bytes(), want = PIPE_SLOT_MAX;
+    if ((size_t)lines < PIPE_SLOT_MAX / (es * PIPE_BAND_COLS)) /* no product overflows */
+        want = (size_t)lines * es * PIPE_BAND_COLS;
+    return want > ring ? want : ring;
 }
 
 typedef struct {
