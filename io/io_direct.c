@@ -188,7 +188,7 @@ static int dir_open_read(dd_io *io, MPI_Comm comm, const char *path, dd_err *err
         rc = DD_ENOMEM;
     if (h != NULL) {
         h->threads = threads;
-        h->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        h->file = io_h5_open_read(path);
         if (h->file < 0) {
             rc = io_h5_explain_open(path, &local);
             if (rc == DD_OK)

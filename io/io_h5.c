@@ -629,3 +629,14 @@ int io_h5_write_attrs(hid_t file, const char *path, const char *obj, const dd_at
         rc = dd_fail(err, DD_EIO, "cannot close \"%s\" in %s after setting attributes", obj, path);
     return rc;
 }
+
+hid_t io_h5_open_read(const char *path)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0)
+        return H5I_INVALID_HID;
+    hid_t f = H5Pset_sieve_buf_size(fapl, 0) < 0 ? H5I_INVALID_HID
+                                                : H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    H5Pclose(fapl);
+    return f;
+}

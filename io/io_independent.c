@@ -65,7 +65,7 @@ static int indep_open_read(dd_io *io, MPI_Comm comm, const char *path, dd_err *e
         return dd_fail(err, DD_EUSAGE, "no HDF5 file named to read");
     indep *h = indep_new(io, comm, path, 0, err);
     int rc = h ? DD_OK : DD_ENOMEM;
-    if (h && (h->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0 &&
+    if (h && (h->file = io_h5_open_read(path)) < 0 &&
         (rc = io_h5_explain_open(path, err)) == DD_OK)
         rc = dd_fail(err, DD_EIO,
                      "cannot open %s for reading with HDF5; check that it exists and that no "
