@@ -1,12 +1,14 @@
 /* gemm_common.cuh — what the production kernels share: argument checks and
- * trivial cases, alignment tests, the launch status and shared-memory
- * limit, cp.async wrappers, the tile rasterisation and guarded stores.
+ * trivial cases (real and complex), alignment tests, the launch status and
+ * shared-memory limit, cp.async wrappers, the tile rasterisation and
+ * guarded stores.
  * (The ladder has its own copies: kernels/ladder/ includes nothing of
  * production.)
  *
  * Conventions (see kernel.h): row-major, C(m×n, ldc) = A(m×k, lda)·B(k×n, ldb)
- * + beta·C with beta ∈ {0, 1}.  Dimensions fit in int (checked at launch);
- * element offsets are computed in int64_t because m·lda can pass 2^31. */
+ * + beta·C with beta ∈ {0, 1}; complex matrices as (re, im) pairs.
+ * Dimensions fit in int (checked at launch); element offsets are computed
+ * in int64_t because m·lda can pass 2^31. */
 #ifndef DD_GEMM_COMMON_CUH
 #define DD_GEMM_COMMON_CUH
 
@@ -47,6 +49,31 @@ static inline int gemm_prologue(int64_t m, int64_t n, int64_t k, const T *A, int
     if (A == nullptr || B == nullptr || lda < k || ldb < n)
         return cudaErrorInvalidValue;
     *launch = true;
+    return cudaSuccess;
+}
+
+/* The same for the complex kernels (kernel.h: (re, im) pairs of T,
+ * leading dimensions in complex elements), done in the real view of C (m ×
+ * 2n, 2k deep, every leading dimension doubled: a row-major complex matrix
+ * is a real one of twice the columns).  Also refused: n or k past what int
+ * tile arithmetic takes once doubled. */
+template <typename T>
+static inline int gemm_prologue_cx(int64_t m, int64_t n, int64_t k, const T *A, int64_t lda,
+                                   const T *B, int64_t ldb, int beta, T *C, int64_t ldc,
+                                   cudaStream_t s, bool *launch)
+{
+    *launch = false;
+    const int64_t big = INT64_MAX / 4;
+    if (m < 0 || n < 0 || k < 0 || n > big || k > big || lda < 0 || ldb < 0 || ldc < 0 ||
+        lda > big || ldb > big || ldc > big)
+        return cudaErrorInvalidValue;
+    int e = gemm_prologue<T>(m, 2 * n, 2 * k, A, 2 * lda, B, 2 * ldb, beta, C, 2 * ldc, s, launch);
+    if (e != cudaSuccess || !*launch)
+        return e;
+    if (m > INT_MAX - 256 || 2 * n > INT_MAX - 256 || 2 * k > INT_MAX - 256) {
+        *launch = false;
+        return cudaErrorInvalidValue;
+    }
     return cudaSuccess;
 }
 

@@ -74,8 +74,9 @@ void kernel_cublas_shutdown(void);
  * workspace, the emulation's handles): kernel_cublas_shutdown and more. */
 void kernel_shutdown(void);
 /* What the kernels have to report about the multiplies since the last call
- * ("" when nothing): ozaki2's fallbacks to native FP64 and why, and the
- * calls sgemm_dmma ran on sgemm_simt and why.  Waits for
+ * ("" when nothing): ozaki2's fallbacks to native FP64 and why, the calls
+ * sgemm_dmma ran on sgemm_simt and those zgemm_dmma / cgemm_dmma ran on
+ * their CUDA-core fallback, and why.  Waits for
  * the work queued on the devices used (a synchronising call: once per
  * run or per bench row, never per multiply). */
 const char *kernel_note(void);

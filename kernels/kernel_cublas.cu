@@ -1,4 +1,5 @@
-/* kernel_cublas — cuBLAS as the reference "kernel", row-major.
+/* kernel_cublas — cuBLAS as the reference "kernel", row-major: DGEMM,
+ * SGEMM, and ZGEMM / CGEMM for the complex types.
  *
  * cuBLAS is column-major.  A row-major M×N matrix with leading dimension ld
  * is, read column-major, its N×M transpose with the same ld.  So row-major
@@ -50,6 +51,27 @@ cublasStatus_t gemm_call(cublasHandle_t h, int64_t m, int64_t n, int64_t k, cons
     return cublasSgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, ldb, A, lda, &b, C, ldc);
 }
 
+/* The complex ones (no conjugation; (re, im) pairs are cuBLAS's complex
+ * types, which the pointers' alignment must fit: cublas_gemm_cx checks). */
+cublasStatus_t gemm_call_cx(cublasHandle_t h, int64_t m, int64_t n, int64_t k, const double *A,
+                            int64_t lda, const double *B, int64_t ldb, int beta, double *C,
+                            int64_t ldc)
+{
+    const cuDoubleComplex one = make_cuDoubleComplex(1.0, 0.0),
+                          b = make_cuDoubleComplex(beta ? 1.0 : 0.0, 0.0);
+    return cublasZgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, (const cuDoubleComplex *)B,
+                          ldb, (const cuDoubleComplex *)A, lda, &b, (cuDoubleComplex *)C, ldc);
+}
+
+cublasStatus_t gemm_call_cx(cublasHandle_t h, int64_t m, int64_t n, int64_t k, const float *A,
+                            int64_t lda, const float *B, int64_t ldb, int beta, float *C,
+                            int64_t ldc)
+{
+    const cuComplex one = make_cuComplex(1.0f, 0.0f), b = make_cuComplex(beta ? 1.0f : 0.0f, 0.0f);
+    return cublasCgemm_64(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, (const cuComplex *)B, ldb,
+                          (const cuComplex *)A, lda, &b, (cuComplex *)C, ldc);
+}
+
 template <typename T> int cublas_gemm(DD_LAUNCHER_ARGS(T))
 {
     cudaStream_t s = (cudaStream_t)stream;
@@ -65,10 +87,34 @@ template <typename T> int cublas_gemm(DD_LAUNCHER_ARGS(T))
     return dd::from_cublas(gemm_call(h, m, n, k, A, lda, B, ldb, beta, C, ldc));
 }
 
+/* Complex: a pointer must be aligned to the whole complex element (16
+ * bytes for complex double, 8 for complex float), as cuBLAS's complex
+ * types are; another is refused (cudaErrorInvalidValue) before cuBLAS
+ * could fault on it. */
+template <typename T> int cublas_gemm_cx(DD_LAUNCHER_ARGS(T))
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    bool go;
+    int e = dd::gemm_prologue_cx<T>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
+    if (e != cudaSuccess || !go)
+        return e;
+    const uintptr_t align = 2 * sizeof(T);
+    if ((uintptr_t)A % align || (uintptr_t)B % align || (uintptr_t)C % align)
+        return cudaErrorInvalidValue;
+    cublasHandle_t h;
+    if ((e = handle_for_current_device(&h)) != cudaSuccess)
+        return e;
+    if ((e = dd::from_cublas(cublasSetStream(h, s))) != cudaSuccess)
+        return e;
+    return dd::from_cublas(gemm_call_cx(h, m, n, k, A, lda, B, ldb, beta, C, ldc));
+}
+
 } // namespace
 
 DD_LAUNCHER(dd_cublas_f64, double, cublas_gemm<double>)
 DD_LAUNCHER(dd_cublas_f32, float, cublas_gemm<float>)
+DD_LAUNCHER(dd_cublas_z, double, cublas_gemm_cx<double>)
+DD_LAUNCHER(dd_cublas_c, float, cublas_gemm_cx<float>)
 
 /* Destroys the handles of every device that has one; each on its own
  * device, restoring the caller's current device afterwards. */

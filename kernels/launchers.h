@@ -14,7 +14,9 @@
 extern "C" {
 #endif
 
-/* The parameter list of every launcher (kernel_dgemm_fn / kernel_sgemm_fn). */
+/* The parameter list of every launcher (kernel_dgemm_fn / kernel_sgemm_fn;
+ * the complex kernel_zgemm_fn / kernel_cgemm_fn have the same, with T the
+ * type of one component). */
 #define DD_LAUNCHER_ARGS(T)                                                                        \
     int64_t m, int64_t n, int64_t k, const T *A, int64_t lda, const T *B, int64_t ldb, int beta,   \
         T *C, int64_t ldc, void *stream
@@ -33,22 +35,35 @@ extern "C" {
 #define DD_DECL_NO_F64
 #define DD_DECL_F32(fn) int fn(DD_LAUNCHER_ARGS(float));
 #define DD_DECL_NO_F32
+#define DD_DECL_Z(fn) int fn(DD_LAUNCHER_ARGS(double));
+#define DD_DECL_NO_Z
+#define DD_DECL_C(fn) int fn(DD_LAUNCHER_ARGS(float));
+#define DD_DECL_NO_C
 #define DD_KERNEL(file, name, f64, f32, slow, technique) DD_DECL_##f64 DD_DECL_##f32
 #define DD_ALIAS(old, name)
+#define DD_COMPLEX(name, z, c) DD_DECL_##z DD_DECL_##c
 #include "kernels.def"
+#undef DD_COMPLEX
 #undef DD_ALIAS
 #undef DD_KERNEL
 #undef DD_DECL_F64
 #undef DD_DECL_NO_F64
 #undef DD_DECL_F32
 #undef DD_DECL_NO_F32
+#undef DD_DECL_Z
+#undef DD_DECL_NO_Z
+#undef DD_DECL_C
+#undef DD_DECL_NO_C
 
 /* dgemm_dmma gated on a device word (dgemm_dmma.cu): ozaki2's native
  * fallback, which multiplies only where the word is nonzero. */
 int dd_dgemm_dmma_gated(DD_LAUNCHER_ARGS(double), const unsigned int *gate);
-/* What sgemm_dmma.cu and ozaki2.cu have to say for kernel_note(), and what
+/* What sgemm_dmma.cu, ozaki2.cu and the complex kernels (cx_dmma.cuh) have
+ * to say for kernel_note(), and what
  * kernel_shutdown() frees in ozaki2.cu and kernel_cublas_emu.cu. */
 const char *dd_sgemm_dmma_note(void);
+const char *dd_zgemm_dmma_note(void);
+const char *dd_cgemm_dmma_note(void);
 const char *dd_ozaki2_note(void);
 void dd_ozaki2_shutdown(void);
 void dd_emu_cublas_shutdown(void);

@@ -2,8 +2,9 @@
  * in the order of the seed article's story, the production kernels,
  * ozaki2, cuBLAS last; and the earlier names kept as aliases.  Adding a
  * kernel: one file defining its launchers (DD_LAUNCHER, launchers.h) and
- * one DD_KERNEL line in kernels.def; the registry, the launcher
- * declarations and the build follow from that line. */
+ * one DD_KERNEL line in kernels.def (and a DD_COMPLEX line for its complex
+ * launchers); the registry, the launcher declarations and the build follow
+ * from those lines. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,14 +18,74 @@ namespace
 #define DD_REG_NO_F64 NULL
 #define DD_REG_F32(fn) fn
 #define DD_REG_NO_F32 NULL
-#define DD_KERNEL(file, name, f64, f32, slow, technique)                                           \
-    {name, technique, DD_REG_##f64, DD_REG_##f32, slow, NULL, NULL},
+#define DD_REG_Z(fn) fn
+#define DD_REG_NO_Z nullptr
+#define DD_REG_C(fn) fn
+#define DD_REG_NO_C nullptr
+
+/* The DD_COMPLEX lines: a kernel's complex launchers, by its name. */
+struct complex_entry {
+    const char *name;
+    kernel_zgemm_fn z;
+    kernel_cgemm_fn c;
+};
+#define DD_KERNEL(file, name, f64, f32, slow, technique)
 #define DD_ALIAS(old, name)
+#define DD_COMPLEX(name, z, c) {name, DD_REG_##z, DD_REG_##c},
+constexpr complex_entry COMPLEX[] = {
+#include "kernels.def"
+    {nullptr, nullptr, nullptr}};
+#undef DD_COMPLEX
+#undef DD_ALIAS
+#undef DD_KERNEL
+
+constexpr bool same(const char *a, const char *b)
+{
+    return *a == *b && (*a == '\0' || same(a + 1, b + 1));
+}
+/* The DD_COMPLEX line of kernel `name`: its index in COMPLEX, or the
+ * terminator's where it has none. */
+constexpr int complex_of(const char *name, int i = 0)
+{
+    return !COMPLEX[i].name || same(COMPLEX[i].name, name) ? i : complex_of(name, i + 1);
+}
+
+#define DD_KERNEL(file, name, f64, f32, slow, technique)                                           \
+    {name,         technique, DD_REG_##f64, DD_REG_##f32, slow, COMPLEX[complex_of(name)].z,      \
+     COMPLEX[complex_of(name)].c},
+#define DD_ALIAS(old, name)
+#define DD_COMPLEX(name, z, c)
 
 const kernel_desc KERNELS[] = {
 #include "kernels.def"
 };
 
+#undef DD_COMPLEX
+#undef DD_ALIAS
+#undef DD_KERNEL
+
+/* Every DD_COMPLEX line names a kernel of a DD_KERNEL line, once. */
+constexpr int complex_lines(const char *name, int i = 0)
+{
+    return !COMPLEX[i].name ? 0 : same(COMPLEX[i].name, name) + complex_lines(name, i + 1);
+}
+#define DD_KERNEL(file, name, f64, f32, slow, technique) same(name, n) ? true:
+#define DD_ALIAS(old, name)
+#define DD_COMPLEX(name, z, c)
+constexpr bool is_kernel(const char *n)
+{
+    return
+#include "kernels.def"
+        false;
+}
+#undef DD_COMPLEX
+#undef DD_KERNEL
+#define DD_KERNEL(file, name, f64, f32, slow, technique)
+#define DD_COMPLEX(name, z, c)                                                                     \
+    static_assert(is_kernel(name), "kernels.def: DD_COMPLEX(" name ") names no DD_KERNEL line");   \
+    static_assert(complex_lines(name) == 1, "kernels.def: more than one DD_COMPLEX line for " name);
+#include "kernels.def"
+#undef DD_COMPLEX
 #undef DD_ALIAS
 #undef DD_KERNEL
 
@@ -33,11 +94,13 @@ struct alias {
 };
 #define DD_KERNEL(file, name, f64, f32, slow, technique)
 #define DD_ALIAS(old, name) {old, name},
+#define DD_COMPLEX(name, z, c)
 
 const alias ALIASES[] = {
 #include "kernels.def"
     {NULL, NULL}};
 
+#undef DD_COMPLEX
 #undef DD_ALIAS
 #undef DD_KERNEL
 
@@ -104,8 +167,15 @@ extern "C" void kernel_shutdown(void)
 
 extern "C" const char *kernel_note(void)
 {
-    static char buf[800];
-    const char *oz = dd_ozaki2_note(), *sg = dd_sgemm_dmma_note();
-    snprintf(buf, sizeof buf, "%s%s%s", oz, oz[0] && sg[0] ? "; " : "", sg);
+    static char buf[1200];
+    const char *part[] = {dd_ozaki2_note(), dd_sgemm_dmma_note(), dd_zgemm_dmma_note(),
+                          dd_cgemm_dmma_note()};
+    size_t len = 0;
+    buf[0] = '\0';
+    for (const char *p : part)
+        if (p[0] && len < sizeof buf) {
+            const int w = snprintf(buf + len, sizeof buf - len, "%s%s", len ? "; " : "", p);
+            len += w > 0 ? (size_t)w : 0;
+        }
     return buf;
 }
