@@ -7,7 +7,9 @@
  *     err = max|C - Cref| / (eps · (K · max|A| · max|B| + beta · max|C0|))
  * with eps the type's machine epsilon: the componentwise bound of a dot
  * product of length K grows like K·eps·Σ|a||b|, and random-sign rounding
- * errors sit far below it.  Two correct FP32 kernels that sum in different
+ * errors sit far below it.  For complex matrices the same per component,
+ * with 2K for K (each component of C sums 2K products of components) and
+ * the maxima over components.  Two correct FP32 kernels that sum in different
  * orders land near 1 at most; a kernel that drops or repeats one term of a
  * sum scores about 1/(K·eps) (thousands for FP32, 1e11 and more for FP64).
  * Passing: err ≤ 16 (DD_CHECK_THRESHOLD, src/base/dd.h), no element left
@@ -42,16 +44,40 @@
 namespace ddcheck
 {
 
-template <typename T> struct type_info;
+/* The element types: double and float, and the complex cx<double> and
+ * cx<float> ((re, im) pairs, kernel.h).  real: the type of one component;
+ * W: components per element.  A complex matrix of rows × cols (ld) is
+ * handled as the real one of rows × W·cols (W·ld) it is in memory. */
+template <typename R> struct cx {
+};
+template <typename E> struct type_info;
 template <> struct type_info<double> {
+    typedef double real;
+    static const int W = 1;
     static const char *name() { return "f64"; }
     static double eps() { return DBL_EPSILON; }
     static kernel_dgemm_fn fn(const kernel_desc *d) { return d->dgemm; }
 };
 template <> struct type_info<float> {
+    typedef float real;
+    static const int W = 1;
     static const char *name() { return "f32"; }
     static double eps() { return FLT_EPSILON; }
     static kernel_sgemm_fn fn(const kernel_desc *d) { return d->sgemm; }
+};
+template <> struct type_info<cx<double>> {
+    typedef double real;
+    static const int W = 2;
+    static const char *name() { return "c128"; }
+    static double eps() { return DBL_EPSILON; }
+    static kernel_zgemm_fn fn(const kernel_desc *d) { return d->zgemm; }
+};
+template <> struct type_info<cx<float>> {
+    typedef float real;
+    static const int W = 2;
+    static const char *name() { return "c64"; }
+    static double eps() { return FLT_EPSILON; }
+    static kernel_cgemm_fn fn(const kernel_desc *d) { return d->cgemm; }
 };
 
 /* Uniform in [-1, 1), exactly representable in T (24 or 53 random bits). */
@@ -204,7 +230,9 @@ unsigned long long touched(reducer &r, const T *X, int64_t ld, int64_t rows, int
 }
 
 /* One multiply to be checked.  C and R are buffers of m rows × ldc; C0 (for
- * beta 1) holds the initial C with the same ld. */
+ * beta 1) holds the initial C with the same ld.  Sizes and leading
+ * dimensions count elements; w: components per element (2: complex, T its
+ * component type; maxA etc. are then the largest |component|). */
 template <typename T> struct problem {
     int64_t m, n, k, lda, ldb, ldc;
     int beta;
@@ -212,6 +240,7 @@ template <typename T> struct problem {
     T *C, *R;
     const T *C0;
     double maxA, maxB, maxC0;
+    int w = 1;
 };
 
 struct verdict {
@@ -226,9 +255,10 @@ struct verdict {
 /* Poison C (whole m×ldc buffer), set its m×n block to C0 for beta 1. */
 template <typename T> void prepare_c(const problem<T> &p, T *C, cudaStream_t s)
 {
-    poison(C, (size_t)p.m * p.ldc, s);
+    const int64_t ldc = p.ldc * p.w, n = p.n * p.w;
+    poison(C, (size_t)p.m * ldc, s);
     if (p.beta && p.m > 0 && p.n > 0)
-        CK(cudaMemcpy2DAsync(C, p.ldc * sizeof(T), p.C0, p.ldc * sizeof(T), p.n * sizeof(T), p.m,
+        CK(cudaMemcpy2DAsync(C, ldc * sizeof(T), p.C0, ldc * sizeof(T), n * sizeof(T), p.m,
                              cudaMemcpyDeviceToDevice, s));
 }
 
@@ -243,11 +273,14 @@ verdict run_and_check(Fn fn, const problem<T> &p, reducer &red, cudaStream_t s)
         (void)cudaGetLastError();
         return v;
     }
-    reduce_out d = max_diff<T>(red, p.C, p.ldc, p.R, p.ldc, p.m, p.n, s);
+    const int64_t ldc = p.ldc * p.w, n = p.n * p.w;
+    reduce_out d = max_diff<T>(red, p.C, ldc, p.R, ldc, p.m, n, s);
     v.maxdiff = bits_to_double(d.maxbits);
     v.unwritten = d.nonfinite;
-    v.outside = touched<T>(red, p.C, p.ldc, p.m, p.n, p.ldc, s);
-    double scale = type_info<T>::eps() * ((double)p.k * p.maxA * p.maxB + (p.beta ? p.maxC0 : 0.0));
+    v.outside = touched<T>(red, p.C, ldc, p.m, n, ldc, s);
+    /* a complex component is a sum of 2k products of components */
+    double scale = type_info<T>::eps() *
+                   ((double)p.w * p.k * p.maxA * p.maxB + (p.beta ? p.maxC0 : 0.0));
     v.err = scale > 0 ? v.maxdiff / scale : (v.maxdiff > 0 ? INFINITY : 0.0);
     v.passed = v.unwritten == 0 && v.outside == 0 && v.err <= DD_CHECK_THRESHOLD;
     return v;

@@ -1,12 +1,15 @@
 /* gemm-bench — check every kernel against cuBLAS, then time it.
  *
- *   gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32,i8] [--i8-batch B]
+ *   gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32,c128,c64,i8] [--i8-batch B]
  *              [--reps N] [--warmup N] [--beta 0|1|auto] [--slow-limit N]
  *              [--sustain SECONDS] [--interleave] [--json FILE] [--quick] [--seed S]
  *              [--device D]
  *
- * For each type and size: fresh uniform [-1,1) data made on the device
- * (new seed per kernel), cuBLAS computes the reference, C is poisoned with
+ * For each type and size (f64, f32, the complex c128 and c64 against cuBLAS
+ * ZGEMM / CGEMM, whose rows count 8 flops a complex multiply-add; i8 is
+ * i8_bench.cu's): fresh uniform [-1,1) data made on the device (each
+ * component of a complex value; new seed per kernel), cuBLAS computes the
+ * reference, C is poisoned with
  * NaN (or set to a random C0 for beta 1), the kernel runs once and is
  * compared (gemm_check.cuh: err ≤ 16, every element written, nothing
  * outside the block touched).  A kernel that fails is reported FAILED and
@@ -36,8 +39,8 @@
  *
  * The parts: gemm_opts.cu (the options), gemm_modes.cuh (the timing modes:
  * burst, interleaved, sustained), gemm_output.cu (the table and the JSON
- * records), i8_bench.cu (--types i8); this file: the FP64 and FP32 rows of
- * a size (check, then time) and main. */
+ * records), i8_bench.cu (--types i8); this file: the FP64, FP32 and
+ * complex rows of a size (check, then time) and main. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
@@ -59,13 +62,16 @@ namespace gb
 
 dd_tele_sampler *g_tele;
 
-/* All kernels of one type and size.  Returns the number of failures. */
-template <typename T>
+/* All kernels of one type and size (E: gemm_check.cuh's element types,
+ * complex ones included).  Returns the number of failures. */
+template <typename E>
 int bench_one(const options &o, const env_info &env, const std::vector<const kernel_desc *> &list,
               const kernel_desc *cublas, shape sh, void *flush, size_t flush_bytes, cudaStream_t s,
               uint64_t *seed)
 {
-    typedef ddcheck::type_info<T> TI;
+    typedef ddcheck::type_info<E> TI;
+    typedef typename TI::real T;
+    const int64_t W = TI::W; /* components per element: sizes below count components */
     const int beta = o.beta >= 0 ? o.beta : (sh.k < sh.m && sh.k < sh.n ? 1 : 0);
     const bool has_any = std::any_of(list.begin(), list.end(),
                                      [](const kernel_desc *d) { return TI::fn(d) != nullptr; });
@@ -74,11 +80,12 @@ int bench_one(const options &o, const env_info &env, const std::vector<const ker
 
     ddcheck::problem<T> p = {};
     p.m = sh.m, p.n = sh.n, p.k = sh.k, p.lda = sh.k, p.ldb = sh.n, p.ldc = sh.n, p.beta = beta;
+    p.w = (int)W;
     T *A, *B, *C, *R, *C0 = nullptr;
-    size_t mn = (size_t)sh.m * sh.n;
-    cudaError_t ae = cudaMalloc(&A, sizeof(T) * sh.m * sh.k);
+    size_t mn = (size_t)sh.m * sh.n * W;
+    cudaError_t ae = cudaMalloc(&A, sizeof(T) * sh.m * sh.k * W);
     if (ae == cudaSuccess)
-        ae = cudaMalloc(&B, sizeof(T) * sh.k * sh.n);
+        ae = cudaMalloc(&B, sizeof(T) * sh.k * sh.n * W);
     if (ae == cudaSuccess)
         ae = cudaMalloc(&C, sizeof(T) * mn);
     if (ae == cudaSuccess)
@@ -98,17 +105,18 @@ int bench_one(const options &o, const env_info &env, const std::vector<const ker
     /* Fresh data, and cuBLAS's answer for it. */
     auto fresh = [&](void) {
         ++*seed;
-        ddcheck::fill_uniform<T>(A, sh.m, sh.k, sh.k, *seed * 3 + 0, s);
-        ddcheck::fill_uniform<T>(B, sh.k, sh.n, sh.n, *seed * 3 + 1, s);
+        const int64_t kw = sh.k * W, nw = sh.n * W; /* row widths in components */
+        ddcheck::fill_uniform<T>(A, sh.m, kw, kw, *seed * 3 + 0, s);
+        ddcheck::fill_uniform<T>(B, sh.k, nw, nw, *seed * 3 + 1, s);
         if (beta)
-            ddcheck::fill_uniform<T>(C0, sh.m, sh.n, sh.n, *seed * 3 + 2, s);
+            ddcheck::fill_uniform<T>(C0, sh.m, nw, nw, *seed * 3 + 2, s);
         p.maxA = ddcheck::bits_to_double(
-            ddcheck::max_diff<T>(red, A, sh.k, (const T *)nullptr, 0, sh.m, sh.k, s).maxbits);
+            ddcheck::max_diff<T>(red, A, kw, (const T *)nullptr, 0, sh.m, kw, s).maxbits);
         p.maxB = ddcheck::bits_to_double(
-            ddcheck::max_diff<T>(red, B, sh.n, (const T *)nullptr, 0, sh.k, sh.n, s).maxbits);
+            ddcheck::max_diff<T>(red, B, nw, (const T *)nullptr, 0, sh.k, nw, s).maxbits);
         p.maxC0 =
             beta ? ddcheck::bits_to_double(
-                       ddcheck::max_diff<T>(red, C0, sh.n, (const T *)nullptr, 0, sh.m, sh.n, s)
+                       ddcheck::max_diff<T>(red, C0, nw, (const T *)nullptr, 0, sh.m, nw, s)
                            .maxbits)
                  : 0;
         ddcheck::prepare_c(p, R, s);
@@ -117,14 +125,15 @@ int bench_one(const options &o, const env_info &env, const std::vector<const ker
             fprintf(stderr, "gemm-bench: cuBLAS failed: %s\n", cudaGetErrorString((cudaError_t)e));
             exit(1);
         }
-        if (ddcheck::max_diff<T>(red, R, sh.n, (const T *)nullptr, 0, sh.m, sh.n, s).nonfinite) {
+        if (ddcheck::max_diff<T>(red, R, nw, (const T *)nullptr, 0, sh.m, nw, s).nonfinite) {
             fprintf(stderr, "gemm-bench: cuBLAS reference has non-finite elements\n");
             exit(1);
         }
     };
 
     int failures = 0;
-    double flops = 2.0 * sh.m * sh.n * sh.k;
+    /* a complex multiply-add is 8 flops (4 multiplies, 4 adds) */
+    double flops = 2.0 * W * W * sh.m * sh.n * sh.k;
 
     /* cuBLAS first: its time is the 100% of this size. */
     fresh();
@@ -190,7 +199,7 @@ int bench_one(const options &o, const env_info &env, const std::vector<const ker
             passed.push_back(r);
             passed_desc.push_back(d);
         }
-        if (const char *kn = kernel_note(); kn[0]) /* ozaki2: fallbacks to native FP64 */
+        if (const char *kn = kernel_note(); kn[0]) /* fallbacks (ozaki2, the FP32 and complex ones) */
             r.note = kn;
         emit(o, env, r);
     }
@@ -202,10 +211,10 @@ int bench_one(const options &o, const env_info &env, const std::vector<const ker
             if (!passed_desc[i]->slow)
                 fast.push_back(passed[i]), fast_desc.push_back(passed_desc[i]);
         if (!fast.empty())
-            failures += interleaved<T>(o, env, cublas, cb, fast, fast_desc, p, flush, flush_bytes, s);
+            failures += interleaved<E>(o, env, cublas, cb, fast, fast_desc, p, flush, flush_bytes, s);
     }
     if (o.sustain > 0)
-        failures += sustained<T>(o, env, cublas, cb, passed, passed_desc, p, s);
+        failures += sustained<E>(o, env, cublas, cb, passed, passed_desc, p, s);
 
     red.release();
     CK(cudaFree(A));
@@ -278,6 +287,12 @@ int main(int argc, char **argv)
             failures += bench_one<double>(o, env, list, cublas, sh, flush, flush_bytes, s, &seed);
         if (o.f32)
             failures += bench_one<float>(o, env, list, cublas, sh, flush, flush_bytes, s, &seed);
+        if (o.c128)
+            failures += bench_one<ddcheck::cx<double>>(o, env, list, cublas, sh, flush, flush_bytes,
+                                                       s, &seed);
+        if (o.c64)
+            failures += bench_one<ddcheck::cx<float>>(o, env, list, cublas, sh, flush, flush_bytes,
+                                                      s, &seed);
         if (o.i8)
             failures += i8_bench(o, env, sh, flush, flush_bytes, s, &seed);
     }
@@ -290,7 +305,7 @@ int main(int argc, char **argv)
         printf("gemm-bench: %d FAILED or errored row(s)\n", failures);
         return 1;
     }
-    if (o.i8 && !o.f64 && !o.f32 && g_i8_skipped == (int)o.sizes.size()) {
+    if (o.i8 && !o.f64 && !o.f32 && !o.c128 && !o.c64 && g_i8_skipped == (int)o.sizes.size()) {
         printf("gemm-bench: the own INT8 GEMM does not run on this GPU; nothing measured "
                "(skipped)\n");
         return 77;

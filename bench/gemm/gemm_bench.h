@@ -1,7 +1,7 @@
 /* gemm_bench.h — what gemm-bench's parts share: the options
  * (gemm_opts.cu), the rows and their output as a table and JSON records
  * (gemm_output.cu), the timing modes (gemm_modes.cuh: burst, interleaved,
- * sustained), the FP32/FP64 rows (gemm_bench.cu) and the INT8 rows
+ * sustained), the FP64/FP32 and complex rows (gemm_bench.cu) and the INT8 rows
  * (i8_bench.cu).  gemm_bench.cu's head says what the bench does. */
 #ifndef GEMM_BENCH_H
 #define GEMM_BENCH_H
@@ -27,6 +27,7 @@ struct options {
     std::vector<shape> sizes;
     std::vector<std::string> kernels; /* empty: all */
     bool f64 = true, f32 = true, i8 = false;
+    bool c128 = false, c64 = false; /* complex double / float (--types c128,c64) */
     int i8_batch = 1; /* INT8 rows: products per call */
     int reps = 10, warmup = 2;
     int beta = -1; /* -1: auto */

@@ -7,7 +7,8 @@
  *                last half measured;
  *   interleaved  interleaved: cuBLAS and the kernels alternated run by run,
  *                in carryover_balanced's orders.
- * Templates (on the element type and the run), so a header: gemm_bench.cu
+ * Templates (on the element type and the run; complex rows count 8 flops
+ * a multiply-add, problem::w), so a header: gemm_bench.cu
  * and i8_bench.cu include it. */
 #ifndef GEMM_MODES_CUH
 #define GEMM_MODES_CUH
@@ -157,13 +158,14 @@ int sustain_kernel(Fn fn, const ddcheck::problem<T> &p, double seconds, double e
 /* The sustained rows of one type and size: cuBLAS first (its median is the
  * 100%), then each kernel that passed, each for o.sustain seconds on the
  * data of the burst rows.  Returns the number of failures. */
-template <typename T>
+template <typename E>
 int sustained(const options &o, const env_info &env, const kernel_desc *cublas, const row &cb_burst,
               const std::vector<row> &burst, const std::vector<const kernel_desc *> &descs,
-              const ddcheck::problem<T> &p, cudaStream_t s)
+              const ddcheck::problem<typename ddcheck::type_info<E>::real> &p, cudaStream_t s)
 {
-    typedef ddcheck::type_info<T> TI;
-    double flops = 2.0 * p.m * p.n * p.k;
+    typedef ddcheck::type_info<E> TI;
+    typedef typename TI::real T;
+    double flops = 2.0 * p.w * p.w * p.m * p.n * p.k;
     row cb = cb_burst;
     cb.mode = "sustained";
     int e = sustain_kernel<T>(TI::fn(cublas), p, o.sustain, cb_burst.ms_median, s, &cb);
@@ -210,12 +212,13 @@ inline size_t carryover_balanced(size_t nk, size_t r, size_t q)
  * after o.warmup rounds; each kernel's median over o.reps rounds and the
  * rounds' shared telemetry (clock and power; no energy per kernel).  Returns
  * the number of failures. */
-template <typename T>
+template <typename E>
 int interleaved(const options &o, const env_info &env, const kernel_desc *cublas, const row &cb_burst,
                 const std::vector<row> &burst, const std::vector<const kernel_desc *> &descs,
-                const ddcheck::problem<T> &p, void *flush, size_t flush_bytes, cudaStream_t s)
+                const ddcheck::problem<typename ddcheck::type_info<E>::real> &p, void *flush,
+                size_t flush_bytes, cudaStream_t s)
 {
-    typedef ddcheck::type_info<T> TI;
+    typedef ddcheck::type_info<E> TI;
     const size_t nk = descs.size() + 1; /* 0: cuBLAS */
     auto run = [&](size_t i) {
         return TI::fn(i ? descs[i - 1] : cublas)(p.m, p.n, p.k, p.A, p.lda, p.B, p.ldb, p.beta, p.C,
@@ -249,7 +252,7 @@ int interleaved(const options &o, const env_info &env, const kernel_desc *cublas
         return 1;
     }
     CK(cudaGetLastError());
-    const double flops = 2.0 * p.m * p.n * p.k;
+    const double flops = 2.0 * p.w * p.w * p.m * p.n * p.k;
     std::vector<row> rows(nk);
     for (size_t i = 0; i < nk; ++i) {
         const std::vector<double> ms = pair_ms(ev.data() + 2 * i * o.reps, o.reps);

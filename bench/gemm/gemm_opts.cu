@@ -10,8 +10,9 @@ namespace gb
 {
 
 static const char USAGE[] =
-    "usage: gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32,i8] [--i8-batch B]\n"
-    "                  [--reps N] [--warmup N] [--beta 0|1|auto] [--slow-limit N]\n"
+    "usage: gemm-bench [--sizes LIST] [--kernels LIST] [--types f64,f32,c128,c64,i8]\n"
+    "                  [--i8-batch B]"
+    " [--reps N] [--warmup N] [--beta 0|1|auto] [--slow-limit N]\n"
     "                  [--sustain SECONDS] [--json FILE] [--quick] [--seed S]\n"
     "                  [--interleave] [--device D]\n"
     "  --sizes     comma list of N or MxNxK (default 1024,2048,4096,8192,16384,\n"
@@ -24,8 +25,10 @@ static const char USAGE[] =
     "  --interleave also time cuBLAS and the kernels that passed in rounds, one run\n"
     "              of each a round (a Williams design of orders), so all see one clock\n"
     "              and temperature; medians per kernel, no per-kernel energy\n"
-    "  --types     f64,f32 (default) and/or i8: the own INT8 GEMM (ozaki2's) against\n"
-    "              cuBLAS INT8, checked exactly; --i8-batch B products per call\n"
+    "  --types     f64,f32 (default), c128,c64 (complex double / float, against\n"
+    "              cuBLAS ZGEMM / CGEMM, 8 flops a multiply-add; z and c also name\n"
+    "              them) and/or i8: the own INT8 GEMM (ozaki2's) against cuBLAS\n"
+    "              INT8, checked exactly; --i8-batch B products per call\n"
     "  --quick     sizes 1024,2048,4096,4096x4096x1024; 3 reps, 1 warm-up\n"
     "  --json FILE append one JSON object per row (JSON Lines)\n";
 
@@ -78,21 +81,26 @@ static const char *opt_kernels(const char *v, void *dest)
 static const char *opt_types(const char *v, void *dest)
 {
     options *o = (options *)dest;
-    bool f64 = false, f32 = false, i8 = false;
+    bool f64 = false, f32 = false, i8 = false, c128 = false, c64 = false;
     std::vector<std::string> t = split(v);
+    const char *what = "f64, f32, c128 (or z), c64 (or c) or i8, comma separated";
     for (auto &x : t) {
         if (x == "f64")
             f64 = true;
         else if (x == "f32")
             f32 = true;
+        else if (x == "c128" || x == "z")
+            c128 = true;
+        else if (x == "c64" || x == "c")
+            c64 = true;
         else if (x == "i8")
             i8 = true;
         else
-            return "f64, f32 or i8, comma separated";
+            return what;
     }
     if (t.empty())
-        return "f64, f32 or i8, comma separated";
-    o->f64 = f64, o->f32 = f32, o->i8 = i8;
+        return what;
+    o->f64 = f64, o->f32 = f32, o->i8 = i8, o->c128 = c128, o->c64 = c64;
     return nullptr;
 }
 
