@@ -1,6 +1,8 @@
 /* cx_dmma.cuh — what the complex production kernels share (zgemm_dmma.cu,
  * cgemm_dmma.cu): the complex product as one real GEMM of twice the size,
- * the expansion of B that makes it so, a CUDA-core fallback, and the count of the calls that took it.
+ * the expansion of B that makes it so, its workspace, a CUDA-core
+ * fallback, and the count of the calls that took it.  (The arguments'
+ * checks in the real view are gemm_common.cuh's gemm_prologue_cx.)
  *
  * The real view.  A row-major complex matrix with (re, im) pairs is a real
  * row-major matrix of twice the columns: A (m × k complex, lda) is the real
