@@ -534,6 +534,18 @@ void test_degenerate_cx(const kernel_desc *d, ddcheck::reducer &red, cudaStream_
              TI::name(), b1, b2, b3, b4, b5);
     report(b1 != 0 && b2 != 0 && b3 != 0 && b4 != 0 && b5 != 0 && pad == 0, what);
 
+    /* cuBLAS's complex types want whole-element alignment: a pointer one
+     * component off is refused before cuBLAS sees it, C untouched */
+    if (!strcmp(d->name, "cublas")) {
+        ddcheck::poison(C, comps, st);
+        int a1 = fn(m, n, 5, A + 1, 5, B, n, 0, C, ld, (void *)st);
+        int a2 = fn(m, n, 5, A, 5, B, n, 0, C + 1, ld, (void *)st);
+        pad = ddcheck::touched<T>(red, C, 2 * ld, m, 0, 2 * ld, st);
+        snprintf(what, sizeof what, "%s %s misaligned complex pointers refused (%d %d)", d->name,
+                 TI::name(), a1, a2);
+        report(a1 != 0 && a2 != 0 && pad == 0, what);
+    }
+
     CK(cudaFree(A));
     CK(cudaFree(B));
     CK(cudaFree(C));
