@@ -49,7 +49,7 @@ static const dd_knob_spec table[DDK_COUNT] = {
          .what =
              "threads per rank with which the library copies and packs blocks (the "
              "redistribution between layouts, staging; a block of fewer than 2^20 elements takes "
-             "one); auto: the node's cores over its ranks, 1 to 8."},
+             "one); auto: the node's cores over its ranks, 1 to 16."},
     [DDK_API_TIMING] =
         {.name = "DD_API_TIMING",
          .type = DD_KNOB_BOOL,

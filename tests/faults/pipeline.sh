@@ -5,7 +5,9 @@
 # thread's store of a band (pipe-store:1), the multiply of a band
 # (multiply:1), each at the middle band, and the put of the second band
 # through the plan's pinned staging (pipe-stage:1 with pipe-slots:*, the
-# GPU's staged copies on the CPU, drained on the error path).  Every rank ends within seconds
+# GPU's staged copies on the CPU, drained on the error path), and the read
+# and the store with pipe-slots:* (failing in the work the staged loop does
+# beside each band's multiply).  Every rank ends within seconds
 # with the same status (1) and one "dgemm-dist: error:" line naming the
 # fault; the old output is kept, no temporary is left, nothing hangs (the
 # I/O thread is joined on every path).  The same faults on rank 0 alone,
@@ -19,13 +21,17 @@ cd "$work" || exit 1
 "${mpirun[@]}" -n 1 "$DD_BIN" --in in.h5 --out c.h5 --quiet || exit 1
 old=$(sum c.h5)
 
-for fault in pipe-read pipe-write pipe-store multiply pipe-stage; do
+for fault in pipe-read pipe-write pipe-store multiply pipe-stage staged-read staged-store; do
     for where in "1 2" "1 4" "0 2"; do
         read -r rank n <<<"$where"
         begin "${fault}_fault_mid_pipeline_on_rank${rank}_of_${n}"
         faults="$fault:$rank"
         # the staged bands (the GPU's pinned staging) fail on the second band's put
         [ "$fault" = pipe-stage ] && faults="pipe-slots:*,pipe-stage:$rank"
+        # the read and the store failing inside the staged loop's work beside
+        # the multiply (dd_plan_multiply_rows_during): message and rank kept
+        [ "$fault" = staged-read ] && faults="pipe-slots:*,pipe-read:$rank"
+        [ "$fault" = staged-store ] && faults="pipe-slots:*,pipe-store:$rank"
         DD_FAULT="$faults" run "$n" 30 --in in.h5 --out c.h5 --force --panel 8 --quiet
         expect_rc 1 "injected fault"
         [ "$fault" = multiply ] || grep -q "rank $rank" "$work/stderr" ||

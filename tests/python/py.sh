@@ -165,6 +165,10 @@ pytest | gpu)
         fi
         mkdir -p "$work"
         make_venv "$work" "$mods"
+        # the venv sees the system's packages as its own build will (the GPU
+        # host's python3 found mpi4py where its venv did not)
+        missing=$("$py" -c 'import numpy, mpi4py, setuptools' 2>&1 | tail -1) ||
+            { echo "skipped: a venv of $sys_py cannot import the build's needs: $missing"; exit 77; }
         pip_install "$work" "DGEMM_DIST_DIR=$build"
     fi
     [[ -x $py ]] || { echo "FAIL: no $py (the python_pip_install_in_tree test makes it)"; exit 1; }
