@@ -73,8 +73,8 @@ static int check_external(hid_t dset, const char *path, const char *label, const
                          "dataset %s (\"%s\" in %s) keeps its values in external file %s, which "
                          "%s: the missing values would read as zeros; complete that file or store "
                          "the dataset in %s",
-                         label, name, path, ext, have < 0 ? "is missing" : "is shorter than declared",
-                         path);
+                         label, name, path, ext,
+                         have < 0 ? "is missing" : "is shorter than declared", path);
     }
     if (dcpl >= 0)
         H5Pclose(dcpl);
@@ -397,7 +397,7 @@ static int probe_matrix(hid_t file, const char *path, const char *label, const c
                      "2-D dataset",
                      name, path, label);
     else
-        rc = io_h5_check_matrix(obj, path, name, label, dims, &m->type, err);
+        rc = io_h5_check_matrix(obj, path, name, label, dims, &m->type, NULL, err);
     if (rc == DD_OK && (dims[0] == 0 || dims[1] == 0))
         rc = dd_fail(err, DD_EUSAGE,
                      "dataset %s (\"%s\" in %s) is %lld×%lld; dgemm-dist needs a non-empty matrix",
@@ -456,6 +456,12 @@ static void layout_words(const dd_probe_gemm *g, char *buf, size_t n)
              g->transb == 'T' ? " --transb T" : "", g->col ? " --order col" : "");
 }
 
+/* "f64", "c128 (complex)": an element type in a message. */
+static const char *type_words(dd_dtype t)
+{
+    return t == DD_C128 ? "c128 (complex)" : t == DD_C64 ? "c64 (complex)" : dd_dtype_name(t);
+}
+
 /* op(A) M×K and op(B) K×N from the stored shapes; their K must agree. */
 static int fit_ab(const char *path, const dd_probe_gemm *g, const probe_mat *ma,
                   const probe_mat *mb, int64_t mnk[3], dd_err *err)
@@ -467,8 +473,11 @@ static int fit_ab(const char *path, const dd_probe_gemm *g, const probe_mat *ma,
     layout_words(g, words, sizeof words);
     if (ma->type != mb->type)
         return dd_fail(err, DD_EUSAGE,
-                       "A is %s but B is %s in %s; store both with the same element type",
-                       dd_dtype_name(ma->type), dd_dtype_name(mb->type), path);
+                       "A is %s but B is %s in %s; store both with the same element type%s",
+                       type_words(ma->type), type_words(mb->type), path,
+                       dd_dtype_complex(ma->type) != dd_dtype_complex(mb->type)
+                           ? " (dgemm-dist multiplies complex by complex and real by real)"
+                           : "");
     if (ak != bk && !words[0])
         return dd_fail(
             err, DD_EUSAGE, "A is %lld×%lld but B is %lld×%lld: A's columns must equal B's rows",
@@ -513,7 +522,7 @@ static int probe_c(hid_t file, const char *path, const dd_probe_gemm *g, dd_dtyp
         rc = dd_fail(err, DD_EUSAGE,
                      "C (\"%s\" in %s) is %s but A and B are %s; store C with their element "
                      "type",
-                     g->c, path, dd_dtype_name(mc.type), dd_dtype_name(type));
+                     g->c, path, type_words(mc.type), type_words(type));
     if (!rc && (mc.rows != rows || mc.cols != cols))
         rc = dd_fail(err, DD_EUSAGE,
                      "C (\"%s\" in %s) is stored %lld×%lld but op(A)·op(B) is %lld×%lld, so C "
