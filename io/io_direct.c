@@ -432,6 +432,10 @@ static int dir_read_block(dd_io *io, const char *dset, dd_dtype type, int64_t ro
         rc = io_h5_check_block(h->path, d, type, row0, nrows, col0, ncols, buf, err);
     if (rc != DD_OK || nrows == 0 || ncols == 0)
         return rc;
+    /* DD_FAULT=direct-only: tests learn which datasets are read with pread */
+    if (off->at == NOWHERE && dd_fault("direct-only"))
+        return dd_fail(err, DD_EIO, "dataset \"%s\" in %s is not read directly but through HDF5",
+                       d->name, h->path);
     if (off->at == NOWHERE)
         return h5_read(h, d, row0, nrows, col0, ncols, buf, err);
     return transfer(h, d, off, row0, nrows, col0, ncols, buf, err);

@@ -575,6 +575,36 @@ static hid_t cx_type(hid_t part, int realimag)
                     NULL, 0);
 }
 
+/* Whether the direct path reads dataset `dset` (rows×cols of type t, values
+ * `which`) of `file` with pread, as `want` says: under DD_FAULT=direct-only
+ * a read it would make through HDF5 fails instead. */
+static void read_directly(const char *file, const char *dset, int64_t rows, int64_t cols,
+                          dd_dtype t, int which, int want)
+{
+    dd_io io = {0};
+    dd_err e;
+    dd_err_clear(&e);
+    int64_t b[4];
+    cut(CUT_ROWS, rows, cols, b);
+    size_t n = (size_t)(b[1] * b[3]);
+    void *buf = malloc(n ? n * dd_elsize(t) : 1);
+    setenv("DD_FAULT", "direct-only:*", 1);
+    int rc = dd_io_direct.open_read(&io, MPI_COMM_WORLD, file, &e);
+    if (rc == DD_OK) {
+        rc = dd_io_direct.read_block(&io, dset, t, b[0], b[1], b[2], b[3], n ? buf : NULL, &e);
+        dd_err ignored;
+        dd_io_direct.close(&io, &ignored);
+    }
+    unsetenv("DD_FAULT");
+    if (want)
+        CHECK(rc == DD_OK && check_block(buf, b, t, which) == 0,
+              "direct read of %s in %s with pread alone: %s", dset, file, e.msg);
+    else if (n > 0)
+        CHECK(rc != DD_OK && has(&e, "not read directly but through HDF5"),
+              "direct read of %s in %s: rc %d %s, want it through HDF5", dset, file, rc, e.msg);
+    free(buf);
+}
+
 /* Round trips of complex128 and complex64: every write path, then every
  * read path, odd shapes, each cut; values checked part by part. */
 static void complex_roundtrips(void)
@@ -603,6 +633,7 @@ static void complex_roundtrips(void)
                 }
                 for (int r = 0; r < nevery; r++)
                     read_file(every_path[r], file, shapes[s][0], shapes[s][1], dt);
+                read_directly(file, "C", shapes[s][0], shapes[s][1], dt, 0, 1);
             }
 }
 
@@ -655,6 +686,8 @@ static void complex_foreign(void)
             MPI_Barrier(MPI_COMM_WORLD);
             for (int r = 0; r < nevery; r++)
                 read_file(every_path[r], file, M, N, dt);
+            /* bytes on disk that are the memory's, whatever the names: pread */
+            read_directly(file, "C", M, N, dt, 0, kind == 0);
         }
 }
 
@@ -844,10 +877,11 @@ static const struct {
     int64_t M, N;
     dd_dtype t;
     int which;
+    int pread; /* the direct path reads it with pread, not through HDF5 */
 } from_h5py[] = {
-    {"c128", 7, 5, DD_C128, 0},           {"c64", 13, 3, DD_C64, 1},
-    {"c128_realimag", 2, 9, DD_C128, 2},  {"c64_realimag", 1, 1, DD_C64, 3},
-    {"c128_bigendian", 5, 4, DD_C128, 0}, {"c64_chunked_gzip", 11, 6, DD_C64, 1},
+    {"c128", 7, 5, DD_C128, 0, 1},           {"c64", 13, 3, DD_C64, 1, 1},
+    {"c128_realimag", 2, 9, DD_C128, 2, 1},  {"c64_realimag", 1, 1, DD_C64, 3, 1},
+    {"c128_bigendian", 5, 4, DD_C128, 0, 0}, {"c64_chunked_gzip", 11, 6, DD_C64, 1, 0},
 };
 
 static void suite_h5py_read(const char *dir)
@@ -881,6 +915,9 @@ static void suite_h5py_read(const char *dir)
         rc = every_path[r]->close(&io, &e);
         CHECK(rc == DD_OK, "%s close: %s", every_path[r]->name, e.msg);
     }
+    for (size_t k = 0; k < sizeof from_h5py / sizeof from_h5py[0]; k++)
+        read_directly(file, from_h5py[k].name, from_h5py[k].M, from_h5py[k].N, from_h5py[k].t,
+                      from_h5py[k].which, from_h5py[k].pread);
     /* the probe of h5py's A (3×4) and B (4×2), and of its column-major
      * pair (a 3×4 A stored 4×3, a 4×2 B stored 2×4) */
     int64_t M, N, K;
