@@ -12,9 +12,12 @@
  *                 pread/pwrite at their file offset, several threads per
  *                 rank, every rank at once (DD_IO_THREADS sets the threads);
  *                 other layouts are read through HDF5.  Works with serial HDF5.
- * Matrices are 2-D datasets, row-major, IEEE float of 8 or 4 bytes.  Blocks
- * are read with the file's own type (no conversion), so collective I/O stays
- * collective.
+ * Matrices are 2-D datasets, row-major, IEEE float of 8 or 4 bytes, or
+ * complex numbers of them (dd_dtype DD_C128, DD_C64): a compound of two
+ * such floats, real part first, named r and i as h5py writes them (or real
+ * and imag), read and written as (re, im) pairs; new datasets get r and i.
+ * Blocks are read with the file's own type (no conversion), so collective
+ * I/O stays collective.
  *
  * Every function here is collective over the communicator it was opened on,
  * even for ranks whose block is empty (nrows or ncols 0).  Failures are local
@@ -79,7 +82,8 @@ extern const dd_io_ops dd_io_collective;
 void io_quiet(void);
 
 /* Rank 0 inspects `path` (read-only) and checks that datasets `a` and `b`
- * exist, are 2-D, IEEE floats of 8 or 4 bytes of one type, and that A's
+ * exist, are 2-D, of one type (floats of 8 or 4 bytes, or complex numbers of
+ * them: io_h5_check_matrix in io/io_h5.h says which compounds), and that A's
  * columns equal B's rows.  The verdict and sizes are broadcast: on return
  * every rank has the same rc, *M, *N, *K, *type and message. */
 int io_probe_inputs(MPI_Comm comm, const char *path, const char *a, const char *b, int64_t *M,
