@@ -85,7 +85,8 @@ void io_quiet(void);
  * exist, are 2-D, of one type (floats of 8 or 4 bytes, or complex numbers of
  * them: io_h5_check_matrix in io/io_h5.h says which compounds), and that A's
  * columns equal B's rows.  The verdict and sizes are broadcast: on return
- * every rank has the same rc, *M, *N, *K, *type and message. */
+ * every rank has the same rc, *M, *N, *K, *type and message.  Complex
+ * inputs are reported, as by io_probe_gemm_cx. */
 int io_probe_inputs(MPI_Comm comm, const char *path, const char *a, const char *b, int64_t *M,
                     int64_t *N, int64_t *K, dd_dtype *type, dd_err *err);
 
@@ -96,7 +97,10 @@ int io_probe_inputs(MPI_Comm comm, const char *path, const char *a, const char *
  * of op(A) (M×K) and op(B) (K×N), derived from the stored shapes.  With
  * need_c the dataset c must exist, be M×N (N×M with col) and of A's type;
  * without it C is never opened.  One message on a mismatch, naming the
- * options that made the shapes. */
+ * options that made the shapes.  Complex inputs are refused (exit 2), so
+ * that a caller that multiplies real matrices only is never handed them;
+ * io_probe_gemm_cx is the same for a caller that multiplies complex ones
+ * too, and reports them (*type DD_C128, DD_C64). */
 typedef struct {
     const char *a, *b, *c; /* dataset names */
     char transa, transb;   /* 'N' or 'T' */
@@ -106,6 +110,8 @@ typedef struct {
 } dd_probe_gemm;
 int io_probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64_t *M, int64_t *N,
                   int64_t *K, dd_dtype *type, dd_err *err);
+int io_probe_gemm_cx(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64_t *M,
+                     int64_t *N, int64_t *K, dd_dtype *type, dd_err *err);
 
 /* The output-file discipline (io_output.c).
  *

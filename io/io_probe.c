@@ -533,8 +533,8 @@ static int probe_c(hid_t file, const char *path, const dd_probe_gemm *g, dd_dtyp
     return rc;
 }
 
-static int probe_local(const char *path, const dd_probe_gemm *g, int64_t mnk[3], dd_dtype *type,
-                       dd_err *err)
+static int probe_local(const char *path, const dd_probe_gemm *g, int complex_ok, int64_t mnk[3],
+                       dd_dtype *type, dd_err *err)
 {
     hid_t file = -1;
     int rc = open_input(path, &file, err);
@@ -546,6 +546,11 @@ static int probe_local(const char *path, const dd_probe_gemm *g, int64_t mnk[3],
         rc = probe_matrix(file, path, "B", g->b, &mb, err);
     if (rc == DD_OK)
         rc = fit_ab(path, g, &ma, &mb, mnk, err);
+    if (rc == DD_OK && dd_dtype_complex(ma.type) && !complex_ok)
+        rc = dd_fail(err, DD_EUSAGE,
+                     "A and B in %s are %s: this program multiplies real matrices only (f64, "
+                     "f32); store them as real floats",
+                     path, type_words(ma.type));
     if (rc == DD_OK && g->need_c)
         rc = probe_c(file, path, g, ma.type, mnk, err);
     *type = ma.type;
@@ -554,8 +559,8 @@ static int probe_local(const char *path, const dd_probe_gemm *g, int64_t mnk[3],
     return rc;
 }
 
-int io_probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64_t *M, int64_t *N,
-                  int64_t *K, dd_dtype *type, dd_err *err)
+static int probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int complex_ok,
+                      int64_t *M, int64_t *N, int64_t *K, dd_dtype *type, dd_err *err)
 {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
@@ -569,7 +574,7 @@ int io_probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64
     dd_err_clear(&local);
     if (rank == 0) {
         dd_dtype t = DD_F64;
-        v.rc = probe_local(path, g, v.mnk, &t, &local);
+        v.rc = probe_local(path, g, complex_ok, v.mnk, &t, &local);
         v.type = (int)t;
     }
     if (MPI_Bcast(&v, (int)sizeof v, MPI_BYTE, 0, comm) != MPI_SUCCESS)
@@ -584,9 +589,21 @@ int io_probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64
     return DD_OK;
 }
 
+int io_probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64_t *M, int64_t *N,
+                  int64_t *K, dd_dtype *type, dd_err *err)
+{
+    return probe_gemm(comm, path, g, 0, M, N, K, type, err);
+}
+
+int io_probe_gemm_cx(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64_t *M,
+                     int64_t *N, int64_t *K, dd_dtype *type, dd_err *err)
+{
+    return probe_gemm(comm, path, g, 1, M, N, K, type, err);
+}
+
 int io_probe_inputs(MPI_Comm comm, const char *path, const char *a, const char *b, int64_t *M,
                     int64_t *N, int64_t *K, dd_dtype *type, dd_err *err)
 {
     dd_probe_gemm g = {a ? a : "A", b ? b : "B", "C", 'N', 'N', 0, 0, 0};
-    return io_probe_gemm(comm, path, &g, M, N, K, type, err);
+    return io_probe_gemm_cx(comm, path, &g, M, N, K, type, err);
 }

@@ -5,6 +5,8 @@
     h5py_complex.py check DIR   h5py reads the files test-io h5py-write wrote
                                 (DIR/<path>-c128.h5, DIR/<path>-c64.h5): complex
                                 dtypes, members r and i, every value
+    h5py_complex.py product IN OUT   OUT's C is IN's A @ B, complex128, to
+                                rounding
 
 Values are tests/io/test_io.c's value_part: element (i, j) of matrix
 `which` is v + (-(v + 1))j with v = 1024 i + j + 0.5 + 0.25 which, exact in
@@ -104,7 +106,27 @@ def check(d):
     return 1 if fails else 0
 
 
+def product(inp, out):
+    with h5py.File(inp, "r") as f:
+        want = f["A"][()] @ f["B"][()]
+    with h5py.File(out, "r") as f:
+        got = f["C"][()]
+    if got.dtype != want.dtype or got.shape != want.shape:
+        print("FAIL product: C is %s %s, A @ B is %s %s" % (got.dtype, got.shape, want.dtype,
+                                                         want.shape))
+        return 1
+    err = np.max(np.abs(got - want)) / np.max(np.abs(want))
+    if not err <= 1e-12:
+        print("FAIL product: C differs from A @ B by %.3g (relative)" % err)
+        return 1
+    print("ok   product: C is A @ B, %s %s (relative difference %.3g)" % (got.dtype, got.shape,
+                                                                          err))
+    return 0
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "product":
+        sys.exit(product(sys.argv[2], sys.argv[3]))
     if len(sys.argv) != 3 or sys.argv[1] not in ("write", "check"):
-        sys.exit("usage: h5py_complex.py write|check DIR")
+        sys.exit("usage: h5py_complex.py write|check DIR | product IN OUT")
     sys.exit(write(sys.argv[2]) if sys.argv[1] == "write" else check(sys.argv[2]))

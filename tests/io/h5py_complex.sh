@@ -10,7 +10,10 @@
 #     reads them back as complex128/complex64 with every value right
 #     (h5py_complex.py check);
 #  4. dgemm-dist refuses each bad input with exit 2 and one message naming
-#     what is wrong: no output file, no temporary, the input untouched.
+#     what is wrong: no output file, no temporary, the input untouched;
+#  5. dgemm-dist on h5py's complex A and B never crashes: it writes C =
+#     A @ B (checked by numpy) or, where it multiplies real matrices only,
+#     refuses them as complex (exit 2, one message, no output).
 # DD_PYTHON: the interpreter (default: the first of /usr/bin/python3 and
 # python3 with numpy and h5py).
 set -euo pipefail
@@ -74,6 +77,32 @@ refuse three 'it has 3 members ("r", "i", "w")'
 refuse names 'members are named "re" and "im"'
 refuse c256 "members are 16-byte floats"
 refuse realb "A is c128 (complex) but B is f64"
+
+# 5: multiplied, or refused as complex; never a crash or a partial output
+in="$work/h5py.h5"
+before=$(sha256sum "$in")
+rm -f "$work/out.h5"
+set +e
+timeout 60 "${mpirun[@]}" -n "$ranks" "$DD_BIN" --in "$in" --out "$work/out.h5" \
+    >"$work/stdout" 2>"$work/stderr"
+rc=$?
+set -e
+why=""
+if [ "$rc" -eq 0 ]; then
+    "$py" "$here/h5py_complex.py" product "$in" "$work/out.h5" || why="C is not A @ B"
+elif [ "$rc" -eq 2 ]; then
+    grep -q '^dgemm-dist: error:.*(complex)' "$work/stderr" || why="exit 2 without naming complex"
+    [ ! -e "$work/out.h5" ] || why="${why:+$why; }output file created"
+    [ -n "$why" ] || echo "ok   complex input refused: $(grep '^dgemm-dist: error:' "$work/stderr")"
+else
+    why="exit status $rc (0: multiplied, 2: refused)"
+fi
+[ "$(sha256sum "$in")" = "$before" ] || why="${why:+$why; }input changed"
+if [ -n "$why" ]; then
+    echo "FAIL complex input: $why"
+    sed 's/^/    stderr: /' "$work/stderr" | head -10
+    fails=$((fails + 1))
+fi
 
 if [ "$fails" -ne 0 ]; then
     echo "FAIL (h5py complex, $ranks ranks): $fails failed"
