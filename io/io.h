@@ -12,9 +12,12 @@
  *                 pread/pwrite at their file offset, several threads per
  *                 rank, every rank at once (DD_IO_THREADS sets the threads);
  *                 other layouts are read through HDF5.  Works with serial HDF5.
- * Matrices are 2-D datasets, row-major, IEEE float of 8 or 4 bytes.  Blocks
- * are read with the file's own type (no conversion), so collective I/O stays
- * collective.
+ * Matrices are 2-D datasets, row-major, IEEE float of 8 or 4 bytes, or
+ * complex numbers of them (dd_dtype DD_C128, DD_C64): a compound of two
+ * such floats, real part first, named r and i as h5py writes them (or real
+ * and imag), read and written as (re, im) pairs; new datasets get r and i.
+ * Blocks are read with the file's own type (no conversion), so collective
+ * I/O stays collective.
  *
  * Every function here is collective over the communicator it was opened on,
  * even for ranks whose block is empty (nrows or ncols 0).  Failures are local
@@ -79,9 +82,11 @@ extern const dd_io_ops dd_io_collective;
 void io_quiet(void);
 
 /* Rank 0 inspects `path` (read-only) and checks that datasets `a` and `b`
- * exist, are 2-D, IEEE floats of 8 or 4 bytes of one type, and that A's
+ * exist, are 2-D, of one type (floats of 8 or 4 bytes, or complex numbers of
+ * them: io_h5_check_matrix in io/io_h5.h says which compounds), and that A's
  * columns equal B's rows.  The verdict and sizes are broadcast: on return
- * every rank has the same rc, *M, *N, *K, *type and message. */
+ * every rank has the same rc, *M, *N, *K, *type and message.  Complex
+ * inputs are reported, as by io_probe_gemm_cx. */
 int io_probe_inputs(MPI_Comm comm, const char *path, const char *a, const char *b, int64_t *M,
                     int64_t *N, int64_t *K, dd_dtype *type, dd_err *err);
 
@@ -92,7 +97,10 @@ int io_probe_inputs(MPI_Comm comm, const char *path, const char *a, const char *
  * of op(A) (M×K) and op(B) (K×N), derived from the stored shapes.  With
  * need_c the dataset c must exist, be M×N (N×M with col) and of A's type;
  * without it C is never opened.  One message on a mismatch, naming the
- * options that made the shapes. */
+ * options that made the shapes.  Complex inputs are refused (exit 2), so
+ * that a caller that multiplies real matrices only is never handed them;
+ * io_probe_gemm_cx is the same for a caller that multiplies complex ones
+ * too, and reports them (*type DD_C128, DD_C64). */
 typedef struct {
     const char *a, *b, *c; /* dataset names */
     char transa, transb;   /* 'N' or 'T' */
@@ -102,6 +110,8 @@ typedef struct {
 } dd_probe_gemm;
 int io_probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64_t *M, int64_t *N,
                   int64_t *K, dd_dtype *type, dd_err *err);
+int io_probe_gemm_cx(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64_t *M,
+                     int64_t *N, int64_t *K, dd_dtype *type, dd_err *err);
 
 /* The output-file discipline (io_output.c).
  *

@@ -113,8 +113,7 @@ static int coll_create(dd_io *io, MPI_Comm comm, const char *path, int ndsets,
     hid_t fapl;
     uint64_t end = 0;
     int rc = coll_begin(io, comm, path, 1, &fapl, err);
-    if (rc == DD_OK &&
-        (ndsets < 1 || names == NULL || dims == NULL || (type != DD_F64 && type != DD_F32)))
+    if (rc == DD_OK && (ndsets < 1 || names == NULL || dims == NULL || !dd_dtype_valid((int)type)))
         rc = dd_fail(err, DD_EUSAGE, "no datasets to create in %s", path);
     for (int i = 0; rc == DD_OK && i < ndsets; i++)
         if (names[i] == NULL || names[i][0] == '\0' || dims[i][0] < 0 || dims[i][1] < 0)
@@ -198,7 +197,7 @@ static int coll_is_virtual(hid_t d)
  * HDF5 (the file opened read-only for the call): HDF5 then opens the
  * sources with the default driver too.  No collective call, so a rank
  * with an empty block simply has nothing to do. */
-static int coll_read_serial(const char *path, const char *dset, dd_dtype type, int64_t row0,
+static int coll_read_serial(const char *path, const char *dset, hid_t mem, int64_t row0,
                             int64_t nrows, int64_t col0, int64_t ncols, void *buf, dd_err *err)
 {
     if (nrows == 0 || ncols == 0)
@@ -212,7 +211,7 @@ static int coll_read_serial(const char *path, const char *dset, dd_dtype type, i
           ms = H5I_INVALID_HID;
     if (f >= 0 && (d < 0 || io_h5_block_spaces(d, row0, nrows, col0, ncols, &fs, &ms) < 0))
         rc = dd_fail(err, DD_EIO, "cannot select a block of dataset \"%s\" in %s", dset, path);
-    else if (f >= 0 && H5Dread(d, io_h5_memtype(type), ms, fs, H5P_DEFAULT, buf) < 0)
+    else if (f >= 0 && H5Dread(d, mem, ms, fs, H5P_DEFAULT, buf) < 0)
         rc = io_h5_read_failed(path, dset, row0, nrows, col0, ncols, "", err);
     if (ms >= 0)
         H5Sclose(ms);
@@ -234,10 +233,11 @@ static int coll_read_block(dd_io *io, const char *dset, dd_dtype type, int64_t r
     if (rc != DD_OK)
         return rc;
     coll *h = io->impl;
-    double dummy; /* an empty block has no buffer; HDF5 wants a pointer anyway */
+    /* an empty block has no buffer; HDF5 wants a pointer anyway */
+    double dummy[2];
     if (coll_is_virtual(d->id)) /* the same dataset, so the same branch, on every rank */
-        rc = coll_read_serial(h->path, dset, type, row0, nrows, col0, ncols, buf, err);
-    else if (H5Dread(d->id, io_h5_memtype(type), ms, fs, h->dxpl, buf ? buf : &dummy) < 0)
+        rc = coll_read_serial(h->path, dset, d->mem, row0, nrows, col0, ncols, buf, err);
+    else if (H5Dread(d->id, d->mem, ms, fs, h->dxpl, buf ? buf : dummy) < 0)
         rc = io_h5_read_failed(h->path, dset, row0, nrows, col0, ncols,
                                " collectively (--io independent avoids MPI-IO)", err);
     H5Sclose(ms);
@@ -254,14 +254,14 @@ static int coll_write_block(dd_io *io, const char *dset, dd_dtype type, int64_t 
     if (rc != DD_OK)
         return rc;
     coll *h = io->impl;
-    double dummy = 0;
+    double dummy[2] = {0, 0};
     /* After a failed write no rank enters another collective write: a
      * failure inside one (a disk that filled) can leave MPI-IO's ranks out
      * of step, and the next collective call would hang.  Every rank agrees
      * on each write's outcome before the next. */
     if (h->wrc != DD_OK)
         rc = dd_fail(err, h->wrc, "%s", h->werr.msg);
-    else if (H5Dwrite(d->id, io_h5_memtype(type), ms, fs, h->dxpl, buf ? buf : &dummy) < 0)
+    else if (H5Dwrite(d->id, d->mem, ms, fs, h->dxpl, buf ? buf : dummy) < 0)
         rc = dd_fail(err, DD_EIO,
                      "cannot write rows %lld+%lld, columns %lld+%lld of dataset \"%s\" in %s "
                      "collectively; is the disk full? (--io independent avoids MPI-IO)",

@@ -277,37 +277,149 @@ int io_h5_read_failed(const char *path, const char *dset, int64_t row0, int64_t 
                    path, how, w.inner[0] ? w.inner : "no reason given");
 }
 
+/* The member names of a complex compound, by IO_CX_*: real part, imaginary part. */
+static const char *const cx_member[2][2] = {{"r", "i"}, {"real", "imag"}};
+
+/* "an 8-byte float", "int32": a member's type in a refusal. */
+static void member_desc(hid_t t, char *out, size_t len)
+{
+    char tn[64];
+    io_h5_type_name(t, tn, sizeof tn);
+    snprintf(out, len, "%s%s",
+             H5Tget_class(t) == H5T_FLOAT ? (H5Tget_size(t) == 8 ? "an " : "a ") : "", tn);
+}
+
+/* Whether compound type ft is a complex number (io_h5.h): 1 with *type and
+ * *names set; 0 with what is wrong with it in `why`; -1 when HDF5 cannot
+ * say. */
+static int complex_type(hid_t ft, dd_dtype *type, int *names, char *why, size_t len)
+{
+    int nm = H5Tget_nmembers(ft);
+    if (nm < 0)
+        return -1;
+    char *mn[2] = {NULL, NULL};
+    if (nm != 2) {
+        /* the members' names, as many as fit */
+        size_t at = (size_t)snprintf(why, len, "it has %d member%s", nm, nm == 1 ? "" : "s");
+        for (int k = 0; k < nm && k < 6 && at < len; k++) {
+            char *n = H5Tget_member_name(ft, (unsigned)k);
+            at +=
+                (size_t)snprintf(why + at, len - at, "%s\"%s\"", k == 0 ? " (" : ", ", n ? n : "?");
+            H5free_memory(n);
+        }
+        if (nm > 0 && at < len)
+            snprintf(why + at, len - at, "%s)", nm > 6 ? ", ..." : "");
+        return 0;
+    }
+    for (int k = 0; k < 2; k++)
+        mn[k] = H5Tget_member_name(ft, (unsigned)k);
+    int which = -1, re = 0;
+    for (int p = 0; p < 2 && which < 0 && mn[0] && mn[1]; p++)
+        for (int k = 0; k < 2; k++)
+            if (strcmp(mn[k], cx_member[p][0]) == 0 && strcmp(mn[1 - k], cx_member[p][1]) == 0)
+                which = p, re = k;
+    if (which < 0)
+        snprintf(why, len, "its members are named \"%s\" and \"%s\"", mn[0] ? mn[0] : "?",
+                 mn[1] ? mn[1] : "?");
+    H5free_memory(mn[0]);
+    H5free_memory(mn[1]);
+    if (which < 0)
+        return 0;
+    const char *rn = cx_member[which][0], *in = cx_member[which][1];
+    hid_t mr = H5Tget_member_type(ft, (unsigned)re),
+          mi = H5Tget_member_type(ft, (unsigned)(1 - re));
+    int ok = -1;
+    if (mr >= 0 && mi >= 0) {
+        H5T_class_t cr = H5Tget_class(mr), ci = H5Tget_class(mi);
+        size_t sr = H5Tget_size(mr), si = H5Tget_size(mi), es = sr;
+        size_t or_ = H5Tget_member_offset(ft, (unsigned)re),
+               oi = H5Tget_member_offset(ft, (unsigned)(1 - re)), size = H5Tget_size(ft);
+        char dr[80], di[80];
+        member_desc(mr, dr, sizeof dr);
+        member_desc(mi, di, sizeof di);
+        ok = 0;
+        if (cr != ci)
+            snprintf(why, len, "its members are of mixed types (%s is %s, %s is %s)", rn, dr, in,
+                     di);
+        else if (cr != H5T_FLOAT)
+            snprintf(why, len, "its members %s and %s are %s, not floats", rn, in, dr);
+        else if (sr != si)
+            snprintf(why, len, "its members are of different sizes (%s is %zu bytes, %s %zu)", rn,
+                     sr, in, si);
+        else if (sr != 8 && sr != 4)
+            snprintf(why, len, "its members are %zu-byte floats", sr);
+        else if (H5Tequal(mr, mi) <= 0)
+            snprintf(why, len,
+                     "its members are of mixed types (%s and %s are %zu-byte floats of "
+                     "different formats: byte order or precision)",
+                     rn, in, sr);
+        else if (or_ != 0 || oi != es)
+            snprintf(why, len,
+                     "%s lies at byte %zu and %s at byte %zu of an element, not at 0 and %zu", rn,
+                     or_, in, oi, es);
+        else if (size != 2 * es)
+            snprintf(why, len, "an element is %zu bytes (padded), not %zu", size, 2 * es);
+        else {
+            ok = 1;
+            *type = es == 8 ? DD_C128 : DD_C64;
+            *names = which;
+        }
+    }
+    if (mr >= 0)
+        H5Tclose(mr);
+    if (mi >= 0)
+        H5Tclose(mi);
+    return ok;
+}
+
 /* The checks every matrix dataset passes, for the probe and for the
- * readers alike: 2-D, IEEE float of 8 or 4 bytes.  `label` ("A", "B") names
- * the matrix in messages; NULL names only the dataset. */
+ * readers alike: 2-D, of floats of 8 or 4 bytes or complex numbers of them.
+ * `label` ("A", "B") names the matrix in messages; NULL names only the
+ * dataset. */
 int io_h5_check_matrix(hid_t dset, const char *path, const char *name, const char *label,
-                       int64_t dims[2], dd_dtype *type, dd_err *err)
+                       int64_t dims[2], dd_dtype *type, int *names, dd_err *err)
 {
     char what[1200];
     if (label)
         snprintf(what, sizeof what, "dataset %s (\"%s\" in %s)", label, name, path);
     else
         snprintf(what, sizeof what, "dataset \"%s\" in %s", name, path);
-    int rc = DD_OK;
+    int rc = DD_OK, nm = IO_CX_RI;
+    dd_dtype t = DD_F64;
     hid_t space = H5Dget_space(dset), ft = H5Dget_type(dset);
     hsize_t d[H5S_MAX_RANK];
     int nd = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
-    if (ft < 0 || nd < 0 || H5Sget_simple_extent_dims(space, d, NULL) < 0) {
+    H5T_class_t cls = ft < 0 ? H5T_NO_CLASS : H5Tget_class(ft);
+    char why[512] = "";
+    int cx = cls == H5T_COMPOUND ? complex_type(ft, &t, &nm, why, sizeof why) : 0;
+    if (ft < 0 || nd < 0 || cx < 0 || H5Sget_simple_extent_dims(space, d, NULL) < 0) {
         rc = dd_fail(err, DD_EIO, "cannot read the shape and type of %s", what);
     } else if (nd != 2) {
         rc = dd_fail(err, DD_EUSAGE, "%s is %d-D; dgemm-dist needs a 2-D matrix", what, nd);
-    } else if (H5Tget_class(ft) != H5T_FLOAT || (H5Tget_size(ft) != 8 && H5Tget_size(ft) != 4)) {
+    } else if (cls == H5T_COMPOUND && !cx) {
+        rc = dd_fail(err, DD_EUSAGE,
+                     "%s has a compound type that is not a complex number: %s; dgemm-dist reads "
+                     "complex matrices as h5py writes them, a compound of two floats named r and "
+                     "i (or real and imag), both 8 bytes at offsets 0 and 8 (complex128) or both "
+                     "4 bytes at 0 and 4 (complex64)",
+                     what, why);
+    } else if (cls != H5T_COMPOUND &&
+               (cls != H5T_FLOAT || (H5Tget_size(ft) != 8 && H5Tget_size(ft) != 4))) {
         char tn[64];
         io_h5_type_name(ft, tn, sizeof tn);
-        rc = dd_fail(err, DD_EUSAGE, "%s has type %s; dgemm-dist needs 8- or 4-byte floats", what,
-                     tn);
+        rc = dd_fail(err, DD_EUSAGE,
+                     "%s has type %s; dgemm-dist needs 8- or 4-byte floats, or complex numbers of "
+                     "them (h5py's complex128, complex64)",
+                     what, tn);
     } else if (d[0] > INT64_MAX || d[1] > INT64_MAX) {
         rc = dd_fail(err, DD_EUSAGE, "%s is %llu×%llu, too large", what, (unsigned long long)d[0],
                      (unsigned long long)d[1]);
     } else {
         dims[0] = (int64_t)d[0];
         dims[1] = (int64_t)d[1];
-        *type = H5Tget_size(ft) == 8 ? DD_F64 : DD_F32;
+        *type = cx ? t : H5Tget_size(ft) == 8 ? DD_F64 : DD_F32;
+        if (names)
+            *names = cx ? nm : IO_CX_RI;
     }
     if (ft >= 0)
         H5Tclose(ft);
@@ -316,13 +428,28 @@ int io_h5_check_matrix(hid_t dset, const char *path, const char *name, const cha
     return rc;
 }
 
-hid_t io_h5_memtype(dd_dtype t)
+/* A complex compound of two `part` floats named as cx_member[names]. */
+static hid_t complex_of(hid_t part, int names)
 {
-    return t == DD_F64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+    size_t es = H5Tget_size(part);
+    const char *const *mn = cx_member[names == IO_CX_REALIMAG];
+    hid_t t = es == 0 ? H5I_INVALID_HID : H5Tcreate(H5T_COMPOUND, 2 * es);
+    if (t >= 0 && (H5Tinsert(t, mn[0], 0, part) < 0 || H5Tinsert(t, mn[1], es, part) < 0)) {
+        H5Tclose(t);
+        t = H5I_INVALID_HID;
+    }
+    return t;
+}
+
+hid_t io_h5_memtype(dd_dtype t, int names)
+{
+    hid_t part = t == DD_F64 || t == DD_C128 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+    return dd_dtype_complex(t) ? complex_of(part, names) : H5Tcopy(part);
 }
 hid_t io_h5_filetype(dd_dtype t)
 {
-    return t == DD_F64 ? H5T_IEEE_F64LE : H5T_IEEE_F32LE;
+    hid_t part = t == DD_F64 || t == DD_C128 ? H5T_IEEE_F64LE : H5T_IEEE_F32LE;
+    return dd_dtype_complex(t) ? complex_of(part, IO_CX_RI) : H5Tcopy(part);
 }
 
 char *io_h5_strdup(const char *s)
@@ -343,7 +470,7 @@ io_h5_dset *io_h5_find(io_h5_table *t, const char *name)
 }
 
 io_h5_dset *io_h5_add(io_h5_table *t, const char *name, hid_t id, const int64_t dims[2],
-                      dd_dtype type)
+                      dd_dtype type, int names)
 {
     if (t->n == t->cap) {
         int cap = t->cap ? 2 * t->cap : 4;
@@ -354,14 +481,19 @@ io_h5_dset *io_h5_add(io_h5_table *t, const char *name, hid_t id, const int64_t 
         t->cap = cap;
     }
     char *copy = io_h5_strdup(name);
-    if (copy == NULL)
+    hid_t mem = copy == NULL ? H5I_INVALID_HID : io_h5_memtype(type, names);
+    if (mem < 0) {
+        free(copy);
         return NULL;
+    }
     io_h5_dset *e = &t->d[t->n++];
     e->name = copy;
     e->id = id;
     e->dims[0] = dims[0];
     e->dims[1] = dims[1];
     e->type = type;
+    e->names = names;
+    e->mem = mem;
     return e;
 }
 
@@ -371,6 +503,7 @@ int io_h5_table_free(io_h5_table *t, const char *path, dd_err *err)
     for (int i = 0; i < t->n; i++) {
         if (t->d[i].id >= 0 && H5Dclose(t->d[i].id) < 0 && rc == DD_OK)
             rc = dd_fail(err, DD_EIO, "cannot close dataset \"%s\" of %s", t->d[i].name, path);
+        H5Tclose(t->d[i].mem);
         free(t->d[i].name);
     }
     free(t->d);
@@ -399,8 +532,9 @@ int io_h5_open_dset(io_h5_table *t, hid_t file, const char *path, const char *na
         return dd_fail(err, DD_EIO, "cannot open \"%s\" in %s as a dataset", name, path);
     int64_t d2[2] = {0, 0};
     dd_dtype dt = DD_F64;
-    int rc = io_h5_check_matrix(d, path, name, NULL, d2, &dt, err);
-    io_h5_dset *e = rc == DD_OK ? io_h5_add(t, name, d, d2, dt) : NULL;
+    int names = IO_CX_RI;
+    int rc = io_h5_check_matrix(d, path, name, NULL, d2, &dt, &names, err);
+    io_h5_dset *e = rc == DD_OK ? io_h5_add(t, name, d, d2, dt, names) : NULL;
     if (rc == DD_OK && e == NULL)
         rc = dd_fail(err, DD_ENOMEM, "out of memory opening dataset \"%s\" in %s", name, path);
     if (rc != DD_OK) {
@@ -474,9 +608,10 @@ int io_h5_create_dsets(hid_t file, const char *path, int ndsets, const char *con
     *end = 0;
     int rc = DD_OK;
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), lcpl = H5Pcreate(H5P_LINK_CREATE);
+    hid_t ftype = io_h5_filetype(type);
     /* Contiguous and allocated at creation: parallel HDF5 needs early
      * allocation anyway; never filling avoids writing the matrix twice. */
-    if (dcpl < 0 || lcpl < 0 || H5Pset_layout(dcpl, H5D_CONTIGUOUS) < 0 ||
+    if (dcpl < 0 || lcpl < 0 || ftype < 0 || H5Pset_layout(dcpl, H5D_CONTIGUOUS) < 0 ||
         H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) < 0 ||
         H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0 ||
         H5Pset_create_intermediate_group(lcpl, 1) < 0)
@@ -485,8 +620,7 @@ int io_h5_create_dsets(hid_t file, const char *path, int ndsets, const char *con
         hsize_t hd[2] = {(hsize_t)dims[i][0], (hsize_t)dims[i][1]};
         hid_t space = H5Screate_simple(2, hd, NULL);
         hid_t d = space < 0 ? H5I_INVALID_HID
-                            : H5Dcreate2(file, names[i], io_h5_filetype(type), space, lcpl, dcpl,
-                                         H5P_DEFAULT);
+                            : H5Dcreate2(file, names[i], ftype, space, lcpl, dcpl, H5P_DEFAULT);
         if (space >= 0)
             H5Sclose(space);
         if (d < 0) {
@@ -497,13 +631,15 @@ int io_h5_create_dsets(hid_t file, const char *path, int ndsets, const char *con
         }
         if (data_end(d) > *end)
             *end = data_end(d);
-        if (t != NULL && io_h5_add(t, names[i], d, dims[i], type) != NULL)
+        if (t != NULL && io_h5_add(t, names[i], d, dims[i], type, IO_CX_RI) != NULL)
             continue;
         H5Dclose(d);
         if (t != NULL)
             rc = dd_fail(err, DD_ENOMEM, "out of memory creating dataset \"%s\" in %s", names[i],
                          path);
     }
+    if (ftype >= 0)
+        H5Tclose(ftype);
     if (lcpl >= 0)
         H5Pclose(lcpl);
     if (dcpl >= 0)

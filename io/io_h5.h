@@ -66,18 +66,34 @@ int io_h5_explain_open(const char *path, dd_err *err);
  * data (the file is corrupt: exit 2), else HDF5's innermost reason (exit 1). */
 int io_h5_read_failed(const char *path, const char *dset, int64_t row0, int64_t nrows, int64_t col0,
                       int64_t ncols, const char *how, dd_err *err);
-/* 2-D IEEE float of 8 or 4 bytes: its dims and type, or one message;
- * `label` ("A", "B") names the matrix in it, NULL only the dataset. */
+/* 2-D, of floats of 8 or 4 bytes or of complex numbers of them: its dims
+ * and type, or one message (exit 2 for a dataset of any other type);
+ * `label` ("A", "B") names the matrix in it, NULL only the dataset.
+ * *names (where not NULL): which member names a complex type has
+ * (IO_CX_RI, IO_CX_REALIMAG; IO_CX_RI for real types).
+ *
+ * A complex element is an HDF5 compound of exactly two members, the real
+ * part at byte 0 and the imaginary part at byte 8 (complex128) or 4
+ * (complex64), both floats of that size and of one format, with no
+ * padding: as h5py and numpy write complex128 and complex64.  The members
+ * are named "r" and "i" (h5py) or "real" and "imag" (other writers). */
+enum { IO_CX_RI = 0, IO_CX_REALIMAG = 1 };
 int io_h5_check_matrix(hid_t dset, const char *path, const char *name, const char *label,
-                       int64_t dims[2], dd_dtype *type, dd_err *err);
+                       int64_t dims[2], dd_dtype *type, int *names, dd_err *err);
 
-/* Memory type for reads and writes; file type for new datasets (IEEE, little endian). */
-hid_t io_h5_memtype(dd_dtype t);
 /* H5Fopen for reading with no sieve buffer: a column of a contiguous
  * row-major dataset is then one small read per row, not a 64 KiB sieve
  * read per row (a column of a 16384-square FP64 matrix: 0.018 s against
  * 0.17 s; rows and wide blocks are read whole either way). */
 hid_t io_h5_open_read(const char *path);
+
+/* The memory type of an element (native floats; a complex one with the
+ * member names `names`, the file's, so that a file of native floats is read
+ * with no conversion), and the file type of new datasets (IEEE little
+ * endian; complex members "r" and "i", what h5py reads back as complex).
+ * New types: the caller closes them (H5Tclose); H5I_INVALID_HID when HDF5
+ * cannot make one. */
+hid_t io_h5_memtype(dd_dtype t, int names);
 hid_t io_h5_filetype(dd_dtype t);
 
 /* The datasets a file handle knows about, opened once and cached by name. */
@@ -86,6 +102,8 @@ typedef struct {
     hid_t id; /* H5I_INVALID_HID where the dataset is not held open */
     int64_t dims[2];
     dd_dtype type;
+    int names; /* a complex type's member names: IO_CX_RI, IO_CX_REALIMAG */
+    hid_t mem; /* io_h5_memtype(type, names), owned by the table */
 } io_h5_dset;
 
 typedef struct {
@@ -94,14 +112,15 @@ typedef struct {
 } io_h5_table;
 
 io_h5_dset *io_h5_find(io_h5_table *t, const char *name);
-/* Adds an entry (name copied); NULL when out of memory. */
+/* Adds an entry (name copied, its memory type made); NULL when out of
+ * memory or HDF5 cannot make the type. */
 io_h5_dset *io_h5_add(io_h5_table *t, const char *name, hid_t id, const int64_t dims[2],
-                      dd_dtype type);
+                      dd_dtype type, int names);
 /* Closes every held dataset and frees the table; returns DD_OK or the first failure. */
 int io_h5_table_free(io_h5_table *t, const char *path, dd_err *err);
 
-/* Opens dataset `name` of `file` and adds it to `t`, checking that it is a 2-D
- * IEEE float of 8 or 4 bytes. */
+/* Opens dataset `name` of `file` and adds it to `t`, checking that it is a
+ * matrix as io_h5_check_matrix says. */
 int io_h5_open_dset(io_h5_table *t, hid_t file, const char *path, const char *name,
                     io_h5_dset **out, dd_err *err);
 

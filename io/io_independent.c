@@ -86,7 +86,7 @@ static int check_create_args(const char *path, int ndsets, const char *const *na
 {
     if (path == NULL || path[0] == '\0')
         return dd_fail(err, DD_EUSAGE, "no HDF5 file named to create");
-    if (ndsets < 1 || names == NULL || dims == NULL || (type != DD_F64 && type != DD_F32))
+    if (ndsets < 1 || names == NULL || dims == NULL || !dd_dtype_valid((int)type))
         return dd_fail(err, DD_EUSAGE, "no datasets to create in %s", path);
     for (int i = 0; i < ndsets; i++)
         if (names[i] == NULL || names[i][0] == '\0' || dims[i][0] < 0 || dims[i][1] < 0)
@@ -110,7 +110,7 @@ static int indep_create(dd_io *io, MPI_Comm comm, const char *path, int ndsets,
     indep *h = indep_new(io, comm, path, 1, &local);
     rc = h ? DD_OK : DD_ENOMEM;
     for (int i = 0; h && rc == DD_OK && i < ndsets; i++)
-        if (io_h5_add(&h->dsets, names[i], H5I_INVALID_HID, dims[i], type) == NULL)
+        if (io_h5_add(&h->dsets, names[i], H5I_INVALID_HID, dims[i], type, IO_CX_RI) == NULL)
             rc = dd_fail(&local, DD_ENOMEM, "out of memory creating %s", path);
     if (h && h->rank == 0 && rc == DD_OK) {
         hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -169,7 +169,7 @@ static int indep_read_block(dd_io *io, const char *dset, dd_dtype type, int64_t 
     hid_t fs, ms;
     if (io_h5_block_spaces(d->id, row0, nrows, col0, ncols, &fs, &ms) < 0)
         return dd_fail(err, DD_EIO, "cannot select a block of dataset \"%s\" in %s", dset, h->path);
-    if (H5Dread(d->id, io_h5_memtype(type), ms, fs, H5P_DEFAULT, buf) < 0)
+    if (H5Dread(d->id, d->mem, ms, fs, H5P_DEFAULT, buf) < 0)
         rc = io_h5_read_failed(h->path, dset, row0, nrows, col0, ncols, "", err);
     H5Sclose(ms);
     H5Sclose(fs);
@@ -177,8 +177,8 @@ static int indep_read_block(dd_io *io, const char *dset, dd_dtype type, int64_t 
 }
 
 /* One rank's turn: open, write, close — so the next rank sees a complete file. */
-static int write_turn(indep *h, const io_h5_dset *d, dd_dtype type, int64_t row0, int64_t nrows,
-                      int64_t col0, int64_t ncols, const void *buf, dd_err *err)
+static int write_turn(indep *h, const io_h5_dset *d, int64_t row0, int64_t nrows, int64_t col0,
+                      int64_t ncols, const void *buf, dd_err *err)
 {
     hid_t f = H5Fopen(h->path, H5F_ACC_RDWR, H5P_DEFAULT);
     if (f < 0)
@@ -187,7 +187,7 @@ static int write_turn(indep *h, const io_h5_dset *d, dd_dtype type, int64_t row0
     hid_t ds = H5Dopen2(f, d->name, H5P_DEFAULT), fs = H5I_INVALID_HID, ms = H5I_INVALID_HID;
     if (ds < 0 || io_h5_block_spaces(ds, row0, nrows, col0, ncols, &fs, &ms) < 0)
         rc = dd_fail(err, DD_EIO, "cannot open dataset \"%s\" in %s for writing", d->name, h->path);
-    else if (H5Dwrite(ds, io_h5_memtype(type), ms, fs, H5P_DEFAULT, buf) < 0)
+    else if (H5Dwrite(ds, d->mem, ms, fs, H5P_DEFAULT, buf) < 0)
         rc = dd_fail(err, DD_EIO,
                      "cannot write rows %lld+%lld, columns %lld+%lld of dataset \"%s\" in %s; "
                      "is the disk full?",
@@ -222,7 +222,7 @@ static int indep_write_block(dd_io *io, const char *dset, dd_dtype type, int64_t
     /* A rank that failed still walks every barrier, so nobody waits forever. */
     for (int r = 0; r < h->size; r++) {
         if (r == h->rank && rc == DD_OK && nrows > 0 && ncols > 0)
-            rc = write_turn(h, d, type, row0, nrows, col0, ncols, buf, err);
+            rc = write_turn(h, d, row0, nrows, col0, ncols, buf, err);
         if (MPI_Barrier(io->comm) != MPI_SUCCESS && rc == DD_OK)
             rc = dd_fail(err, DD_EFAIL, "MPI_Barrier failed while writing %s", h->path);
     }

@@ -73,8 +73,8 @@ static int check_external(hid_t dset, const char *path, const char *label, const
                          "dataset %s (\"%s\" in %s) keeps its values in external file %s, which "
                          "%s: the missing values would read as zeros; complete that file or store "
                          "the dataset in %s",
-                         label, name, path, ext, have < 0 ? "is missing" : "is shorter than declared",
-                         path);
+                         label, name, path, ext,
+                         have < 0 ? "is missing" : "is shorter than declared", path);
     }
     if (dcpl >= 0)
         H5Pclose(dcpl);
@@ -397,7 +397,7 @@ static int probe_matrix(hid_t file, const char *path, const char *label, const c
                      "2-D dataset",
                      name, path, label);
     else
-        rc = io_h5_check_matrix(obj, path, name, label, dims, &m->type, err);
+        rc = io_h5_check_matrix(obj, path, name, label, dims, &m->type, NULL, err);
     if (rc == DD_OK && (dims[0] == 0 || dims[1] == 0))
         rc = dd_fail(err, DD_EUSAGE,
                      "dataset %s (\"%s\" in %s) is %lld×%lld; dgemm-dist needs a non-empty matrix",
@@ -456,6 +456,12 @@ static void layout_words(const dd_probe_gemm *g, char *buf, size_t n)
              g->transb == 'T' ? " --transb T" : "", g->col ? " --order col" : "");
 }
 
+/* "f64", "c128 (complex)": an element type in a message. */
+static const char *type_words(dd_dtype t)
+{
+    return t == DD_C128 ? "c128 (complex)" : t == DD_C64 ? "c64 (complex)" : dd_dtype_name(t);
+}
+
 /* op(A) M×K and op(B) K×N from the stored shapes; their K must agree. */
 static int fit_ab(const char *path, const dd_probe_gemm *g, const probe_mat *ma,
                   const probe_mat *mb, int64_t mnk[3], dd_err *err)
@@ -467,8 +473,11 @@ static int fit_ab(const char *path, const dd_probe_gemm *g, const probe_mat *ma,
     layout_words(g, words, sizeof words);
     if (ma->type != mb->type)
         return dd_fail(err, DD_EUSAGE,
-                       "A is %s but B is %s in %s; store both with the same element type",
-                       dd_dtype_name(ma->type), dd_dtype_name(mb->type), path);
+                       "A is %s but B is %s in %s; store both with the same element type%s",
+                       type_words(ma->type), type_words(mb->type), path,
+                       dd_dtype_complex(ma->type) != dd_dtype_complex(mb->type)
+                           ? " (dgemm-dist multiplies complex by complex and real by real)"
+                           : "");
     if (ak != bk && !words[0])
         return dd_fail(
             err, DD_EUSAGE, "A is %lld×%lld but B is %lld×%lld: A's columns must equal B's rows",
@@ -513,7 +522,7 @@ static int probe_c(hid_t file, const char *path, const dd_probe_gemm *g, dd_dtyp
         rc = dd_fail(err, DD_EUSAGE,
                      "C (\"%s\" in %s) is %s but A and B are %s; store C with their element "
                      "type",
-                     g->c, path, dd_dtype_name(mc.type), dd_dtype_name(type));
+                     g->c, path, type_words(mc.type), type_words(type));
     if (!rc && (mc.rows != rows || mc.cols != cols))
         rc = dd_fail(err, DD_EUSAGE,
                      "C (\"%s\" in %s) is stored %lld×%lld but op(A)·op(B) is %lld×%lld, so C "
@@ -524,8 +533,8 @@ static int probe_c(hid_t file, const char *path, const dd_probe_gemm *g, dd_dtyp
     return rc;
 }
 
-static int probe_local(const char *path, const dd_probe_gemm *g, int64_t mnk[3], dd_dtype *type,
-                       dd_err *err)
+static int probe_local(const char *path, const dd_probe_gemm *g, int complex_ok, int64_t mnk[3],
+                       dd_dtype *type, dd_err *err)
 {
     hid_t file = -1;
     int rc = open_input(path, &file, err);
@@ -537,6 +546,11 @@ static int probe_local(const char *path, const dd_probe_gemm *g, int64_t mnk[3],
         rc = probe_matrix(file, path, "B", g->b, &mb, err);
     if (rc == DD_OK)
         rc = fit_ab(path, g, &ma, &mb, mnk, err);
+    if (rc == DD_OK && dd_dtype_complex(ma.type) && !complex_ok)
+        rc = dd_fail(err, DD_EUSAGE,
+                     "A and B in %s are %s: this program multiplies real matrices only (f64, "
+                     "f32); store them as real floats",
+                     path, type_words(ma.type));
     if (rc == DD_OK && g->need_c)
         rc = probe_c(file, path, g, ma.type, mnk, err);
     *type = ma.type;
@@ -545,8 +559,8 @@ static int probe_local(const char *path, const dd_probe_gemm *g, int64_t mnk[3],
     return rc;
 }
 
-int io_probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64_t *M, int64_t *N,
-                  int64_t *K, dd_dtype *type, dd_err *err)
+static int probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int complex_ok,
+                      int64_t *M, int64_t *N, int64_t *K, dd_dtype *type, dd_err *err)
 {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
@@ -560,7 +574,7 @@ int io_probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64
     dd_err_clear(&local);
     if (rank == 0) {
         dd_dtype t = DD_F64;
-        v.rc = probe_local(path, g, v.mnk, &t, &local);
+        v.rc = probe_local(path, g, complex_ok, v.mnk, &t, &local);
         v.type = (int)t;
     }
     if (MPI_Bcast(&v, (int)sizeof v, MPI_BYTE, 0, comm) != MPI_SUCCESS)
@@ -575,9 +589,21 @@ int io_probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64
     return DD_OK;
 }
 
+int io_probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64_t *M, int64_t *N,
+                  int64_t *K, dd_dtype *type, dd_err *err)
+{
+    return probe_gemm(comm, path, g, 0, M, N, K, type, err);
+}
+
+int io_probe_gemm_cx(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64_t *M,
+                     int64_t *N, int64_t *K, dd_dtype *type, dd_err *err)
+{
+    return probe_gemm(comm, path, g, 1, M, N, K, type, err);
+}
+
 int io_probe_inputs(MPI_Comm comm, const char *path, const char *a, const char *b, int64_t *M,
                     int64_t *N, int64_t *K, dd_dtype *type, dd_err *err)
 {
     dd_probe_gemm g = {a ? a : "A", b ? b : "B", "C", 'N', 'N', 0, 0, 0};
-    return io_probe_gemm(comm, path, &g, M, N, K, type, err);
+    return io_probe_gemm_cx(comm, path, &g, M, N, K, type, err);
 }

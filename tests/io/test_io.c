@@ -3,6 +3,8 @@
  *   mpirun -n 3 test-io roundtrip independent|collective
  *   mpirun -n 3 test-io probe
  *   mpirun -n 3 test-io output
+ *   mpirun -n 3 test-io complex
+ *   mpirun -n 3 test-io h5py-read DIR | h5py-write DIR   (tests/io/h5py_complex.sh)
  *
  * roundtrip: matrices of known values written block by block (cut by rows,
  * by columns, on a P×Q grid, and all on one rank with the others empty),
@@ -13,6 +15,16 @@
  * rank gets the same rc and message.
  * output: the temporary-name discipline (refuse, force, input == output,
  * commit, abort).
+ * complex: complex128 and complex64 round trips through every write path
+ * and every read path (direct included), odd shapes, every cutting; files
+ * with members real/imag, big-endian, chunked and compressed; compounds
+ * that are not complex numbers refused by the probe and every read path,
+ * each naming what is wrong; complex against real and the precisions
+ * refused; --order col and transposes in the probe.
+ * h5py-read DIR: every read path reads the complex datasets h5py wrote into
+ * DIR/h5py.h5 and checks their values; the probe reports them complex.
+ * h5py-write DIR: every write path writes complex files into DIR for h5py
+ * to check (tests/io/h5py_complex.py).
  * Exit status 0 only when every check on every rank passed.  DD_TEST_KEEP=1
  * keeps the scratch files; DD_TEST_VERBOSE=1 prints the messages checked. */
 #define _POSIX_C_SOURCE 200809L
@@ -99,10 +111,28 @@ static void cut(int kind, int64_t M, int64_t N, int64_t b[4])
     }
 }
 
-/* Exact in f32 as well as f64 for the shapes used here. */
-static double value(int64_t i, int64_t j, int which)
+/* Exact in f32 as well as f64 for the shapes used here.  Part 0 is a
+ * real value or a complex one's real part, part 1 the imaginary part
+ * (tests/io/h5py_complex.py writes and expects the same). */
+static double value_part(int64_t i, int64_t j, int which, int part)
 {
-    return (double)(i * 1024 + j) + 0.5 + which * 0.25;
+    double v = (double)(i * 1024 + j) + 0.5 + which * 0.25;
+    return part ? -(v + 1) : v;
+}
+
+/* Part p of element k of a buffer of type t (f64, f32, or complex of them). */
+static double get_part(const void *buf, dd_dtype t, size_t k, int p)
+{
+    size_t at = dd_dtype_complex(t) ? 2 * k + (size_t)p : k;
+    return dd_dtype_real(t) == DD_F64 ? ((const double *)buf)[at] : ((const float *)buf)[at];
+}
+static void set_part(void *buf, dd_dtype t, size_t k, int p, double v)
+{
+    size_t at = dd_dtype_complex(t) ? 2 * k + (size_t)p : k;
+    if (dd_dtype_real(t) == DD_F64)
+        ((double *)buf)[at] = v;
+    else
+        ((float *)buf)[at] = (float)v;
 }
 
 static void *fill_block(const int64_t b[4], dd_dtype t, int which)
@@ -110,13 +140,10 @@ static void *fill_block(const int64_t b[4], dd_dtype t, int which)
     size_t n = (size_t)(b[1] * b[3]);
     void *buf = malloc(n ? n * dd_elsize(t) : 1);
     for (int64_t i = 0; i < b[1]; i++)
-        for (int64_t j = 0; j < b[3]; j++) {
-            double v = value(b[0] + i, b[2] + j, which);
-            if (t == DD_F64)
-                ((double *)buf)[i * b[3] + j] = v;
-            else
-                ((float *)buf)[i * b[3] + j] = (float)v;
-        }
+        for (int64_t j = 0; j < b[3]; j++)
+            for (int p = 0; p < 1 + dd_dtype_complex(t); p++)
+                set_part(buf, t, (size_t)(i * b[3] + j), p,
+                         value_part(b[0] + i, b[2] + j, which, p));
     return buf;
 }
 
@@ -126,10 +153,11 @@ static int64_t check_block(const void *buf, const int64_t b[4], dd_dtype t, int 
     int64_t bad = 0;
     for (int64_t i = 0; i < b[1]; i++)
         for (int64_t j = 0; j < b[3]; j++) {
-            double want = value(b[0] + i, b[2] + j, which);
-            double got = t == DD_F64 ? ((const double *)buf)[i * b[3] + j]
-                                     : (double)((const float *)buf)[i * b[3] + j];
-            bad += got != want;
+            int wrong = 0;
+            for (int p = 0; p < 1 + dd_dtype_complex(t); p++)
+                wrong |= get_part(buf, t, (size_t)(i * b[3] + j), p) !=
+                         value_part(b[0] + i, b[2] + j, which, p);
+            bad += wrong;
         }
     return bad;
 }
@@ -268,7 +296,7 @@ static void read_file(const dd_io_ops *r, const char *file, int64_t M, int64_t N
     dd_err_clear(&e);
     int last = g_rank == g_size - 1;
     rc = r->read_block(&io, "C", t, 0, last ? M + 1 : 1, 0, 1, x, &e);
-    if (r == &dd_io_independent)
+    if (strcmp(r->name, "collective") != 0)
         CHECK(last ? rc != DD_OK && has(&e, "outside") : rc == DD_OK, "one rank out of range: %s",
               e.msg);
     else
@@ -520,6 +548,416 @@ static void suite_probe(void)
     EXPECT_FAIL("empty.h5", "A", "B", "0×4", "non-empty");
 }
 
+/* ---- complex matrices ------------------------------------------------------------------- */
+
+/* Every path built here (direct included), for writing and for reading. */
+static const dd_io_ops *every_path[3];
+static int nevery;
+
+/* A compound element of `size` bytes: member `n0` of type t0 at offset o0,
+ * then (where n1 is not NULL) `n1` of t1 at o1 and (where n2 is not NULL)
+ * `n2` of t0 at o2.  The caller closes it. */
+static hid_t compound(size_t size, const char *n0, hid_t t0, size_t o0, const char *n1, hid_t t1,
+                      size_t o1, const char *n2, size_t o2)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, size);
+    CHECK(t >= 0 && H5Tinsert(t, n0, o0, t0) >= 0 && (!n1 || H5Tinsert(t, n1, o1, t1) >= 0) &&
+              (!n2 || H5Tinsert(t, n2, o2, t0) >= 0),
+          "making a compound of %s", n0);
+    return t;
+}
+
+/* Complex types as h5py writes them (members r, i) and as other tools do (real, imag). */
+static hid_t cx_type(hid_t part, int realimag)
+{
+    size_t es = H5Tget_size(part);
+    return compound(2 * es, realimag ? "real" : "r", part, 0, realimag ? "imag" : "i", part, es,
+                    NULL, 0);
+}
+
+/* Whether the direct path reads dataset `dset` (rows×cols of type t, values
+ * `which`) of `file` with pread, as `want` says: under DD_FAULT=direct-only
+ * a read it would make through HDF5 fails instead. */
+static void read_directly(const char *file, const char *dset, int64_t rows, int64_t cols,
+                          dd_dtype t, int which, int want)
+{
+    dd_io io = {0};
+    dd_err e;
+    dd_err_clear(&e);
+    int64_t b[4];
+    cut(CUT_ROWS, rows, cols, b);
+    size_t n = (size_t)(b[1] * b[3]);
+    void *buf = malloc(n ? n * dd_elsize(t) : 1);
+    setenv("DD_FAULT", "direct-only:*", 1);
+    int rc = dd_io_direct.open_read(&io, MPI_COMM_WORLD, file, &e);
+    if (rc == DD_OK) {
+        rc = dd_io_direct.read_block(&io, dset, t, b[0], b[1], b[2], b[3], n ? buf : NULL, &e);
+        dd_err ignored;
+        dd_io_direct.close(&io, &ignored);
+    }
+    unsetenv("DD_FAULT");
+    if (want)
+        CHECK(rc == DD_OK && check_block(buf, b, t, which) == 0,
+              "direct read of %s in %s with pread alone: %s", dset, file, e.msg);
+    else if (n > 0)
+        CHECK(rc != DD_OK && has(&e, "not read directly but through HDF5"),
+              "direct read of %s in %s: rc %d %s, want it through HDF5", dset, file, rc, e.msg);
+    free(buf);
+}
+
+/* Round trips of complex128 and complex64: every write path, then every
+ * read path, odd shapes, each cut; values checked part by part. */
+static void complex_roundtrips(void)
+{
+    const int64_t shapes[][2] = {{7, 5}, {1, 1}, {13, 3}, {2, 9}};
+    char file[600];
+    path_in_dir(file, sizeof file, "cx-roundtrip.h5");
+    for (int w = 0; w < nevery; w++)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (int t = 0; t < 2; t++) {
+                dd_dtype dt = t == 0 ? DD_C128 : DD_C64;
+                int wcut = (int)((s * 2 + (size_t)t + (size_t)w) % NCUTS);
+                write_file(every_path[w], file, shapes[s][0], shapes[s][1], dt, wcut);
+                check_attrs(file);
+                if (g_rank ==
+                    0) { /* as h5py reads it: the compound r, i of IEEE little-endian floats */
+                    hid_t f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+                    hid_t d = H5Dopen2(f, "C", H5P_DEFAULT), ft = H5Dget_type(d);
+                    hid_t want = cx_type(t == 0 ? H5T_IEEE_F64LE : H5T_IEEE_F32LE, 0);
+                    CHECK(H5Tequal(ft, want) > 0, "%s wrote %s without the type r, i of %s",
+                          every_path[w]->name, dd_dtype_name(dt), t == 0 ? "f64le" : "f32le");
+                    H5Tclose(want);
+                    H5Tclose(ft);
+                    H5Dclose(d);
+                    H5Fclose(f);
+                }
+                for (int r = 0; r < nevery; r++)
+                    read_file(every_path[r], file, shapes[s][0], shapes[s][1], dt);
+                read_directly(file, "C", shapes[s][0], shapes[s][1], dt, 0, 1);
+            }
+}
+
+/* Complex files as other writers make them, read by every path: members
+ * real and imag; big-endian members; chunked and compressed.  Rank 0 writes
+ * them with plain HDF5 (C M×N values 0, grp/D N×M values 1, as read_file
+ * expects). */
+static void complex_foreign(void)
+{
+    char file[600];
+    path_in_dir(file, sizeof file, "cx-foreign.h5");
+    const int64_t M = 7, N = 5;
+    for (int t = 0; t < 2; t++)
+        for (int kind = 0; kind < 3; kind++) {
+            dd_dtype dt = t == 0 ? DD_C128 : DD_C64;
+            if (g_rank == 0) {
+                hid_t le = t == 0 ? H5T_IEEE_F64LE : H5T_IEEE_F32LE;
+                hid_t be = t == 0 ? H5T_IEEE_F64BE : H5T_IEEE_F32BE;
+                /* kind 0: real, imag; 1: r, i big-endian; 2: real, imag chunked and compressed */
+                hid_t ft = cx_type(kind == 1 ? be : le, kind != 1);
+                hid_t f = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+                hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+                hsize_t chunk[2] = {2, 3};
+                H5Pset_create_intermediate_group(lcpl, 1);
+                if (kind == 2) {
+                    H5Pset_chunk(dcpl, 2, chunk);
+                    H5Pset_deflate(dcpl, 4);
+                }
+                /* HDF5 converts a compound member by member, by name: memory r, i
+                 * into file real, imag needs the memory type of the file's names */
+                hid_t wmem = cx_type(t == 0 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, kind != 1);
+                for (int k = 0; k < 2; k++) {
+                    int64_t b[4] = {0, k ? N : M, 0, k ? M : N};
+                    hsize_t dims[2] = {(hsize_t)b[1], (hsize_t)b[3]};
+                    void *buf = fill_block(b, dt, k);
+                    hid_t s = H5Screate_simple(2, dims, NULL);
+                    hid_t d = H5Dcreate2(f, k ? "grp/D" : "C", ft, s, lcpl, dcpl, H5P_DEFAULT);
+                    CHECK(d >= 0 && H5Dwrite(d, wmem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0,
+                          "writing the foreign complex file %s", file);
+                    H5Dclose(d);
+                    H5Sclose(s);
+                    free(buf);
+                }
+                H5Tclose(wmem);
+                H5Tclose(ft);
+                H5Pclose(dcpl);
+                H5Pclose(lcpl);
+                H5Fclose(f);
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+            for (int r = 0; r < nevery; r++)
+                read_file(every_path[r], file, M, N, dt);
+            /* bytes on disk that are the memory's, whatever the names: pread */
+            read_directly(file, "C", M, N, dt, 0, kind == 0);
+        }
+}
+
+/* Compound types that are not complex numbers as dgemm-dist reads them,
+ * each refused by name with what is wrong: by the probe and by every read
+ * path, the same on every rank. */
+typedef struct {
+    const char *name;
+    const char *words;
+} cx_refusal;
+static const cx_refusal cx_bad[] = {
+    {"three", "it has 3 members (\"r\", \"i\", \"x\")"},
+    {"one", "it has 1 member (\"r\")"},
+    {"names", "its members are named \"x\" and \"y\""},
+    {"halfnames", "its members are named \"r\" and \"imag\""},
+    {"mixed", "its members are of mixed types (r is an 8-byte float, i is int64)"},
+    {"ints", "its members r and i are int32, not floats"},
+    {"sizes", "its members are of different sizes (r is 8 bytes, i 4)"},
+    {"formats", "different formats"},
+    {"long", "its members are 16-byte floats"},
+    {"swapped", "r lies at byte 8 and i at byte 0 of an element, not at 0 and 8"},
+    {"padded", "an element is 24 bytes (padded), not 16"},
+};
+enum { NBAD = sizeof cx_bad / sizeof cx_bad[0] };
+
+static void make_cx_bad(const char *file)
+{
+    hid_t d8 = H5T_IEEE_F64LE;
+    hid_t ld = H5Tcopy(H5T_NATIVE_LDOUBLE); /* numpy's complex256 has two of them on x86-64 */
+    hid_t types[NBAD] = {
+        compound(24, "r", d8, 0, "i", d8, 8, "x", 16),
+        compound(8, "r", d8, 0, NULL, 0, 0, NULL, 0),
+        compound(16, "x", d8, 0, "y", d8, 8, NULL, 0),
+        compound(16, "r", d8, 0, "imag", d8, 8, NULL, 0),
+        compound(16, "r", d8, 0, "i", H5T_STD_I64LE, 8, NULL, 0),
+        compound(8, "r", H5T_STD_I32LE, 0, "i", H5T_STD_I32LE, 4, NULL, 0),
+        compound(12, "r", d8, 0, "i", H5T_IEEE_F32LE, 8, NULL, 0),
+        compound(16, "r", d8, 0, "i", H5T_IEEE_F64BE, 8, NULL, 0),
+        compound(32, "r", ld, 0, "i", ld, 16, NULL, 0),
+        compound(16, "i", d8, 0, "r", d8, 8, NULL, 0),
+        compound(24, "r", d8, 0, "i", d8, 8, NULL, 0),
+    };
+    fixture fx[NBAD + 1];
+    for (int k = 0; k < NBAD; k++)
+        fx[k] = (fixture){cx_bad[k].name, 2, {3, 4}, types[k], 0};
+    hid_t good = cx_type(d8, 0);
+    fx[NBAD] = (fixture){"B", 2, {4, 2}, good, 0};
+    make_file(file, fx, NBAD + 1);
+    for (int k = 0; k < NBAD; k++)
+        H5Tclose(types[k]);
+    H5Tclose(good);
+    H5Tclose(ld);
+}
+
+static void complex_refusals(void)
+{
+    char file[600];
+    path_in_dir(file, sizeof file, "cx-bad.h5");
+    if (g_rank == 0)
+        make_cx_bad(file);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int64_t M, N, K;
+    dd_dtype t;
+    dd_err e;
+    for (int k = 0; k < NBAD; k++)
+        EXPECT_FAIL(file, cx_bad[k].name, "B", "dataset A", "a compound type that is not a complex",
+                    cx_bad[k].words, "named r and i (or real and imag)");
+    for (int r = 0; r < nevery; r++) {
+        dd_io io = {0};
+        dd_err_clear(&e);
+        int rc = every_path[r]->open_read(&io, MPI_COMM_WORLD, file, &e);
+        CHECK(rc == DD_OK, "%s open_read %s: %s", every_path[r]->name, file, e.msg);
+        if (rc != DD_OK)
+            continue;
+        double x[8];
+        for (int k = 0; k < NBAD; k++) {
+            for (int ti = 0; ti < 2; ti++) {
+                dd_err_clear(&e);
+                rc = every_path[r]->read_block(&io, cx_bad[k].name, ti ? DD_C64 : DD_C128, 0, 1, 0,
+                                               1, x, &e);
+                CHECK(rc == DD_EUSAGE && has(&e, "not a complex number") &&
+                          has(&e, cx_bad[k].words) && same_everywhere(rc, &e),
+                      "%s read of %s: rc %d %s", every_path[r]->name, cx_bad[k].name, rc, e.msg);
+            }
+        }
+        /* a complex dataset asked for as real, and a real type as complex */
+        dd_err_clear(&e);
+        rc = every_path[r]->read_block(&io, "B", DD_F64, 0, 1, 0, 1, x, &e);
+        CHECK(rc != DD_OK && has(&e, "holds c128 values, not f64") && same_everywhere(rc, &e),
+              "%s: a complex dataset read as real: %s", every_path[r]->name, e.msg);
+        dd_err_clear(&e);
+        rc = every_path[r]->read_block(&io, "B", DD_C64, 0, 1, 0, 1, x, &e);
+        CHECK(rc != DD_OK && has(&e, "holds c128 values, not c64") && same_everywhere(rc, &e),
+              "%s: c128 read as c64: %s", every_path[r]->name, e.msg);
+        dd_err_clear(&e);
+        rc = every_path[r]->close(&io, &e);
+        CHECK(rc == DD_OK, "%s close: %s", every_path[r]->name, e.msg);
+    }
+}
+
+/* The probe: complex inputs report their type; complex against real,
+ * and precisions that differ, are refused by name; --order col and
+ * transposes give the shapes; C's input must be of A's type. */
+static void complex_probe(void)
+{
+    char f[600];
+    if (g_rank == 0) {
+        hid_t c128 = cx_type(H5T_IEEE_F64LE, 0), c64ri = cx_type(H5T_IEEE_F32LE, 1);
+        hid_t c64 = cx_type(H5T_IEEE_F32LE, 0), be = cx_type(H5T_IEEE_F64BE, 0);
+        const fixture good[] = {{"A", 2, {3, 4}, c128, 0}, {"B", 2, {4, 2}, c128, 0}};
+        const fixture good64[] = {{"A", 2, {5, 1}, c64ri, 0}, {"B", 2, {1, 7}, c64, 0}};
+        const fixture big[] = {{"A", 2, {3, 4}, be, 0}, {"B", 2, {4, 2}, c128, 0}};
+        const fixture realb[] = {{"A", 2, {3, 4}, c128, 0}, {"B", 2, {4, 2}, H5T_IEEE_F64LE, 0}};
+        const fixture reala[] = {{"A", 2, {3, 4}, H5T_IEEE_F32LE, 0}, {"B", 2, {4, 2}, c64, 0}};
+        const fixture prec[] = {{"A", 2, {3, 4}, c128, 0}, {"B", 2, {4, 2}, c64, 0}};
+        /* column-major 3×4 A, 4×2 B and 3×2 C: stored 4×3, 2×4 and 2×3 */
+        const fixture col[] = {{"A", 2, {4, 3}, c128, 0},
+                               {"B", 2, {2, 4}, c128, 0},
+                               {"C", 2, {2, 3}, c128, 0},
+                               {"Creal", 2, {2, 3}, H5T_IEEE_F64LE, 0}};
+#define MK(name, fx)                                                                               \
+    (path_in_dir(f, sizeof f, name), make_file(f, fx, (int)(sizeof fx / sizeof fx[0])))
+        MK("cx-good.h5", good);
+        MK("cx-good64.h5", good64);
+        MK("cx-big.h5", big);
+        MK("cx-realb.h5", realb);
+        MK("cx-reala.h5", reala);
+        MK("cx-prec.h5", prec);
+        MK("cx-col.h5", col);
+#undef MK
+        H5Tclose(c128), H5Tclose(c64ri), H5Tclose(c64), H5Tclose(be);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    int64_t M, N, K;
+    dd_dtype t;
+    dd_err e;
+    int rc = probe("cx-good.h5", "A", "B", &M, &N, &K, &t, &e);
+    CHECK(rc == DD_OK && M == 3 && K == 4 && N == 2 && t == DD_C128, "cx-good.h5: rc %d %s t %d",
+          rc, e.msg, (int)t);
+    rc = probe("cx-good64.h5", "A", "B", &M, &N, &K, &t, &e);
+    CHECK(rc == DD_OK && M == 5 && K == 1 && N == 7 && t == DD_C64, "cx-good64.h5: rc %d %s t %d",
+          rc, e.msg, (int)t);
+    rc = probe("cx-big.h5", "A", "B", &M, &N, &K, &t, &e);
+    CHECK(rc == DD_OK && t == DD_C128, "cx-big.h5 (big-endian members): rc %d %s", rc, e.msg);
+    EXPECT_FAIL("cx-realb.h5", "A", "B", "A is c128 (complex) but B is f64",
+                "complex by complex and real by real");
+    EXPECT_FAIL("cx-reala.h5", "A", "B", "A is f32 but B is c64 (complex)",
+                "complex by complex and real by real");
+    EXPECT_FAIL("cx-prec.h5", "A", "B", "A is c128 (complex) but B is c64 (complex)",
+                "same element type");
+
+    path_in_dir(f, sizeof f, "cx-col.h5");
+    dd_probe_gemm g = {"A", "B", "C", 'N', 'N', 1, 1, 1.0};
+    dd_err_clear(&e);
+    rc = io_probe_gemm_cx(MPI_COMM_WORLD, f, &g, &M, &N, &K, &t, &e);
+    CHECK(rc == DD_OK && M == 3 && N == 2 && K == 4 && t == DD_C128 && same_everywhere(rc, &e),
+          "cx-col.h5 --order col: rc %d %s M%lld N%lld K%lld", rc, e.msg, (long long)M,
+          (long long)N, (long long)K);
+    /* the same file read row-major, A and B transposed: op(A) = A^T is 3×4, op(B) = B^T 4×2 */
+    dd_probe_gemm gt = {"A", "B", "C", 'T', 'T', 0, 0, 0.0};
+    dd_err_clear(&e);
+    rc = io_probe_gemm_cx(MPI_COMM_WORLD, f, &gt, &M, &N, &K, &t, &e);
+    CHECK(rc == DD_OK && M == 3 && N == 2 && K == 4 && t == DD_C128,
+          "cx-col.h5 --transa T --transb T: rc %d %s", rc, e.msg);
+    dd_probe_gemm gr = {"A", "B", "Creal", 'N', 'N', 1, 1, 2.0};
+    dd_err_clear(&e);
+    rc = io_probe_gemm_cx(MPI_COMM_WORLD, f, &gr, &M, &N, &K, &t, &e);
+    CHECK(rc == DD_EUSAGE && has(&e, "C (\"Creal\" in") &&
+              has(&e, "is f64 but A and B are c128 (complex)") && same_everywhere(rc, &e),
+          "a real C for complex A and B: rc %d %s", rc, e.msg);
+    /* a caller of real matrices only is never handed complex ones */
+    dd_probe_gemm greal = {"A", "B", "C", 'N', 'N', 1, 0, 0.0};
+    dd_err_clear(&e);
+    rc = io_probe_gemm(MPI_COMM_WORLD, f, &greal, &M, &N, &K, &t, &e);
+    CHECK(rc == DD_EUSAGE && has(&e, "are c128 (complex): this program multiplies real matrices") &&
+              same_everywhere(rc, &e),
+          "complex inputs to a real-only caller: rc %d %s", rc, e.msg);
+}
+
+static void suite_complex(void)
+{
+    complex_roundtrips();
+    complex_foreign();
+    complex_refusals();
+    complex_probe();
+}
+
+/* ---- h5py's files, and ours read by h5py (tests/io/h5py_complex.sh) ------------------------- */
+
+/* What tests/io/h5py_complex.py writes into DIR/h5py.h5: name, shape, type,
+ * and the values' `which`. */
+static const struct {
+    const char *name;
+    int64_t M, N;
+    dd_dtype t;
+    int which;
+    int pread; /* the direct path reads it with pread, not through HDF5 */
+} from_h5py[] = {
+    {"c128", 7, 5, DD_C128, 0, 1},           {"c64", 13, 3, DD_C64, 1, 1},
+    {"c128_realimag", 2, 9, DD_C128, 2, 1},  {"c64_realimag", 1, 1, DD_C64, 3, 1},
+    {"c128_bigendian", 5, 4, DD_C128, 0, 0}, {"c64_chunked_gzip", 11, 6, DD_C64, 1, 0},
+};
+
+static void suite_h5py_read(const char *dir)
+{
+    char file[600];
+    snprintf(file, sizeof file, "%s/h5py.h5", dir);
+    for (int r = 0; r < nevery; r++) {
+        dd_io io = {0};
+        dd_err e;
+        dd_err_clear(&e);
+        int rc = every_path[r]->open_read(&io, MPI_COMM_WORLD, file, &e);
+        CHECK(rc == DD_OK, "%s open_read %s: %s", every_path[r]->name, file, e.msg);
+        if (rc != DD_OK)
+            continue;
+        for (size_t k = 0; k < sizeof from_h5py / sizeof from_h5py[0]; k++)
+            for (int rcut = 0; rcut < NCUTS; rcut++) {
+                int64_t b[4];
+                dd_dtype t = from_h5py[k].t;
+                cut(rcut, from_h5py[k].M, from_h5py[k].N, b);
+                size_t n = (size_t)(b[1] * b[3]);
+                void *buf = malloc(n ? n * dd_elsize(t) : 1);
+                memset(buf, 0xff, n * dd_elsize(t));
+                rc = every_path[r]->read_block(&io, from_h5py[k].name, t, b[0], b[1], b[2], b[3],
+                                               n ? buf : NULL, &e);
+                int64_t bad = rc == DD_OK ? check_block(buf, b, t, from_h5py[k].which) : 0;
+                CHECK(rc == DD_OK && bad == 0, "%s read h5py's %s cut %s: rc %d %s, %lld wrong",
+                      every_path[r]->name, from_h5py[k].name, cut_name[rcut], rc, e.msg,
+                      (long long)bad);
+                free(buf);
+            }
+        rc = every_path[r]->close(&io, &e);
+        CHECK(rc == DD_OK, "%s close: %s", every_path[r]->name, e.msg);
+    }
+    for (size_t k = 0; k < sizeof from_h5py / sizeof from_h5py[0]; k++)
+        read_directly(file, from_h5py[k].name, from_h5py[k].M, from_h5py[k].N, from_h5py[k].t,
+                      from_h5py[k].which, from_h5py[k].pread);
+    /* the probe of h5py's A (3×4) and B (4×2), and of its column-major
+     * pair (a 3×4 A stored 4×3, a 4×2 B stored 2×4) */
+    int64_t M, N, K;
+    dd_dtype t;
+    dd_err e;
+    dd_probe_gemm g = {"A", "B", "C", 'N', 'N', 0, 0, 0.0};
+    dd_err_clear(&e);
+    int rc = io_probe_gemm_cx(MPI_COMM_WORLD, file, &g, &M, &N, &K, &t, &e);
+    CHECK(rc == DD_OK && M == 3 && N == 2 && K == 4 && t == DD_C128, "probe h5py's A, B: rc %d %s",
+          rc, e.msg);
+    dd_probe_gemm gc = {"colA", "colB", "C", 'N', 'N', 1, 0, 0.0};
+    dd_err_clear(&e);
+    rc = io_probe_gemm_cx(MPI_COMM_WORLD, file, &gc, &M, &N, &K, &t, &e);
+    CHECK(rc == DD_OK && M == 3 && N == 2 && K == 4 && t == DD_C64,
+          "probe h5py's column-major pair: rc %d %s M%lld N%lld K%lld", rc, e.msg, (long long)M,
+          (long long)N, (long long)K);
+}
+
+/* Files every write path writes for tests/io/h5py_complex.py to read:
+ * DIR/<path>-c128.h5 (C 7×5, grp/D 5×7) and DIR/<path>-c64.h5 (C 13×3,
+ * grp/D 3×13), values as value_part's (C which 0, D which 1). */
+static void suite_h5py_write(const char *dir)
+{
+    for (int w = 0; w < nevery; w++)
+        for (int t = 0; t < 2; t++) {
+            char file[600];
+            snprintf(file, sizeof file, "%s/%s-%s.h5", dir, every_path[w]->name,
+                     t == 0 ? "c128" : "c64");
+            write_file(every_path[w], file, t == 0 ? 7 : 13, t == 0 ? 5 : 3,
+                       t == 0 ? DD_C128 : DD_C64, (w + t) % NCUTS);
+        }
+}
+
 /* ---- output discipline ------------------------------------------------------------------- */
 
 static void suite_output(void)
@@ -707,6 +1145,9 @@ int main(int argc, char **argv)
 #ifdef DD_HAVE_PHDF5
     paths[npaths++] = &dd_io_collective;
 #endif
+    for (int p = 0; p < npaths; p++)
+        every_path[nevery++] = paths[p];
+    every_path[nevery++] = &dd_io_direct;
     if (g_rank == 0) {
         const char *base = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
         snprintf(g_dir, sizeof g_dir, "%s/dd-test-io.XXXXXX", base);
@@ -728,9 +1169,16 @@ int main(int argc, char **argv)
         suite_probe();
     else if (strcmp(suite, "output") == 0)
         suite_output();
+    else if (strcmp(suite, "complex") == 0)
+        suite_complex();
+    else if (strcmp(suite, "h5py-read") == 0 && argc > 2)
+        suite_h5py_read(argv[2]);
+    else if (strcmp(suite, "h5py-write") == 0 && argc > 2)
+        suite_h5py_write(argv[2]);
     else {
         if (g_rank == 0)
-            fprintf(stderr, "usage: test-io roundtrip independent|collective | probe | output\n");
+            fprintf(stderr, "usage: test-io roundtrip independent|collective | probe | output | "
+                            "complex | h5py-read DIR | h5py-write DIR\n");
         g_fail++;
     }
 

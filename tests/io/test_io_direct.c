@@ -4,9 +4,11 @@
  *
  * roundtrip: odd shapes (f64, f32) cut by rows, columns, a grid, or all on
  * one rank, written by direct and read by independent and direct, and
- * written by independent and read by direct, bit for bit; rank 0's attributes.
+ * written by independent and read by direct, bit for bit; rank 0's
+ * attributes; complex128 and complex64 cut by rows and by columns.
  * fallback: chunked, gzip, big-endian and unallocated datasets (plain HDF5)
- * read right, and so does a contiguous one behind a user block.
+ * read right, and so does a contiguous one behind a user block; real and
+ * complex (the gzip one with members real, imag).
  * refuse: bad requests, directions and DD_IO_THREADS get a message; one
  * rank's bad request fails that rank alone, and nobody hangs.
  * threads: DD_IO_THREADS=1, 4 and 3 write identical files and read back. */
@@ -81,22 +83,37 @@ static double value(int64_t i, int64_t j, int which)
 }
 
 /* Fills a block with the known values, or counts its elements that differ
- * from them; `which` < 0: zeros. */
+ * from them; `which` < 0: zeros.  A complex element's real part is the
+ * value v, its imaginary part -(v + 1). */
 static int64_t known(void *buf, const int64_t b[4], dd_dtype t, int which, int fill)
 {
     int64_t bad = 0;
+    int parts = dd_dtype_complex(t) ? 2 : 1, f64 = dd_dtype_real(t) == DD_F64;
     for (int64_t i = 0; i < b[1]; i++)
-        for (int64_t j = 0; j < b[3]; j++) {
-            double v = which < 0 ? 0.0 : value(b[0] + i, b[2] + j, which);
-            size_t k = (size_t)(i * b[3] + j);
-            if (fill && t == DD_F64)
-                ((double *)buf)[k] = v;
-            else if (fill)
-                ((float *)buf)[k] = (float)v;
-            else
-                bad += (t == DD_F64 ? ((double *)buf)[k] : (double)((float *)buf)[k]) != v;
-        }
+        for (int64_t j = 0; j < b[3]; j++)
+            for (int p = 0; p < parts; p++) {
+                double v = which < 0 ? 0.0 : value(b[0] + i, b[2] + j, which);
+                v = p && which >= 0 ? -(v + 1) : v;
+                size_t k = (size_t)(i * b[3] + j) * (size_t)parts + (size_t)p;
+                if (fill && f64)
+                    ((double *)buf)[k] = v;
+                else if (fill)
+                    ((float *)buf)[k] = (float)v;
+                else
+                    bad += (f64 ? ((double *)buf)[k] : (double)((float *)buf)[k]) != v;
+            }
     return bad;
+}
+
+/* A complex element of two `part` floats, members r, i (or real, imag). */
+static hid_t cx_type(hid_t part, int realimag)
+{
+    size_t es = H5Tget_size(part);
+    hid_t t = H5Tcreate(H5T_COMPOUND, 2 * es);
+    CHECK(t >= 0 && H5Tinsert(t, realimag ? "real" : "r", 0, part) >= 0 &&
+              H5Tinsert(t, realimag ? "imag" : "i", es, part) >= 0,
+          "making a complex type");
+    return t;
 }
 
 static void *fill_block(const int64_t b[4], dd_dtype t, int which)
@@ -187,10 +204,15 @@ static void suite_roundtrip(void)
     CHECK(io_select("direct") == &dd_io_direct, "io_select(\"direct\")");
     char file[600];
     path_in_dir(file, sizeof file, "roundtrip.h5");
+    const dd_dtype types[4] = {DD_F64, DD_F32, DD_C128, DD_C64};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-        for (int t = 0; t < 2; t++)
+        for (int t = 0; t < 4; t++)
             for (int wcut = 0; wcut < NCUTS; wcut++) {
-                dd_dtype dt = t == 0 ? DD_F64 : DD_F32;
+                dd_dtype dt = types[t];
+                /* complex: by rows (whole rows, shares that end mid-row) and by
+                 * columns (parts of rows) */
+                if (dd_dtype_complex(dt) && wcut != CUT_ROWS && wcut != CUT_COLS)
+                    continue;
                 int64_t M = shapes[s][0], N = shapes[s][1];
                 const int64_t dims[2][2] = {{M, N}, {N, M}};
                 write_file(&dd_io_direct, file, M, N, dt, wcut);
@@ -210,9 +232,13 @@ static void h5_dset(hid_t f, const char *name, hid_t ftype, hid_t dcpl, int64_t 
     hid_t d = H5Dcreate2(f, name, ftype, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     int64_t b[4] = {0, M, 0, N};
     void *buf = fill_block(b, t, which < 0 ? 0 : which);
-    hid_t mem = t == DD_F64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+    hid_t part = dd_dtype_real(t) == DD_F64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+    /* complex: the memory type names its members as the file does */
+    hid_t mem = dd_dtype_complex(t) ? cx_type(part, H5Tget_member_index(ftype, "real") >= 0)
+                                    : H5Tcopy(part);
     CHECK(d >= 0 && (which < 0 || H5Dwrite(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0),
           "making dataset %s", name);
+    H5Tclose(mem);
     free(buf);
     H5Dclose(d);
     H5Sclose(s);
@@ -228,11 +254,17 @@ static void suite_fallback(void)
     const int which[5] = {0, 1, 2, -1, 3};
     const int64_t M = 301, N = 203;
     const int64_t dims[5][2] = {{M, N}, {N, M}, {M, N}, {M, N}, {N, M}};
-    for (int t = 0; t < 2; t++) {
-        dd_dtype dt = t == 0 ? DD_F64 : DD_F32;
+    const dd_dtype types[4] = {DD_F64, DD_F32, DD_C128, DD_C64};
+    for (int t = 0; t < 4; t++) {
+        dd_dtype dt = types[t];
         if (g_rank == 0) {
-            hid_t le = dt == DD_F64 ? H5T_IEEE_F64LE : H5T_IEEE_F32LE;
-            hid_t be = dt == DD_F64 ? H5T_IEEE_F64BE : H5T_IEEE_F32BE;
+            hid_t lep = dd_dtype_real(dt) == DD_F64 ? H5T_IEEE_F64LE : H5T_IEEE_F32LE;
+            hid_t bep = dd_dtype_real(dt) == DD_F64 ? H5T_IEEE_F64BE : H5T_IEEE_F32BE;
+            /* complex: members r, i; the gzip one real, imag */
+            int cx = dd_dtype_complex(dt);
+            hid_t le = cx ? cx_type(lep, 0) : H5Tcopy(lep),
+                  be = cx ? cx_type(bep, 0) : H5Tcopy(bep);
+            hid_t le2 = cx ? cx_type(lep, 1) : H5Tcopy(lep);
             hid_t chunked = H5Pcreate(H5P_DATASET_CREATE), gzip = H5Pcreate(H5P_DATASET_CREATE);
             hid_t late = H5Pcreate(H5P_DATASET_CREATE), fcpl = H5Pcreate(H5P_FILE_CREATE);
             hsize_t c1[2] = {7, 11}, c2[2] = {16, 16};
@@ -243,7 +275,7 @@ static void suite_fallback(void)
             H5Pset_userblock(fcpl, 4096);
             hid_t f = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
             h5_dset(f, dn[0], le, chunked, M, N, dt, 0);
-            h5_dset(f, dn[1], le, gzip, N, M, dt, 1);
+            h5_dset(f, dn[1], le2, gzip, N, M, dt, 1);
             h5_dset(f, dn[2], be, H5P_DEFAULT, M, N, dt, 2);
             h5_dset(f, dn[3], le, late, M, N, dt, -1);
             h5_dset(f, dn[4], le, H5P_DEFAULT, N, M, dt, 3);
@@ -252,6 +284,7 @@ static void suite_fallback(void)
             h5_dset(f, dn[4], le, H5P_DEFAULT, N, M, dt, 3);
             CHECK(H5Fclose(f) >= 0, "closing %s", ub);
             H5Pclose(chunked), H5Pclose(gzip), H5Pclose(late), H5Pclose(fcpl);
+            H5Tclose(le), H5Tclose(be), H5Tclose(le2);
         }
         MPI_Barrier(MPI_COMM_WORLD);
         read_file(&dd_io_direct, file, dn, 5, dims, which, dt);
