@@ -16,6 +16,10 @@
 #       the same with the .dat's first blocks (IMB_, INB_) other than its
 #       blocks (MB_, NB_), smaller and larger, and the first blocks' places
 #       (RSRC_, CSRC_) varied: DTYPE_ 2's own distribution
+#   testers.sh pblas-conj TESTER DAT RANKS GRIDS DROPIN WORK
+#       the complex testers (zpb3tst, cpb3tst) with all 8 of the .dat's
+#       problems and TRANSA, TRANSB taking 'C' (the conjugate transpose)
+#       against each of 'N', 'T', 'C'
 #   testers.sh lapack TESTER DAT RANKS - DROPIN WORK
 #       the LU or inversion tester (xdlu, xdinv) on its own .dat (LU.dat,
 #       INV.dat): every test passes its residual check, none fails or is
@@ -43,7 +47,11 @@ if [ "$kind" != lapack ]; then
     for g in "${gl[@]}"; do
         ps+="${g%x*} " qs+="${g#*x} "
     done
-    awk -v n="${#gl[@]}" -v ps="$ps" -v qs="$qs" -v first="$([ "$kind" = pblas-first ] && echo 1)" '
+    awk -v n="${#gl[@]}" -v ps="$ps" -v qs="$qs" -v first="$([ "$kind" = pblas-first ] && echo 1)" \
+        -v conj="$([ "$kind" = pblas-conj ] && echo 1)" '
+        conj && /number of tests problems/ { print "8\t\tnumber of tests problems"; next }
+        conj && /values of TRANSA/ { print "\047N\047 \047C\047 \047C\047 \047T\047 \047C\047 \047N\047 \047T\047 \047C\047\t\tvalues of TRANSA"; next }
+        conj && /values of TRANSB/ { print "\047C\047 \047N\047 \047C\047 \047C\047 \047T\047 \047T\047 \047N\047 \047C\047\t\tvalues of TRANSB"; next }
         first && /values of IMB_/ { print " 1  7  2  9  5  3  8  1\t\t" substr($0, index($0, "values")); next }
         first && /values of INB_/ { print " 3  1  9  2  7  4  1  6\t\t" substr($0, index($0, "values")); next }
         first && /values of RSRC_/ { print " 0  1  1  0  1  0  1  0\t\t" substr($0, index($0, "values")); next }
