@@ -202,8 +202,8 @@ typedef struct dd_engine_ops {
      * first, then float arithmetic), w = conj(work[i]) when conj is set (op
      * 'C': the conjugate transpose, its transpose made at load), else
      * work[i].  s = 1 without conj leaves the data alone; s = 0 writes zeros
-     * without reading, as scale does.  The real types' scale on 2n components
-     * is the same where s[1] = 0 and conj is not set. */
+     * without reading, as scale does.  Where s[1] = 0 each part is scaled
+     * as scale scales it (then the imaginary part negated for conj). */
     int (*cscale)(dd_engine *e, dd_dtype t, void *work, int64_t n, const double s[2], int conj,
                   dd_err *err);
     /* Work to work memory, `bytes` (synchronous): the saved beta·C that each

@@ -466,6 +466,15 @@ static int cpu_cscale(dd_engine *e, dd_dtype t, void *work, int64_t n, const dou
         return DD_OK;
     if (s[0] == 0 && s[1] == 0) {
         memset(work, 0, (size_t)n * dd_elsize(t));
+    } else if (s[1] == 0) { /* conj with a real factor: each part scaled, as scale does */
+        int rc = cpu_scale(e, t, work, n, s[0], err);
+        if (t == DD_C128)
+            for (int64_t i = 0; i < n; i++)
+                ((double *)work)[2 * i + 1] = -((double *)work)[2 * i + 1];
+        else
+            for (int64_t i = 0; i < n; i++)
+                ((float *)work)[2 * i + 1] = -((float *)work)[2 * i + 1];
+        return rc;
     } else if (t == DD_C128) {
         double *x = work, sr = s[0], si = s[1], g = conj ? -1 : 1;
         for (int64_t i = 0; i < n; i++) {
