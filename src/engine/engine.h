@@ -167,8 +167,9 @@ typedef struct dd_engine_ops {
      * error (local: the caller agrees). */
     /* *max = max |m| over the finite elements of M[0..n); *nonfinite = 1 if
      * any element is NaN or ±Inf, else 0.  n = 0: *max = 0, *nonfinite = 0.
-     * Complex types: |m| is the modulus, an element finite when both parts
-     * are. */
+     * Complex types: |m| is the modulus (CUDA: the largest part, within
+     * sqrt 2 of it, which the check's power-of-two scaling allows), an
+     * element finite when both parts are. */
     int (*absmax)(dd_engine *e, dd_dtype t, const void *M, int64_t n, double *max, int *nonfinite,
                   dd_err *err);
     /* M is rows×cols, row-major (ld = cols), in work memory; v (cols), out
