@@ -286,8 +286,8 @@ static void json_problem(FILE *f, const dd_record *r)
 {
     dd_json_kv_str(f, "input", r->input);
     dd_json_kv_str(f, "dtype", dd_dtype_name(r->type));
-    dd_json_kv_str(f, "transa", r->transa == 'T' ? "T" : "N");
-    dd_json_kv_str(f, "transb", r->transb == 'T' ? "T" : "N");
+    dd_json_kv_str(f, "transa", r->transa == 'T' ? "T" : r->transa == 'C' ? "C" : "N");
+    dd_json_kv_str(f, "transb", r->transb == 'T' ? "T" : r->transb == 'C' ? "C" : "N");
     dd_json_kv_num(f, "alpha", r->alpha);
     dd_json_kv_num(f, "beta", r->beta);
     dd_json_kv_str(f, "order", r->order ? r->order : "row");

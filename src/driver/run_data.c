@@ -235,6 +235,7 @@ static int record_median(run_ctx *c, const double *per_rank, const double *expos
     c->rec.N = c->N;
     c->rec.K = c->K;
     c->rec.alpha = c->o->alpha; /* alpha = 0 multiplies nothing: no rate */
+    c->rec.type = c->type;      /* complex: 8 flops a multiply-add */
     report_finish(&c->rec);
     const double *t = c->rec.mult_times;
     int med = -1;

@@ -605,6 +605,7 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
     r->N = c->N;
     r->K = c->K;
     r->alpha = o->alpha;
+    r->type = c->type;
     r->mult_times[0] = slowest;
     report_finish(r);
     r->ph[PH_MULTIPLY] = dd_stat_over(c->world, mult);
