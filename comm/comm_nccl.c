@@ -253,9 +253,11 @@ static int enqueue_bcasts(nccl_state *s, const dd_panel_xfer *x, dd_err *err)
 {
     const dd_xfer *a = &x->a, *b = &x->b;
     size_t es = dd_elsize(x->type);
-    size_t na = a->active ? (size_t)a->rows * (size_t)a->width : 0;
-    size_t nb = b->active ? (size_t)b->rows * (size_t)b->width : 0;
-    ncclDataType_t dt = x->type == DD_F64 ? ncclDouble : ncclFloat;
+    /* complex elements as two of their component type */
+    size_t per = dd_dtype_complex(x->type) ? 2 : 1;
+    size_t na = a->active ? (size_t)a->rows * (size_t)a->width * per : 0;
+    size_t nb = b->active ? (size_t)b->rows * (size_t)b->width * per : 0;
+    ncclDataType_t dt = dd_dtype_real(x->type) == DD_F64 ? ncclDouble : ncclFloat;
     int rc = DD_OK;
     if (na && a->is_root &&
         (rc = dd_cuda_check(cudaMemcpy2DAsync(a->dst, (size_t)a->width * es, a->src,

@@ -1,13 +1,18 @@
 /* dgemm_dist.h — the public C API of dgemm-dist: distributed GEMM
  *
  *   C = alpha·op(A)·op(B) + beta·C,  op(A) M×K, op(B) K×N, C M×N,
- *   op(X) = X (trans 'N') or X^T (trans 'T'; 'C' = 'T' for real data)
+ *   op(X) = X (trans 'N'), X^T ('T'), or for complex data X^H, the
+ *   conjugate transpose ('C'; 'C' = 'T' for real data)
  *
  * Four entries, the same operation: dd_gemm/dd_sgemm (host pointers, the
  * 2-D block layout below), dd_gemm_device/dd_sgemm_device (the same on
  * device pointers), dd_pgemm/dd_psgemm (host pointers, any layout a
  * dd_matrix_desc describes, ScaLAPACK's block-cyclic included, submatrices
  * at 1-based offsets as PBLAS takes them), dd_pgemm_device/dd_psgemm_device.
+ * Each comes in four element types: double (dd_gemm), float (dd_sgemm),
+ * complex double (dd_zgemm, dd_pzgemm, ...) and complex float (dd_cgemm,
+ * dd_pcgemm, ...); complex matrices hold (re, im) pairs (dd_complex128,
+ * dd_complex64) and alpha, beta are complex.
  * Other headers: dgemm_dist_plan.h (plans: operands streamed in and out of
  * the library's memory, many multiplies), dgemm_dist_scalapack.h (the
  * pdgemm_/psgemm_ drop-in, its own library), dgemm_dist_tool.h (the
@@ -26,7 +31,8 @@
  * refused.  Every argument that must be alike on every rank is compared
  * across them before anything depends on it: the entry (dd_gemm against
  * dd_sgemm, ...), sizes, scalars (bit for bit; NaN is NaN, -0 is 0),
- * transposes (by meaning: 'n' is 'N'; 't', 'C', 'c' are 'T'), offsets and
+ * transposes (by meaning: 'n' is 'N', 't' is 'T'; 'C', 'c' are 'T' for real
+ * data and the conjugate transpose for complex data), offsets and
  * descriptors' global fields, every dd_context_options field, a plan's
  * parameters and the arguments of its collective calls; a difference is
  * refused on every rank with one message naming the argument and both
@@ -138,7 +144,8 @@ typedef struct {
     int lookahead;      /* panels in flight, 1..16; 0 = default (1) */
     int P, Q;           /* process grid; 0, 0 = the most nearly square (P <= Q) */
     int threads;        /* CPU backend: BLAS threads per rank; 0 = default */
-    int type;           /* DD_FLOAT64 (default) or DD_FLOAT32: the kernel first chosen for */
+    int type;           /* DD_FLOAT64 (default), DD_FLOAT32, DD_COMPLEX128 or DD_COMPLEX64:
+                         * the kernel first chosen for */
     int tune;           /* 1: grid, panel and lookahead left at 0 are chosen per plan by the
                          * performance model (dd_plan_create, dgemm_dist_plan.h); 0: the
                          * defaults above */
@@ -183,7 +190,8 @@ typedef struct {
                 * A, B and C's input against the blocks they became */
     double multiply_seconds;     /* the distributed multiply, slowest rank */
     double exposed_comm_seconds; /* multiply time not spent in local multiplies, mean of ranks */
-    double tflops;         /* 2·M·N·K / multiply_seconds / 1e12 (0 when nothing multiplied) */
+    double tflops;         /* 2·M·N·K (complex: 8·M·N·K) / multiply_seconds / 1e12 (0 when
+                            * nothing multiplied) */
     double check_residual; /* scaled residual (HPL style); NaN if not meaningful or unchecked */
     int check_passed;      /* 1: residual finite and < 16; 0: FAILED or unchecked */
     /* On DD_ERROR_USAGE for one argument: which, as PBLAS numbers pdgemm's
@@ -213,6 +221,19 @@ dd_status dd_sgemm(dd_context *ctx, char transa, char transb, int64_t M, int64_t
                    float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
                    float beta, float *C, int64_t ldc, dd_gemm_info *info);
 
+/* The same in complex double and complex float: transa, transb 'N', 'T' or
+ * 'C' (the conjugate transpose), alpha and beta complex (BLAS's rules for
+ * alpha = 0 and beta = 0 take both parts 0).  info->tflops counts 8 real
+ * flops per complex multiply-add. */
+dd_status dd_zgemm(dd_context *ctx, char transa, char transb, int64_t M, int64_t N, int64_t K,
+                   dd_complex128 alpha, const dd_complex128 *A, int64_t lda,
+                   const dd_complex128 *B, int64_t ldb, dd_complex128 beta, dd_complex128 *C,
+                   int64_t ldc, dd_gemm_info *info);
+dd_status dd_cgemm(dd_context *ctx, char transa, char transb, int64_t M, int64_t N, int64_t K,
+                   dd_complex64 alpha, const dd_complex64 *A, int64_t lda, const dd_complex64 *B,
+                   int64_t ldb, dd_complex64 beta, dd_complex64 *C, int64_t ldc,
+                   dd_gemm_info *info);
+
 /* The same on device pointers: A, B and C are this rank's blocks (the 2-D
  * block layout above, leading dimensions in elements) in the memory the
  * context's backend computes in: GPU memory of the rank's device on the
@@ -226,6 +247,14 @@ dd_status dd_gemm_device(dd_context *ctx, char transa, char transb, int64_t M, i
 dd_status dd_sgemm_device(dd_context *ctx, char transa, char transb, int64_t M, int64_t N,
                           int64_t K, float alpha, const float *A, int64_t lda, const float *B,
                           int64_t ldb, float beta, float *C, int64_t ldc, dd_gemm_info *info);
+dd_status dd_zgemm_device(dd_context *ctx, char transa, char transb, int64_t M, int64_t N,
+                          int64_t K, dd_complex128 alpha, const dd_complex128 *A, int64_t lda,
+                          const dd_complex128 *B, int64_t ldb, dd_complex128 beta,
+                          dd_complex128 *C, int64_t ldc, dd_gemm_info *info);
+dd_status dd_cgemm_device(dd_context *ctx, char transa, char transb, int64_t M, int64_t N,
+                          int64_t K, dd_complex64 alpha, const dd_complex64 *A, int64_t lda,
+                          const dd_complex64 *B, int64_t ldb, dd_complex64 beta, dd_complex64 *C,
+                          int64_t ldc, dd_gemm_info *info);
 
 /* ---- Distributed-matrix descriptors and dd_pgemm ----------------------------------
  *
@@ -299,6 +328,19 @@ dd_status dd_psgemm(dd_context *ctx, char transa, char transb, int64_t M, int64_
                     const dd_matrix_desc *descB, float beta, float *C, int64_t ic, int64_t jc,
                     const dd_matrix_desc *descC, dd_gemm_info *info);
 
+/* dd_pgemm in complex double and complex float (PBLAS's pzgemm, pcgemm):
+ * transposes, scalars and rules as dd_zgemm. */
+dd_status dd_pzgemm(dd_context *ctx, char transa, char transb, int64_t M, int64_t N, int64_t K,
+                    dd_complex128 alpha, const dd_complex128 *A, int64_t ia, int64_t ja,
+                    const dd_matrix_desc *descA, const dd_complex128 *B, int64_t ib, int64_t jb,
+                    const dd_matrix_desc *descB, dd_complex128 beta, dd_complex128 *C, int64_t ic,
+                    int64_t jc, const dd_matrix_desc *descC, dd_gemm_info *info);
+dd_status dd_pcgemm(dd_context *ctx, char transa, char transb, int64_t M, int64_t N, int64_t K,
+                    dd_complex64 alpha, const dd_complex64 *A, int64_t ia, int64_t ja,
+                    const dd_matrix_desc *descA, const dd_complex64 *B, int64_t ib, int64_t jb,
+                    const dd_matrix_desc *descB, dd_complex64 beta, dd_complex64 *C, int64_t ic,
+                    int64_t jc, const dd_matrix_desc *descC, dd_gemm_info *info);
+
 /* dd_pgemm and dd_psgemm on local arrays in device memory (the context's
  * backend's: GPU memory on CUDA, host memory on the CPU backend, where they
  * are dd_pgemm itself).  On a GPU each local array the call reads (A and B
@@ -315,6 +357,18 @@ dd_status dd_psgemm_device(dd_context *ctx, char transa, char transb, int64_t M,
                            const dd_matrix_desc *descA, const float *B, int64_t ib, int64_t jb,
                            const dd_matrix_desc *descB, float beta, float *C, int64_t ic,
                            int64_t jc, const dd_matrix_desc *descC, dd_gemm_info *info);
+dd_status dd_pzgemm_device(dd_context *ctx, char transa, char transb, int64_t M, int64_t N,
+                           int64_t K, dd_complex128 alpha, const dd_complex128 *A, int64_t ia,
+                           int64_t ja, const dd_matrix_desc *descA, const dd_complex128 *B,
+                           int64_t ib, int64_t jb, const dd_matrix_desc *descB,
+                           dd_complex128 beta, dd_complex128 *C, int64_t ic, int64_t jc,
+                           const dd_matrix_desc *descC, dd_gemm_info *info);
+dd_status dd_pcgemm_device(dd_context *ctx, char transa, char transb, int64_t M, int64_t N,
+                           int64_t K, dd_complex64 alpha, const dd_complex64 *A, int64_t ia,
+                           int64_t ja, const dd_matrix_desc *descA, const dd_complex64 *B,
+                           int64_t ib, int64_t jb, const dd_matrix_desc *descB, dd_complex64 beta,
+                           dd_complex64 *C, int64_t ic, int64_t jc, const dd_matrix_desc *descC,
+                           dd_gemm_info *info);
 
 /* For programs that own their process: after the last dd_context_destroy
  * and MPI_Finalize, hand the GPU back at once (CUDA's primary context), so

@@ -49,7 +49,7 @@ typedef enum { DD_OPERAND_A = 0, DD_OPERAND_B = 1, DD_OPERAND_C = 2 } dd_operand
 typedef struct dd_plan dd_plan;
 
 typedef struct {
-    int type;            /* DD_FLOAT64 or DD_FLOAT32 */
+    int type;            /* DD_FLOAT64, DD_FLOAT32, DD_COMPLEX128 or DD_COMPLEX64 */
     int64_t M, N, K;     /* op(A) M×K, op(B) K×N, C M×N; each >= 0 */
     int read_c;          /* 1: C's input will be loaded (beta ≠ 0): the multiply adds to it */
     int passes;          /* multiplies that each start from the same beta·C_in (>= 1): with
@@ -135,6 +135,14 @@ dd_status dd_plan_generate(dd_plan *plan, dd_operand which, uint64_t seed, int t
  * now; the copy for later passes is made.  alpha, beta and check must be
  * the same on every rank (bit for bit), and alpha and beta finite. */
 dd_status dd_plan_prepare(dd_plan *plan, double alpha, double beta, int check);
+/* The same on a complex plan (DD_COMPLEX128, DD_COMPLEX64; dd_plan_prepare
+ * gives it real alpha and beta): alpha and beta complex (c64: each part
+ * rounded to float), and conj_a, conj_b 1 where op(A), op(B) is the
+ * conjugate transpose ('C'): the blocks loaded (turned by a stream with
+ * trans, or generated with trans) are conjugated here.  A real plan is
+ * refused (DD_ERROR_USAGE).  Collective; every argument alike on every rank. */
+dd_status dd_plan_prepare_complex(dd_plan *plan, dd_complex128 alpha, dd_complex128 beta,
+                                  int conj_a, int conj_b, int check);
 
 /* One multiply's times. */
 typedef struct {

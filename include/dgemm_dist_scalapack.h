@@ -1,15 +1,17 @@
-/* dgemm_dist_scalapack.h — libdgemm-dist-scalapack: PBLAS's pdgemm and
- * psgemm with ScaLAPACK's Fortran ABI, served by dd_pgemm (dgemm_dist.h).
+/* dgemm_dist_scalapack.h — libdgemm-dist-scalapack: PBLAS's pdgemm,
+ * psgemm, pzgemm and pcgemm with ScaLAPACK's Fortran ABI, served by
+ * dd_pgemm, dd_psgemm, dd_pzgemm and dd_pcgemm (dgemm_dist.h).
  *
  * A separate library (-ldgemm-dist-scalapack, CMake target
  * dgemm-dist::scalapack, pkg-config dgemm-dist-scalapack).  Link it before
  * ScaLAPACK (… -ldgemm-dist-scalapack -lscalapack-openmpi …), or put it in
  * front of a dynamically linked program with LD_PRELOAD, and a ScaLAPACK
- * program's pdgemm/psgemm calls run through dd_pgemm, on the GPUs where
+ * program's pdgemm/psgemm/pzgemm/pcgemm calls run through dd_pgemm (and
+ * its other types), on the GPUs where
  * the ranks have them (host data in and out, as ScaLAPACK's contract is);
  * such a program needs no source change and need not include this header.
  * The routines are exported under every usual Fortran mangling: pdgemm_,
- * pdgemm, PDGEMM, PDGEMM_ (psgemm likewise).
+ * pdgemm, PDGEMM, PDGEMM_ (psgemm, pzgemm, pcgemm likewise).
  *
  * It needs a BLACS (ScaLAPACK's; the symbols are taken weakly, so the
  * library itself does not depend on ScaLAPACK): the grid comes from
@@ -22,7 +24,7 @@
  *
  * Illegal arguments are reported as PBLAS reports them: PBLAS's checks
  * (in its order, the lowest number over the grid), then PB_Cabort(ctxt,
- * "PDGEMM", -number) with PBLAS's number (100·position + entry in PBLAS's
+ * "PDGEMM", -number) ("PSGEMM", "PZGEMM", "PCGEMM") with PBLAS's number (100·position + entry in PBLAS's
  * 11-entry descriptor, else the position), taken from the program's
  * ScaLAPACK (which aborts the job) or the program's own (PBLAS's testers
  * intercept it); before it, one line on stderr from one process says what
@@ -57,6 +59,17 @@ void psgemm_(const char *transa, const char *transb, const int *m, const int *n,
              const float *alpha, const float *a, const int *ia, const int *ja, const int *desca,
              const float *b, const int *ib, const int *jb, const int *descb, const float *beta,
              float *c, const int *ic, const int *jc, const int *descc);
+/* pzgemm and pcgemm: COMPLEX*16 and COMPLEX*8 data, each element and
+ * alpha, beta a (real, imaginary) pair of doubles or floats (dd_complex128,
+ * dd_complex64); TRANSA, TRANSB 'N', 'T' or 'C' (conjugate transpose). */
+void pzgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+             const double *alpha, const double *a, const int *ia, const int *ja, const int *desca,
+             const double *b, const int *ib, const int *jb, const int *descb, const double *beta,
+             double *c, const int *ic, const int *jc, const int *descc);
+void pcgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+             const float *alpha, const float *a, const int *ia, const int *ja, const int *desca,
+             const float *b, const int *ib, const int *jb, const int *descb, const float *beta,
+             float *c, const int *ic, const int *jc, const int *descc);
 /* The same routines under the other manglings. */
 void pdgemm(const char *transa, const char *transb, const int *m, const int *n, const int *k,
             const double *alpha, const double *a, const int *ia, const int *ja, const int *desca,
@@ -82,8 +95,32 @@ void PSGEMM_(const char *transa, const char *transb, const int *m, const int *n,
              const float *alpha, const float *a, const int *ia, const int *ja, const int *desca,
              const float *b, const int *ib, const int *jb, const int *descb, const float *beta,
              float *c, const int *ic, const int *jc, const int *descc);
+void pzgemm(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+            const double *alpha, const double *a, const int *ia, const int *ja, const int *desca,
+            const double *b, const int *ib, const int *jb, const int *descb, const double *beta,
+            double *c, const int *ic, const int *jc, const int *descc);
+void PZGEMM(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+            const double *alpha, const double *a, const int *ia, const int *ja, const int *desca,
+            const double *b, const int *ib, const int *jb, const int *descb, const double *beta,
+            double *c, const int *ic, const int *jc, const int *descc);
+void PZGEMM_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+             const double *alpha, const double *a, const int *ia, const int *ja, const int *desca,
+             const double *b, const int *ib, const int *jb, const int *descb, const double *beta,
+             double *c, const int *ic, const int *jc, const int *descc);
+void pcgemm(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+            const float *alpha, const float *a, const int *ia, const int *ja, const int *desca,
+            const float *b, const int *ib, const int *jb, const int *descb, const float *beta,
+            float *c, const int *ic, const int *jc, const int *descc);
+void PCGEMM(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+            const float *alpha, const float *a, const int *ia, const int *ja, const int *desca,
+            const float *b, const int *ib, const int *jb, const int *descb, const float *beta,
+            float *c, const int *ic, const int *jc, const int *descc);
+void PCGEMM_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+             const float *alpha, const float *a, const int *ia, const int *ja, const int *desca,
+             const float *b, const int *ib, const int *jb, const int *descb, const float *beta,
+             float *c, const int *ic, const int *jc, const int *descc);
 
-/* The number of pdgemm/psgemm calls this process has served itself. */
+/* The number of pdgemm/psgemm/pzgemm/pcgemm calls this process has served itself. */
 long dd_scalapack_calls(void);
 /* The number it has handed to the ScaLAPACK routine linked after it. */
 long dd_scalapack_handed_on(void);

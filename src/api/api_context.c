@@ -222,8 +222,10 @@ static int take_options(dd_context *ctx, const dd_context_options *o, dd_err *er
     if (ctx->lookahead < 1 || ctx->lookahead > DD_LOOKAHEAD_MAX)
         return dd_fail(err, DD_EUSAGE, "lookahead %d: must be 1..%d (0: default)", o->lookahead,
                        DD_LOOKAHEAD_MAX);
-    if (o->type != DD_FLOAT64 && o->type != DD_FLOAT32)
-        return dd_fail(err, DD_EUSAGE, "type %d: must be DD_FLOAT64 or DD_FLOAT32", o->type);
+    if (!dd_dtype_valid(o->type))
+        return dd_fail(err, DD_EUSAGE,
+                       "type %d: must be DD_FLOAT64, DD_FLOAT32, DD_COMPLEX128 or DD_COMPLEX64",
+                       o->type);
     if (o->threads < 0)
         return dd_fail(err, DD_EUSAGE, "threads %d: must be >= 0 (0: default)", o->threads);
     int P = o->P, Q = o->Q;

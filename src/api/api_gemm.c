@@ -24,11 +24,14 @@ static int check_trans(char t, const char *name, int number, gemm_call *g, dd_er
                    t >= 32 && t < 127 ? t : '?', (unsigned char)t);
 }
 
-/* 'N' or 'T': 'n' is 'N', and 't', 'C', 'c' are 'T' (real data), so that
- * ranks spelling the same operation differently agree. */
-static char norm_trans(char t)
+/* 'N', 'T' or 'C': 'n' is 'N', 't' is 'T', and 'C', 'c' are 'T' for real
+ * data and 'C' (the conjugate transpose) for complex data, so that ranks
+ * spelling the same operation differently agree. */
+static char norm_trans(char t, dd_dtype type)
 {
-    return t == 'n' ? 'N' : t == 't' || t == 'C' || t == 'c' ? 'T' : t;
+    if (t == 'C' || t == 'c')
+        return dd_dtype_complex(type) ? 'C' : 'T';
+    return t == 'n' ? 'N' : t == 't' ? 'T' : t;
 }
 
 /* The same arguments on every rank: rank 0's against mine (collective).
@@ -68,8 +71,8 @@ static int validate(gemm_call *g, dd_err *err)
     if (!rc)
         rc = check_trans(g->tb, "transb", 2, g, err);
     if (!rc) {
-        g->ta = norm_trans(g->ta);
-        g->tb = norm_trans(g->tb);
+        g->ta = norm_trans(g->ta, g->t);
+        g->tb = norm_trans(g->tb, g->t);
     }
     if (!rc && (g->M < 0 || g->N < 0 || g->K < 0)) {
         g->bad_arg = g->M < 0 ? 3 : g->N < 0 ? 4 : 5;
@@ -124,7 +127,7 @@ static int alloc_blocks(gemm_call *g, dd_err *err)
                     : ctx->size == 1 && !e->info.panel && g->K > 0 ? g->K
                                                                  : 0;
     summa_init(s, e, &ctx->comm, ctx->g, g->t, g->M, g->N, g->K, panel, ctx->lookahead,
-               g->beta != 0);
+               !api_beta0(g));
     int overflow = 0, rc = g->cyclic ? api_cyclic_shape(g, err) : DD_OK;
     summa_work_bytes(s, NULL, &overflow);
     if (overflow)
@@ -244,6 +247,25 @@ static int redist_in(gemm_call *g, const api_operand *o, const rd_layout *wl, vo
     return dd_agree(ctx->world, rc, err);
 }
 
+/* The complex types' alpha and beta where the data is: op(A) ← alpha·op(A)
+ * and op(B) conjugated where op is 'C' (the transpose was made as the
+ * operand arrived), C ← beta·C_in.  Local: the caller agrees. */
+static int scale_complex(gemm_call *g, dd_err *err)
+{
+    dd_engine *e = &g->ctx->eng;
+    dd_summa *s = &g->s;
+    if (!e->ops->cscale)
+        return dd_fail(err, DD_EUNSUP, "the %s backend cannot scale complex data",
+                       e->ops->name);
+    const double alpha[2] = {g->alpha, g->alpha_im}, one[2] = {1, 0}, beta[2] = {g->beta, g->beta_im};
+    int rc = e->ops->cscale(e, g->t, s->A, s->Mp * s->Kq, alpha, g->ta == 'C', err);
+    if (!rc && !api_alpha0(g) && g->tb == 'C')
+        rc = e->ops->cscale(e, g->t, s->B, s->Kp * s->Nq, one, 1, err);
+    if (!rc && !api_beta0(g))
+        rc = e->ops->cscale(e, g->t, s->C, s->Mp * s->Nq, beta, 0, err);
+    return rc;
+}
+
 /* The caller's operands up (A and B only when alpha ≠ 0, C only when beta
  * ≠ 0: BLAS's rules), alpha and beta applied; beta·C's part of the check.
  * Agreed. */
@@ -257,7 +279,7 @@ static int load(gemm_call *g, dd_err *err)
     int64_t rows[3] = {s->Mp, s->Kp, s->Mp}, cols[3] = {s->Kq, s->Nq, s->Nq};
     int rc = DD_OK;
     for (int k = 0; k < 3; k++) {
-        if (k < 2 ? g->alpha == 0 : g->beta == 0)
+        if (k < 2 ? api_alpha0(g) : api_beta0(g))
             continue;
         if (!g->device) {
             rc = api_load_host(g, k, work[k], rows[k], cols[k], err);
@@ -291,14 +313,17 @@ static int load(gemm_call *g, dd_err *err)
     if (rc)
         return rc;
     /* alpha = 0: A and B were not read; zeros, for the check */
-    rc = e->ops->scale(e, g->t, s->A, s->Mp * s->Kq, g->alpha, err);
-    if (!rc && g->alpha == 0)
+    if (dd_dtype_complex(g->t))
+        rc = scale_complex(g, err);
+    else
+        rc = e->ops->scale(e, g->t, s->A, s->Mp * s->Kq, g->alpha, err);
+    if (!rc && api_alpha0(g))
         rc = e->ops->scale(e, g->t, s->B, s->Kp * s->Nq, 0, err);
-    if (!rc && g->beta != 0)
+    if (!rc && !api_beta0(g) && !dd_dtype_complex(g->t))
         rc = e->ops->scale(e, g->t, s->C, s->Mp * s->Nq, g->beta, err);
     rc = dd_agree(ctx->world, rc, err);
     api_tick(g, API_T_SCALE);
-    if (rc || !g->check || g->beta == 0)
+    if (rc || !g->check || api_beta0(g))
         return rc;
     return check_c_input(ctx->world, &ctx->g, e, g->t, g->M, g->N, s->C, 0x5eedULL, &g->cin, err);
 }
@@ -311,8 +336,8 @@ static int multiply(gemm_call *g, dd_err *err)
     dd_engine *e = &ctx->eng;
     dd_summa *s = &g->s;
     g->sec = g->gemm = 0;
-    if (g->alpha == 0 || g->K == 0) { /* nothing multiplied: C = beta·C_in (there) or 0 */
-        int rc = g->beta != 0
+    if (api_alpha0(g) || g->K == 0) { /* nothing multiplied: C = beta·C_in (there) or 0 */
+        int rc = !api_beta0(g)
                      ? DD_OK
                      : e->ops->zero(e, s->C, (size_t)(s->Mp * s->Nq) * dd_elsize(g->t), err);
         return dd_agree(ctx->world, rc, err);
@@ -345,7 +370,7 @@ static int finish(gemm_call *g, dd_err *err)
     g->chk.passed = 0;
     if (g->check &&
         (rc = check_product(ctx->world, ctx->row, &ctx->g, e, g->t, g->M, g->N, g->K, s->A, s->B,
-                            s->C, g->beta != 0 ? &g->cin : NULL, 0x5eedULL, &g->chk, err)))
+                            s->C, !api_beta0(g) ? &g->cin : NULL, 0x5eedULL, &g->chk, err)))
         return rc;
     api_tick(g, API_T_MULT);
     if (!g->device) {
@@ -388,8 +413,8 @@ static int report(gemm_call *g, dd_gemm_info *info, dd_err *err)
         return rc;
     info->multiply_seconds = mx[0];
     info->exposed_comm_seconds = sum[1] / g->ctx->size;
-    double flops = 2.0 * (double)g->M * (double)g->N * (double)g->K;
-    info->tflops = mx[0] > 0 && g->alpha != 0 ? flops / mx[0] / 1e12 : 0;
+    double flops = api_flops(g->t, g->M, g->N, g->K);
+    info->tflops = mx[0] > 0 && !api_alpha0(g) ? flops / mx[0] / 1e12 : 0;
     info->check_residual = g->chk.residual;
     info->check_passed = g->check ? g->chk.passed : 0;
     return DD_OK;
@@ -399,7 +424,7 @@ static int run_call(gemm_call *g, dd_err *err)
 {
     int rc = validate(g, err);
     /* nothing to compute, C unchanged: BLAS's quick returns (unless checked) */
-    if (rc || g->M == 0 || g->N == 0 || (!g->check && (g->alpha == 0 || g->K == 0) && g->beta == 1))
+    if (rc || g->M == 0 || g->N == 0 || (!g->check && (api_alpha0(g) || g->K == 0) && api_beta1(g)))
         return rc;
     if (g->t != g->ctx->type && (rc = api_retype(g->ctx, g->t, err)))
         return rc;

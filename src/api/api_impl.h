@@ -29,6 +29,10 @@ API_SAME(DD_ERROR_INTERNAL, DD_EFAIL);
 API_SAME(DD_ERROR_MPI, DD_EMPI);
 API_SAME(DD_FLOAT64, DD_F64);
 API_SAME(DD_FLOAT32, DD_F32);
+API_SAME(DD_COMPLEX128, DD_C128);
+API_SAME(DD_COMPLEX64, DD_C64);
+_Static_assert(sizeof(dd_complex128) == 16 && sizeof(dd_complex64) == 8,
+               "the complex values are (re, im) pairs without padding");
 API_SAME(DGEMM_DIST_LOOKAHEAD_MAX, DD_LOOKAHEAD_MAX);
 #undef API_SAME
 
@@ -95,9 +99,10 @@ typedef struct {
 typedef struct {
     dd_context *ctx;
     dd_dtype t;
-    char ta, tb;
+    char ta, tb; /* after validate: 'N', 'T', or 'C' (complex types only: conjugated) */
     int64_t M, N, K;
-    double alpha, beta;
+    double alpha, beta;       /* the real parts (the value, for the real types) */
+    double alpha_im, beta_im; /* the imaginary parts: 0 for the real types */
     api_operand a, b, c;
     int desc;    /* 1: dd_pgemm (descriptors); 0: dd_gemm's 2-D block layout */
     int device;  /* dd_gemm_device: the arrays are in work (device) memory */
@@ -115,6 +120,25 @@ typedef struct {
     int sample_failed;            /* api_sample.c found an operand not as the caller holds it */
     char sample_msg[DD_ERRLEN];   /* ... and which element */
 } gemm_call;
+
+/* BLAS's cases of the scalars, both parts of a complex one. */
+static inline int api_alpha0(const gemm_call *g)
+{
+    return g->alpha == 0 && g->alpha_im == 0;
+}
+static inline int api_beta0(const gemm_call *g)
+{
+    return g->beta == 0 && g->beta_im == 0;
+}
+static inline int api_beta1(const gemm_call *g)
+{
+    return g->beta == 1 && g->beta_im == 0;
+}
+/* Real flops of one multiply: 2·M·N·K, 8·M·N·K for the complex types. */
+static inline double api_flops(dd_dtype t, int64_t M, int64_t N, int64_t K)
+{
+    return (dd_dtype_complex(t) ? 8.0 : 2.0) * (double)M * (double)N * (double)K;
+}
 
 /* dd_pgemm's descriptors given (not NULL), before the same-argument
  * comparison, so that a NULL one is named as such (local; sets g->bad_arg). */

@@ -94,7 +94,7 @@ static int is_trans(char t)
 
 /* The entry, then 7 numbers of the call, then 3 for each operand and 10
  * for its descriptor */
-_Static_assert(8 + 3 * (3 + 10) <= API_GLOBALS, "api_globals' numbers must fit API_GLOBALS");
+_Static_assert(10 + 3 * (3 + 10) <= API_GLOBALS, "api_globals' numbers must fit API_GLOBALS");
 
 /* A scalar as its bits, with every NaN one NaN and -0 as +0: values that
  * act alike compare alike. */
@@ -122,12 +122,16 @@ int api_globals(const gemm_call *g, api_global *v)
     memset(v, 0, sizeof *v * API_GLOBALS);
     /* first the entry (type, device pointers, descriptors): the rest means
      * something else in another one */
-    v[n++] = (api_global){(int64_t)g->t + 2 * g->device + 4 * g->desc, "the entry", API_G_ENTRY};
+    v[n++] = (api_global){(int64_t)g->t + 4 * g->device + 8 * g->desc, "the entry", API_G_ENTRY};
     v[n++] = (api_global){g->M, "M", API_G_INT};
     v[n++] = (api_global){g->N, "N", API_G_INT};
     v[n++] = (api_global){g->K, "K", API_G_INT};
     v[n++] = (api_global){real_bits(g->alpha), "alpha", API_G_REAL};
     v[n++] = (api_global){real_bits(g->beta), "beta", API_G_REAL};
+    if (dd_dtype_complex(g->t)) {
+        v[n++] = (api_global){real_bits(g->alpha_im), "alpha's imaginary part", API_G_REAL};
+        v[n++] = (api_global){real_bits(g->beta_im), "beta's imaginary part", API_G_REAL};
+    }
     v[n++] = (api_global){(unsigned char)g->ta + 256 * (unsigned char)g->tb, "transa, transb",
                           API_G_TRANS};
     v[n++] = (api_global){g->check != 0, "info->check", API_G_INT};
@@ -149,13 +153,15 @@ int api_globals(const gemm_call *g, api_global *v)
 
 void api_global_show(const api_global *x, int64_t v, char *buf, size_t len)
 {
-    static const char *entries[8] = {"dd_gemm",         "dd_sgemm",        "dd_gemm_device",
-                                     "dd_sgemm_device", "dd_pgemm",        "dd_psgemm",
-                                     "dd_pgemm_device", "dd_psgemm_device"};
+    static const char *entries[16] = {
+        "dd_gemm",         "dd_sgemm",         "dd_zgemm",         "dd_cgemm",
+        "dd_gemm_device",  "dd_sgemm_device",  "dd_zgemm_device",  "dd_cgemm_device",
+        "dd_pgemm",        "dd_psgemm",        "dd_pzgemm",        "dd_pcgemm",
+        "dd_pgemm_device", "dd_psgemm_device", "dd_pzgemm_device", "dd_pcgemm_device"};
     double r;
     switch (x->kind) {
     case API_G_ENTRY:
-        snprintf(buf, len, "%s", v >= 0 && v < 8 ? entries[v] : "?");
+        snprintf(buf, len, "%s", v >= 0 && v < 16 ? entries[v] : "?");
         break;
     case API_G_REAL:
         memcpy(&r, &v, sizeof r);
@@ -404,7 +410,7 @@ int api_check_operands(gemm_call *g, dd_err *err)
             return rc;
         int pr, pc;
         rd_coords(&o->lay, g->ctx->rank, &pr, &pc);
-        int read = k < 2 ? g->alpha != 0 : 1; /* C is written whatever beta is */
+        int read = k < 2 ? !api_alpha0(g) : 1; /* C is written whatever beta is */
         if (!o->p && read && sub_len(&o->lay.row, pr) > 0 && sub_len(&o->lay.col, pc) > 0)
             return bad(g, pos[k] - 3, err, "%s is NULL but this rank holds %lld x %lld of it",
                        names[k], (long long)sub_len(&o->lay.row, pr),

@@ -31,7 +31,7 @@ int api_device_stage(gemm_call *g, api_dstage *st, dd_err *err)
 {
     dd_engine *e = &g->ctx->eng;
     api_operand *ops[3] = {&g->a, &g->b, &g->c};
-    int want[3] = {g->alpha != 0, g->alpha != 0, 1}, rc = DD_OK;
+    int want[3] = {!api_alpha0(g), !api_alpha0(g), 1}, rc = DD_OK;
     size_t es = dd_elsize(g->t);
     memset(st, 0, sizeof *st);
     for (int k = 0; k < 3 && !rc; k++) {

@@ -257,7 +257,7 @@ int api_pipe_fits(const gemm_call *g)
 {
     const dd_context *ctx = g->ctx;
     pipe_t pp;
-    if (ctx->size != 1 || g->device || g->check || g->alpha == 0 || g->K == 0 || g->M == 0 ||
+    if (ctx->size != 1 || g->device || g->check || dd_dtype_complex(g->t) || g->alpha == 0 || g->K == 0 || g->M == 0 ||
         g->N == 0 || (ctx->eng.ops->work_is_host && !dd_fault("host-pipe")) ||
         dd_fault("no-host-pipe") || !views(g, &pp))
         return 0;

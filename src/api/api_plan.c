@@ -85,8 +85,10 @@ static int check_params(dd_context *ctx, const dd_plan_params *pp, dd_err *err)
         return dd_fail(err, DD_EUSAGE, "dd_plan_create: params is NULL");
     if (ctx->plan)
         return dd_fail(err, DD_EUSAGE, "the context has a plan already: destroy it first");
-    if (pp->type != DD_FLOAT64 && pp->type != DD_FLOAT32)
-        return dd_fail(err, DD_EUSAGE, "type %d: must be DD_FLOAT64 or DD_FLOAT32", pp->type);
+    if (!dd_dtype_valid(pp->type))
+        return dd_fail(err, DD_EUSAGE,
+                       "type %d: must be DD_FLOAT64, DD_FLOAT32, DD_COMPLEX128 or DD_COMPLEX64",
+                       pp->type);
     if (pp->M < 0 || pp->N < 0 || pp->K < 0)
         return dd_fail(err, DD_EUSAGE, "M=%lld N=%lld K=%lld: sizes must be >= 0", (long long)pp->M,
                        (long long)pp->N, (long long)pp->K);

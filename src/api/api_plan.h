@@ -22,6 +22,8 @@ struct dd_plan {
     void *tscratch; /* host scratch turning transposed bands (CPU) */
     check_cterm cin;
     double alpha, beta;
+    double alpha_im, beta_im; /* complex plans: the imaginary parts */
+    int conj_a, conj_b;       /* complex plans: op(A), op(B) conjugated at prepare */
     int prepared, checkable, npass;
     int allocated; /* dd_plan_allocate succeeded: the blocks are usable */
     int owns;      /* dd_plan_allocate ran: dd_plan_destroy frees what it got */
@@ -34,6 +36,12 @@ struct dd_plan {
     int take_on;                 /* a take is queued and not ended */
     double alloc_sec[3];
 };
+
+/* alpha = 0 (both parts): nothing multiplied. */
+static inline int plan_alpha0(const dd_plan *p)
+{
+    return p->alpha == 0 && p->alpha_im == 0;
+}
 
 /* api_plan.c */
 /* Bytes of the kept beta·C_in (0: none) and of the GPU's turning scratch. */

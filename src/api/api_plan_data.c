@@ -73,12 +73,28 @@ static int apply_scalars(dd_plan *p, dd_err *err)
 {
     dd_summa *s = &p->s;
     dd_engine *e = &p->ctx->eng;
-    double alpha = dd_fault("no-alpha") ? 1 : p->alpha; /* tests: alpha forgotten */
+    int no_alpha = dd_fault("no-alpha"), no_beta = dd_fault("no-beta"); /* tests: forgotten */
+    if (dd_dtype_complex(p->t)) {
+        if (!e->ops->cscale)
+            return dd_fail(err, DD_EUNSUP, "the %s backend cannot scale complex data",
+                           e->ops->name);
+        const double a[2] = {no_alpha ? 1 : p->alpha, no_alpha ? 0 : p->alpha_im},
+                     one[2] = {1, 0}, b[2] = {no_beta ? 1 : p->beta, no_beta ? 0 : p->beta_im};
+        int rc = e->ops->cscale(e, p->t, s->A, s->Mp * s->Kq, a, p->conj_a, err);
+        if (!rc && plan_alpha0(p))
+            rc = e->ops->scale(e, p->t, s->B, s->Kp * s->Nq, 0, err);
+        else if (!rc && p->conj_b)
+            rc = e->ops->cscale(e, p->t, s->B, s->Kp * s->Nq, one, 1, err);
+        if (!rc && p->read_c)
+            rc = e->ops->cscale(e, p->t, s->C, s->Mp * s->Nq, b, 0, err);
+        return rc;
+    }
+    double alpha = no_alpha ? 1 : p->alpha;
     int rc = e->ops->scale(e, p->t, s->A, s->Mp * s->Kq, alpha, err);
     if (!rc && p->alpha == 0)
         rc = e->ops->scale(e, p->t, s->B, s->Kp * s->Nq, 0, err);
-    if (!rc && p->read_c) /* tests: beta forgotten */
-        rc = e->ops->scale(e, p->t, s->C, s->Mp * s->Nq, dd_fault("no-beta") ? 1 : p->beta, err);
+    if (!rc && p->read_c)
+        rc = e->ops->scale(e, p->t, s->C, s->Mp * s->Nq, no_beta ? 1 : p->beta, err);
     return rc;
 }
 
@@ -95,22 +111,29 @@ static int keep_host_copies(dd_plan *p, dd_err *err)
     return rc;
 }
 
-/* alpha, beta and check alike on every rank (rank 0's against mine, bit
- * for bit: NaN differs from any value, itself included).  Collective. */
-static int same_scalars(dd_context *ctx, double alpha, double beta, int check, dd_err *err)
+/* alpha, beta (both parts), the conjugations and check alike on every
+ * rank (rank 0's against mine, bit for bit: NaN differs from any value,
+ * itself included).  Collective. */
+static int same_scalars(dd_context *ctx, const double alpha[2], const double beta[2], int conj,
+                        int check, dd_err *err)
 {
-    double mine[3] = {alpha, beta, check != 0}, r0[3];
+    double mine[6] = {alpha[0], beta[0], check != 0, alpha[1], beta[1], conj}, r0[6];
     memcpy(r0, mine, sizeof r0);
-    int rc = dd_mpi_check(MPI_Bcast(r0, 3, MPI_DOUBLE, 0, ctx->world), "MPI_Bcast", err);
+    int rc = dd_mpi_check(MPI_Bcast(r0, 6, MPI_DOUBLE, 0, ctx->world), "MPI_Bcast", err);
     if (!rc && memcmp(mine, r0, sizeof mine))
         rc = dd_fail(err, DD_EUSAGE,
-                     "rank %d: alpha, beta and check must be the same on every rank (%.17g, "
-                     "%.17g, %d here, %.17g, %.17g, %d on rank 0)",
-                     ctx->rank, alpha, beta, check != 0, r0[0], r0[1], (int)r0[2]);
+                     "rank %d: alpha, beta%s and check must be the same on every rank (%.17g, "
+                     "%.17g, %d here, %.17g, %.17g, %d on rank 0%s)",
+                     ctx->rank, alpha[1] != 0 || beta[1] != 0 || conj ? " (both parts), conj" : "",
+                     alpha[0], beta[0], check != 0, r0[0], r0[1], (int)r0[2],
+                     memcmp(mine + 3, r0 + 3, 3 * sizeof(double)) ? "; the imaginary parts or "
+                                                                     "conjugations differ"
+                                                                   : "");
     return rc;
 }
 
-dd_status dd_plan_prepare(dd_plan *p, double alpha, double beta, int check)
+static int plan_prepare(dd_plan *p, const double alpha[2], const double beta[2], int conj_a,
+                        int conj_b, int check, int complex_entry)
 {
     if (!p)
         return DD_ERROR_USAGE;
@@ -118,20 +141,31 @@ dd_status dd_plan_prepare(dd_plan *p, double alpha, double beta, int check)
     int rc = enter(p, &err);
     dd_context *ctx = p->ctx;
     dd_engine *e = &ctx->eng;
-    if (!rc && (!isfinite(alpha) || !isfinite(beta)))
-        rc = dd_fail(err, DD_EUSAGE, "alpha %g, beta %g: must be finite", alpha, beta);
-    if (!rc && p->read_c == (beta == 0))
+    int beta0 = beta[0] == 0 && beta[1] == 0;
+    if (!rc && complex_entry && !dd_dtype_complex(p->t))
+        rc = dd_fail(err, DD_EUSAGE,
+                     "dd_plan_prepare_complex on a %s plan: use dd_plan_prepare (real alpha, beta)",
+                     dd_dtype_name(p->t));
+    if (!rc && (!isfinite(alpha[0]) || !isfinite(beta[0]) || !isfinite(alpha[1]) ||
+                !isfinite(beta[1])))
+        rc = dd_fail(err, DD_EUSAGE, "alpha (%g, %g), beta (%g, %g): must be finite", alpha[0],
+                     alpha[1], beta[0], beta[1]);
+    if (!rc && p->read_c == beta0)
         rc = dd_fail(err, DD_EUSAGE,
                      "beta %g on a plan made with read_c %d: C's input is read exactly when "
                      "beta is not 0",
-                     beta, p->read_c);
+                     beta[0], p->read_c);
     /* collective: made on every rank whatever its own checks found, so a
      * rank refusing alone does not leave the others in the broadcast */
-    int rc2 = same_scalars(ctx, alpha, beta, check, err);
+    int rc2 = same_scalars(ctx, alpha, beta, (conj_a != 0) + 2 * (conj_b != 0), check, err);
     if ((rc = dd_agree(ctx->world, rc ? rc : rc2, err)))
-        return api_status(rc);
-    p->alpha = alpha;
-    p->beta = beta;
+        return rc;
+    p->alpha = alpha[0];
+    p->beta = beta[0];
+    p->alpha_im = alpha[1];
+    p->beta_im = beta[1];
+    p->conj_a = conj_a != 0;
+    p->conj_b = conj_b != 0;
     p->npass = 0;
     check_cterm_free(&p->cin);
     rc = dd_agree(ctx->world, apply_scalars(p, err), err);
@@ -145,7 +179,20 @@ dd_status dd_plan_prepare(dd_plan *p, double alpha, double beta, int check)
     rc = dd_agree(ctx->world, rc, err);
     p->prepared = rc == DD_OK;
     p->checkable = p->prepared && (check || !p->read_c);
-    return api_status(rc);
+    return rc;
+}
+
+dd_status dd_plan_prepare(dd_plan *p, double alpha, double beta, int check)
+{
+    const double a[2] = {alpha, 0}, b[2] = {beta, 0};
+    return api_status(plan_prepare(p, a, b, 0, 0, check, 0));
+}
+
+dd_status dd_plan_prepare_complex(dd_plan *p, dd_complex128 alpha, dd_complex128 beta, int conj_a,
+                                  int conj_b, int check)
+{
+    const double a[2] = {alpha.re, alpha.im}, b[2] = {beta.re, beta.im};
+    return api_status(plan_prepare(p, a, b, conj_a, conj_b, check, 1));
 }
 
 /* Every pass after the first starts from beta·C_in again (untimed). */
@@ -191,7 +238,7 @@ static int multiply(dd_plan *p, int streamed, double *sec, double *gemm, dd_err 
     if (rc)
         return rc;
     double t0 = dd_now();
-    rc = p->alpha == 0 ? no_multiply(p, sec, gemm, err)
+    rc = plan_alpha0(p) ? no_multiply(p, sec, gemm, err)
                        : summa_multiply(&p->s, streamed, sec, gemm, err);
     if (!rc && streamed)
         rc = ctx->eng.ops->download(&ctx->eng, p->hC, p->s.C,
@@ -349,7 +396,7 @@ static dd_status multiply_rows(dd_plan *p, int64_t r0, int64_t rows, dd_plan_tim
     dd_context *ctx = p->ctx;
     if (!rc && !p->prepared)
         rc = dd_fail(err, DD_EUSAGE, "the plan is not prepared (dd_plan_prepare)");
-    if (!rc && (p->alpha == 0 || p->passes != 1))
+    if (!rc && (plan_alpha0(p) || p->passes != 1))
         rc = dd_fail(err, DD_EUSAGE,
                      "dd_plan_multiply_rows needs alpha not 0 and a plan made with passes = 1 "
                      "(alpha %g, passes %d): use dd_plan_multiply",

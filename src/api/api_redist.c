@@ -182,6 +182,13 @@ static void run_copy(char *buf, char *p, int64_t n, int64_t stride, size_t es, i
             memcpy(buf, p, (size_t)n * es);
         else
             memcpy(p, buf, (size_t)n * es);
+    } else if (es == 16) { /* complex double: two words an element */
+        uint64_t *b = (uint64_t *)buf, *q = (uint64_t *)p;
+        for (int64_t i = 0; i < n; i++)
+            if (pack)
+                b[2 * i] = q[2 * i * stride], b[2 * i + 1] = q[2 * i * stride + 1];
+            else
+                q[2 * i * stride] = b[2 * i], q[2 * i * stride + 1] = b[2 * i + 1];
     } else if (es == 8) {
         uint64_t *b = (uint64_t *)buf, *q = (uint64_t *)p;
         for (int64_t i = 0; i < n; i++)
@@ -362,6 +369,11 @@ static void self_run(const self_job *j, const char *p, char *q, int64_t n)
     int64_t srs = j->snd->rs, drs = j->rcv->rs;
     if (srs == 1 && drs == 1)
         memcpy(q, p, (size_t)n * j->es);
+    else if (j->es == 16)
+        for (int64_t i = 0; i < n; i++) {
+            ((uint64_t *)q)[2 * i * drs] = ((const uint64_t *)p)[2 * i * srs];
+            ((uint64_t *)q)[2 * i * drs + 1] = ((const uint64_t *)p)[2 * i * srs + 1];
+        }
     else if (j->es == 8)
         for (int64_t i = 0; i < n; i++)
             ((uint64_t *)q)[i * drs] = ((const uint64_t *)p)[i * srs];
@@ -397,6 +409,14 @@ static int64_t row_tile(MPI_Comm comm, int64_t srs, int64_t drs, dd_err *err)
     return rc ? -1 : all ? INT64_MAX / 4 : RD_TILE;
 }
 
+MPI_Datatype rd_mpi_type(dd_dtype t)
+{
+    return t == DD_F64    ? MPI_DOUBLE
+           : t == DD_F32  ? MPI_FLOAT
+           : t == DD_C128 ? MPI_C_DOUBLE_COMPLEX
+                          : MPI_C_FLOAT_COMPLEX;
+}
+
 int rd_move(MPI_Comm comm, dd_dtype t, const rd_layout *from, const void *src, const rd_layout *to,
             void *dst, int trans, int threads, rd_keep *keep, dd_err *err)
 {
@@ -424,7 +444,7 @@ int rd_move(MPI_Comm comm, dd_dtype t, const rd_layout *from, const void *src, c
                        &from->col, err);
     if (!(rc = dd_agree(comm, rc, err))) {
         side_copy(&snd, (char *)src, es, 1, rank, threads);
-        rc = rd_exchange(comm, t == DD_F64 ? MPI_DOUBLE : MPI_FLOAT, es, snd.buf, snd.count,
+        rc = rd_exchange(comm, rd_mpi_type(t), es, snd.buf, snd.count,
                          snd.disp, rcv.buf, rcv.count, rcv.disp, err);
         if (!(rc = dd_agree(comm, rc, err))) {
             side_copy(&rcv, (char *)dst, es, 0, rank, threads);

@@ -85,6 +85,9 @@ int rd_move(MPI_Comm comm, dd_dtype t, const rd_layout *from, const void *src, c
  * caller (api_work.c). */
 void rd_parallel(int threads, int64_t n, void (*fn)(void *arg, int64_t lo, int64_t hi), void *arg);
 
+/* The MPI datatype of one element of type t. */
+MPI_Datatype rd_mpi_type(dd_dtype t);
+
 /* The exchange itself: sbuf holds scount[r] elements for rank r at
  * sdisp[r], rbuf receives rcount[r] from rank r at rdisp[r] (64-bit
  * counts and displacements, in elements of type dt of es bytes).  One

@@ -20,7 +20,7 @@
 #include "api_impl.h"
 #include "dd_splitmix.h"
 
-enum { SAMPLE_RANDOM = 9, SAMPLE_MAX = 9 + SAMPLE_RANDOM, SAMPLE_FIELDS = 5 };
+enum { SAMPLE_RANDOM = 9, SAMPLE_MAX = 9 + SAMPLE_RANDOM, SAMPLE_FIELDS = 6 };
 
 /* How one rank holds its local array of a stored matrix. */
 typedef struct {
@@ -59,11 +59,11 @@ static int64_t first_at(const view *v, int row, int64_t n, int64_t g)
 }
 
 /* Whether operand `which` is stored transposed, from the call's own
- * transa and transb (validate() made them 'N' or 'T'), not from the
+ * transa and transb (validate() made them 'N', 'T' or 'C'), not from the
  * operand checks' reading of them. */
 static int stored_trans(const gemm_call *g, int which)
 {
-    return which == 0 ? g->ta == 'T' : which == 1 ? g->tb == 'T' : 0;
+    return which == 0 ? g->ta != 'N' : which == 1 ? g->tb != 'N' : 0;
 }
 
 /* Operand `which` (A 0, B 1, C 2) as this rank holds it. */
@@ -119,20 +119,42 @@ static int to_work(const gemm_call *g, int which, const view *v, int64_t li, int
     return pr * gr->Q + pc;
 }
 
-/* Local element (li, lj)'s bits (es bytes, the rest zero). */
-static int caller_bits(const gemm_call *g, const view *v, int64_t li, int64_t lj, int64_t *bits,
+/* Local element (li, lj)'s bits (es bytes, the rest zero) into rec[2]
+ * and, for a 16-byte element, its second half into rec[5]. */
+static int caller_bits(const gemm_call *g, const view *v, int64_t li, int64_t lj, int64_t *rec,
                        dd_err *err)
 {
     size_t es = dd_elsize(g->t);
     int64_t at = v->colmajor ? lj * v->ld + li : li * v->ld + lj;
     const char *src = v->p + (size_t)at * es;
-    *bits = 0;
+    int64_t bits[2] = {0, 0};
+    int rc = DD_OK;
     if (g->device) {
         dd_engine *e = &g->ctx->eng;
-        return e->ops->download(e, bits, src, es, err);
+        rc = e->ops->download(e, bits, src, es, err);
+    } else {
+        memcpy(bits, src, es);
     }
-    memcpy(bits, src, es);
-    return DD_OK;
+    rec[2] = bits[0];
+    rec[5] = bits[1];
+    return rc;
+}
+
+/* One element's value as text: "0.5", or "(0.5, -1)" for a complex one. */
+static void show_elem(dd_dtype t, const int64_t bits[2], char *buf, size_t len)
+{
+    double v[2] = {0, 0};
+    if (dd_dtype_real(t) == DD_F32) {
+        float f[2];
+        memcpy(f, bits, sizeof f);
+        v[0] = f[0], v[1] = f[1];
+    } else {
+        memcpy(v, bits, sizeof v);
+    }
+    if (dd_dtype_complex(t))
+        snprintf(buf, len, "(%.17g, %.17g)", v[0], v[1]);
+    else
+        snprintf(buf, len, "%.17g", v[0]);
 }
 
 /* This rank's samples of operand `which` appended to rec (SAMPLE_FIELDS
@@ -161,7 +183,7 @@ static int take(const gemm_call *g, int which, int64_t *rec, int *dest, int *rc,
     }
     for (int s = 0; s < n && !*rc; s++) {
         dest[s] = to_work(g, which, &v, rows[s], cols[s], rec + s * SAMPLE_FIELDS);
-        *rc = caller_bits(g, &v, rows[s], cols[s], rec + s * SAMPLE_FIELDS + 2, err);
+        *rc = caller_bits(g, &v, rows[s], cols[s], rec + s * SAMPLE_FIELDS, err);
     }
     return n;
 }
@@ -177,26 +199,21 @@ static int compare(const gemm_call *g, const int64_t *rec, int n, dd_err *err)
     size_t es = dd_elsize(g->t);
     for (int i = 0; i < n; i++) {
         const int64_t *x = rec + i * SAMPLE_FIELDS;
-        int64_t have = 0;
+        int64_t have[2] = {0, 0}, want[2] = {x[2], x[5]};
         const char *at = (const char *)work[x[0]] + (size_t)x[1] * es;
-        int rc = e->ops->work_is_host ? (memcpy(&have, at, es), DD_OK)
-                                      : e->ops->download(e, &have, at, es, err);
+        int rc = e->ops->work_is_host ? (memcpy(have, at, es), DD_OK)
+                                      : e->ops->download(e, have, at, es, err);
         if (rc)
             return rc;
-        if (have == x[2])
+        if (have[0] == want[0] && have[1] == want[1])
             continue;
-        double want = 0, got = 0;
-        if (g->t == DD_F32) {
-            float f;
-            memcpy(&f, &x[2], sizeof f), want = f;
-            memcpy(&f, &have, sizeof f), got = f;
-        } else {
-            memcpy(&want, &x[2], sizeof want), memcpy(&got, &have, sizeof got);
-        }
+        char got_s[96], want_s[96];
+        show_elem(g->t, have, got_s, sizeof got_s);
+        show_elem(g->t, want, want_s, sizeof want_s);
         return dd_fail(err, DD_ECHECK,
-                       "%s(%lld, %lld) in work memory is %.17g, the caller's array holds %.17g "
+                       "%s(%lld, %lld) in work memory is %s, the caller's array holds %s "
                        "there: the operand did not arrive as the arguments describe it",
-                       name[x[0]], (long long)x[3], (long long)x[4], got, want);
+                       name[x[0]], (long long)x[3], (long long)x[4], got_s, want_s);
     }
     return DD_OK;
 }
@@ -208,7 +225,7 @@ int api_sample_operands(gemm_call *g, dd_err *err)
     int64_t rec[3 * SAMPLE_MAX * SAMPLE_FIELDS];
     int dest[3 * SAMPLE_MAX];
     for (int k = 0; k < 3; k++)
-        if (k < 2 ? g->alpha != 0 : g->beta != 0)
+        if (k < 2 ? !api_alpha0(g) : !api_beta0(g))
             n += take(g, k, rec + n * SAMPLE_FIELDS, dest + n, &rc, err);
     /* counts and displacements sent and received, and where each goes */
     int *cnt = calloc((size_t)np * 5, sizeof(int));

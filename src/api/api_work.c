@@ -149,7 +149,7 @@ void api_timing_print(const gemm_call *g)
         return;
     char line[512];
     int n = snprintf(line, sizeof line, "dgemm-dist api timing (rank 0, %s %lldx%lldx%lld%s):",
-                     g->t == DD_F64 ? "f64" : "f32", (long long)g->M, (long long)g->N,
+                     dd_dtype_name(g->t), (long long)g->M, (long long)g->N,
                      (long long)g->K,
                      g->piped    ? ", host pipeline: load = host packing, multiply = waits"
                      : g->cyclic ? ", local arrays as blocks"

@@ -170,7 +170,7 @@ static const dd_knob_spec table[DDK_COUNT] = {
          .what =
              "the backend of the contexts that libdgemm-dist-scalapack opens: auto (CUDA where "
              "every rank has a GPU, else the CPU), cuda or cpu. Where auto gives the CPU and a "
-             "ScaLAPACK is linked after the drop-in, the calls go to ScaLAPACK's PDGEMM/PSGEMM "
+             "ScaLAPACK is linked after the drop-in, the calls go to ScaLAPACK's PDGEMM/PSGEMM/PZGEMM/PCGEMM "
              "(faster there); cpu makes dgemm-dist serve them. A name the library refuses serves "
              "no call: each goes to the ScaLAPACK routine linked after it, with one note naming "
              "the value."},
@@ -182,7 +182,7 @@ static const dd_knob_spec table[DDK_COUNT] = {
          .choices = dropin_errors,
          .dflt_text = "pblas",
          .what =
-             "an illegal argument to the drop-in's PDGEMM/PSGEMM: pblas reports it as PBLAS does, "
+             "an illegal argument to the drop-in's PDGEMM/PSGEMM/PZGEMM/PCGEMM: pblas reports it as PBLAS does, "
              "through the program's PB_Cabort with PBLAS's number (ScaLAPACK's aborts the job; "
              "without one the call returns), after one line from the grid saying what to change; "
              "return never calls PB_Cabort: the line, and the call returns with C untouched "
@@ -194,7 +194,7 @@ static const dd_knob_spec table[DDK_COUNT] = {
          .dflt = 0,
          .dflt_text = "0",
          .what = "1: at MPI_Finalize every process that called the drop-in prints one line on "
-                 "stderr: how many PDGEMM/PSGEMM calls dgemm-dist served, handed on to ScaLAPACK "
+                 "stderr: how many PDGEMM/PSGEMM/PZGEMM/PCGEMM calls dgemm-dist served, handed on to ScaLAPACK "
                  "and refused as illegal."},
     [DDK_SCALAPACK_VERBOSE] =
         {.name = "DD_SCALAPACK_VERBOSE",

@@ -47,7 +47,9 @@ extern "C" {
 #endif
 
 /* Fill a rows×cols block (row-major, ld = cols) of a matrix with `gcols`
- * columns whose top-left element is (row0, col0). */
+ * columns whose top-left element is (row0, col0).  Complex types: element
+ * (i, j) with counter c is rng_value(2c) + i·rng_value(2c + 1), so the
+ * pairs are the real matrix of 2·gcols columns. */
 void rng_fill_block(void *buf, dd_dtype t, uint64_t seed, uint64_t tag, int64_t row0, int64_t rows,
                     int64_t col0, int64_t cols, int64_t gcols);
 

@@ -64,11 +64,12 @@ const opt_spec cli_specs[O_COUNT] = {
     [O_VERSION] = {"--version", 0, K_FLAG, MODE_BOTH, 0, 0, NULL},
 };
 
-static const char *const dtypes[] = {"f64", "double", "f32", "float", NULL};
+static const char *const dtypes[] = {"f64", "double", "f32", "float", "c128", "z", "c64", "c",
+                                     NULL};
 static const char *const backends[] = {"auto", "cuda", "cpu", NULL};
 static const char *const comms[] = {"auto", "nccl", "mpi", "ce", "cuda-ipc", NULL};
 static const char *const ios[] = {"auto", "direct", "collective", "independent", NULL};
-static const char *const transes[] = {"N", "T", "n", "t", NULL};
+static const char *const transes[] = {"N", "T", "n", "t", "C", "c", NULL};
 static const char *const orders[] = {"row", "col", NULL};
 /* ---- values ------------------------------------------------------------------ */
 
@@ -162,7 +163,7 @@ static const char *const *choices_of(int id, const char **expect)
 {
     switch (id) {
     case O_DTYPE:
-        *expect = "f64 or f32";
+        *expect = "f64, f32, c128 (z: complex double) or c64 (c: complex float)";
         return dtypes;
     case O_BACKEND:
         *expect = "auto, cuda or cpu";
@@ -172,7 +173,7 @@ static const char *const *choices_of(int id, const char **expect)
         return comms;
     case O_TRANSA:
     case O_TRANSB:
-        *expect = "N (as stored) or T (transposed)";
+        *expect = "N (as stored), T (transposed) or C (conjugate transpose: complex types)";
         return transes;
     case O_ORDER:
         *expect = "row (C, numpy, h5py) or col (Fortran, MATLAB, Julia, R)";
@@ -193,9 +194,9 @@ static int take_choice(cli_state *st, int id, const char *v)
         return dd_fail(st->err, DD_EUSAGE, "bad value '%s' for %s: expected %s", v,
                        cli_specs[id].spelling, expect);
     if (id == O_DTYPE)
-        r->dtype = i < 2 ? DD_F64 : DD_F32;
+        r->dtype = i < 2 ? DD_F64 : i < 4 ? DD_F32 : i < 6 ? DD_C128 : DD_C64;
     else if (id == O_TRANSA || id == O_TRANSB)
-        *(id == O_TRANSA ? &r->transa : &r->transb) = i % 2 ? 'T' : 'N';
+        *(id == O_TRANSA ? &r->transa : &r->transb) = i >= 4 ? 'C' : i % 2 ? 'T' : 'N';
     else if (id == O_ORDER)
         r->col = i == 1;
     else

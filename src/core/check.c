@@ -17,15 +17,18 @@ typedef struct {
     const dd_grid *g;
     dd_engine *e; /* where A, B, C live: the scans and products run there */
     dd_dtype t;
+    int nc; /* components of an element and of the vectors: 1 real, 2 complex */
     int64_t K;
     const void *A, *B, *C;  /* work memory */
     const check_cterm *cin; /* beta·C_in's part, or NULL (beta = 0) */
     uint64_t seed;
     dd_range rm, rn, rkq, rkp;
+    /* vectors of nc components an entry (complex: (re, im) pairs) */
     double *x;  /* Nq: my slice of x */
     double *w;  /* K: B x, everywhere */
-    double *kb; /* 2·Kp: my rows of B x, then of |B| row sums */
-    double *mb; /* 5·Mp: my rows of C x, A (B x), |A| row sums, then cin's w and |C_in| sums */
+    double *kb; /* Kp: my rows of B x, then Kp real |B| row sums */
+    double *mb; /* Mp each: my rows of C x, A (B x), |A| row sums (real), then cin's w and
+                 * |C_in| sums (real) */
 } chk;
 
 /* The scaling exponents never leave this range, so 2^-ea, 2^-eb and each
@@ -102,13 +105,21 @@ static int input_scan(const chk *c, double out[4], dd_err *err)
     return reduce(c, out, 4, MPI_MAX, c->world, err);
 }
 
-/* x: my slice (Nq) of the check's random vector; returns max |x_j|. */
-static double draw_x(uint64_t seed, dd_range rn, double *x)
+/* x: my slice (Nq) of the check's random vector; returns max |x_j|.
+ * Complex (nc = 2): x_j = the generator's values 2j and 2j + 1. */
+static double draw_x(uint64_t seed, dd_range rn, int nc, double *x)
 {
     double xmax = 0;
     for (int64_t j = 0; j < rn.len; j++) {
-        x[j] = rng_value(seed, RNG_TAG_X, (uint64_t)(rn.start + j));
-        xmax = fmax(xmax, fabs(x[j]));
+        if (nc == 1) {
+            x[j] = rng_value(seed, RNG_TAG_X, (uint64_t)(rn.start + j));
+            xmax = fmax(xmax, fabs(x[j]));
+            continue;
+        }
+        uint64_t c = 2 * (uint64_t)(rn.start + j);
+        x[2 * j] = rng_value(seed, RNG_TAG_X, c);
+        x[2 * j + 1] = rng_value(seed, RNG_TAG_X, c + 1);
+        xmax = fmax(xmax, hypot(x[2 * j], x[2 * j + 1]));
     }
     return xmax;
 }
@@ -117,18 +128,19 @@ static double draw_x(uint64_t seed, dd_range rn, double *x)
  * along my grid row, then one copy of each grid row's slice spread to all. */
 static int b_times_x(const chk *c, const double fb[2], double *bnorm, dd_err *err)
 {
-    int64_t Kp = c->rkp.len;
+    int64_t Kp = c->rkp.len, nc = c->nc;
     int nfab = 0; /* A and B are finite here (input_scan): nfab is moot */
-    int rc = matvec(c, c->B, Kp, c->rn.len, fb, c->x, c->kb, c->kb + Kp, &nfab, err);
-    if ((rc = dd_agree(c->world, rc, err)) || (rc = reduce(c, c->kb, 2 * Kp, MPI_SUM, c->row, err)))
+    int rc = matvec(c, c->B, Kp, c->rn.len, fb, c->x, c->kb, c->kb + nc * Kp, &nfab, err);
+    if ((rc = dd_agree(c->world, rc, err)) ||
+        (rc = reduce(c, c->kb, (nc + 1) * Kp, MPI_SUM, c->row, err)))
         return rc;
     *bnorm = 0;
     for (int64_t i = 0; i < Kp; i++)
-        *bnorm = fmax(*bnorm, c->kb[Kp + i]);
+        *bnorm = fmax(*bnorm, c->kb[nc * Kp + i]);
     if (c->g->q == 0)
-        for (int64_t i = 0; i < Kp; i++)
-            c->w[c->rkp.start + i] = c->kb[i];
-    return reduce(c, c->w, c->K, MPI_SUM, c->world, err);
+        for (int64_t i = 0; i < nc * Kp; i++)
+            c->w[nc * c->rkp.start + i] = c->kb[i];
+    return reduce(c, c->w, nc * c->K, MPI_SUM, c->world, err);
 }
 
 /* The scaled products, C-type quantities in units of 2^e (A' B' in units
@@ -138,37 +150,41 @@ static int b_times_x(const chk *c, const double fb[2], double *bnorm, dd_err *er
  * some y'−z' not finite, ||(beta·C_in)'||_oo. */
 static int products(const chk *c, int ea, int eb, int e, double glob[7], dd_err *err)
 {
-    int64_t Mp = c->rm.len, Nq = c->rn.len;
+    int64_t Mp = c->rm.len, Nq = c->rn.len, nc = c->nc;
     double fa[2], fb[2], fc[2], bnorm = 0;
     pow2_split(ea, fa);
     pow2_split(eb, fb);
     pow2_split(e, fc);
-    double xmax = draw_x(c->seed, c->rn, c->x);
+    double xmax = draw_x(c->seed, c->rn, c->nc, c->x);
     int rc = b_times_x(c, fb, &bnorm, err);
     if (rc)
         return rc;
     /* y' = C' x, z' = A' (B' x), |A'| row sums: summed along my grid row */
     int nfc = 0, nfab = 0;
-    rc = matvec(c, c->C, Mp, Nq, fc, c->x, c->mb, NULL, &nfc, err);
+    /* mb: y' (nc·Mp), z' (nc·Mp), |A'| (Mp), cin's w (nc·Mp), |C_in'| (Mp) */
+    double *y = c->mb, *z = y + nc * Mp, *as = z + nc * Mp, *cw = as + Mp, *cs = cw + nc * Mp;
+    rc = matvec(c, c->C, Mp, Nq, fc, c->x, y, NULL, &nfc, err);
     if (!rc)
-        rc = matvec(c, c->A, Mp, c->rkq.len, fa, c->w + c->rkq.start, c->mb + Mp, c->mb + 2 * Mp,
-                    &nfab, err);
-    for (int64_t i = 0; i < Mp; i++) {
-        c->mb[3 * Mp + i] = c->cin ? c->cin->w[i] : 0;
-        c->mb[4 * Mp + i] = c->cin ? c->cin->abs[i] : 0;
-    }
-    if ((rc = dd_agree(c->world, rc, err)) || (rc = reduce(c, c->mb, 5 * Mp, MPI_SUM, c->row, err)))
+        rc = matvec(c, c->A, Mp, c->rkq.len, fa, c->w + nc * c->rkq.start, z, as, &nfab, err);
+    for (int64_t i = 0; i < nc * Mp; i++)
+        cw[i] = c->cin ? c->cin->w[i] : 0;
+    for (int64_t i = 0; i < Mp; i++)
+        cs[i] = c->cin ? c->cin->abs[i] : 0;
+    if ((rc = dd_agree(c->world, rc, err)) ||
+        (rc = reduce(c, c->mb, (3 * nc + 2) * Mp, MPI_SUM, c->row, err)))
         return rc;
     double sab = ldexp(1.0, ea + eb - e), sc = c->cin ? ldexp(1.0, c->cin->e - e) : 0;
     double diff = 0, anorm = 0, cnorm = 0, ovf = 0;
     for (int64_t i = 0; i < Mp; i++) {
-        double d = fabs(c->mb[i] - (c->mb[Mp + i] * sab + c->mb[3 * Mp + i] * sc));
+        double d = fabs(y[nc * i] - (z[nc * i] * sab + cw[nc * i] * sc));
+        if (nc == 2) /* the modulus of the complex difference */
+            d = hypot(d, y[2 * i + 1] - (z[2 * i + 1] * sab + cw[2 * i + 1] * sc));
         if (isfinite(d))
             diff = fmax(diff, d);
         else
             ovf = 1;
-        anorm = fmax(anorm, c->mb[2 * Mp + i]);
-        cnorm = fmax(cnorm, c->mb[4 * Mp + i] * sc);
+        anorm = fmax(anorm, as[i]);
+        cnorm = fmax(cnorm, cs[i] * sc);
     }
     double mine[7] = {diff, anorm, bnorm, xmax, nfc, ovf, cnorm};
     memcpy(glob, mine, sizeof mine);
@@ -178,7 +194,7 @@ static int products(const chk *c, int ea, int eb, int e, double glob[7], dd_err 
 /* The verdict from products()' figures; sab = 2^(ea+eb-e) as there. */
 static void verdict(const double glob[7], double sab, dd_dtype t, int64_t K, check_result *res)
 {
-    double eps = t == DD_F64 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
+    double eps = dd_dtype_real(t) == DD_F64 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
     double denom = eps * ((double)K * glob[1] * glob[2] * sab + glob[6]) * glob[3];
     res->why_not = NULL;
     if (glob[4] != 0) {
@@ -230,6 +246,7 @@ int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_engine *e, 
              .g = g,
              .e = e,
              .t = t,
+             .nc = dd_dtype_complex(t) ? 2 : 1,
              .K = K,
              .A = A,
              .B = B,
@@ -240,15 +257,16 @@ int check_product(MPI_Comm world, MPI_Comm row, const dd_grid *g, dd_engine *e, 
     c.rn = grid_block(N, g->Q, g->q);
     c.rkq = grid_block(K, g->Q, g->q);
     c.rkp = grid_block(K, g->P, g->p);
-    int64_t Mp = c.rm.len, Nq = c.rn.len, Kp = c.rkp.len;
-    c.x = malloc(sizeof(double) * (size_t)(Nq + 1));
-    c.w = calloc((size_t)K + 1, sizeof(double));
-    c.kb = malloc(sizeof(double) * (size_t)(2 * Kp + 1));
-    c.mb = malloc(sizeof(double) * (size_t)(5 * Mp + 1));
+    int64_t Mp = c.rm.len, Nq = c.rn.len, Kp = c.rkp.len, nc = c.nc;
+    c.x = malloc(sizeof(double) * (size_t)(nc * Nq + 1));
+    c.w = calloc((size_t)(nc * K) + 1, sizeof(double));
+    c.kb = malloc(sizeof(double) * (size_t)((nc + 1) * Kp + 1));
+    c.mb = malloc(sizeof(double) * (size_t)((3 * nc + 2) * Mp + 1));
     int rc = DD_OK;
     if (!c.x || !c.w || !c.kb || !c.mb)
         rc = dd_fail(err, DD_ENOMEM, "out of host memory for the check (needs %.1f MiB)",
-                     (double)(K + 5 * Mp + 2 * Kp + Nq) * 8 / (1 << 20));
+                     (double)(nc * K + (3 * nc + 2) * Mp + (nc + 1) * Kp + nc * Nq) * 8 /
+                         (1 << 20));
     res->residual = NAN;
     res->passed = 0;
     res->why_not = NULL;
@@ -290,11 +308,12 @@ int check_c_input(MPI_Comm world, const dd_grid *g, dd_engine *e, dd_dtype t, in
                   const void *C, uint64_t seed, check_cterm *ct, dd_err *err)
 {
     dd_range rm = grid_block(M, g->P, g->p), rn = grid_block(N, g->Q, g->q);
+    int nc = dd_dtype_complex(t) ? 2 : 1;
     memset(ct, 0, sizeof *ct);
     ct->rows = rm.len;
-    ct->w = calloc((size_t)rm.len + 1, sizeof(double));
+    ct->w = calloc((size_t)(nc * rm.len) + 1, sizeof(double));
     ct->abs = calloc((size_t)rm.len + 1, sizeof(double));
-    double *x = malloc(sizeof(double) * (size_t)(rn.len + 1));
+    double *x = malloc(sizeof(double) * (size_t)(nc * rn.len + 1));
     int rc =
         ct->w && ct->abs && x ? DD_OK : dd_fail(err, DD_ENOMEM, "out of host memory for the check");
     if (!(rc = dd_agree(world, rc, err)) &&
@@ -302,7 +321,7 @@ int check_c_input(MPI_Comm world, const dd_grid *g, dd_engine *e, dd_dtype t, in
         double f[2];
         int nf = 0;
         pow2_split(ct->e, f);
-        draw_x(seed, rn, x);
+        draw_x(seed, rn, nc, x);
         rc = dd_agree(world,
                       e->ops->matvec(e, t, C, rm.len, rn.len, f, x, ct->w, ct->abs, &nf, err), err);
     }

@@ -4,7 +4,9 @@
  * double precision whatever the element type; then
  *   r = ||y − z||_oo / (eps · k · ||A||_oo · ||B||_oo · ||x||_oo)
  * with eps the unit roundoff of the element type.  PASSED iff r < 16 and
- * every figure is finite: NaN or Inf anywhere can never pass.
+ * every figure is finite: NaN or Inf anywhere can never pass.  Complex
+ * types: x is complex (its parts two of the generator's values), the
+ * products complex, |.| the modulus and eps the unit roundoff of one part.
  *
  * GEMM: A and B are the blocks the multiply used, op(A) and op(B) with
  * alpha applied (the library transposes and scales at load, src/api).  With beta ≠ 0,
@@ -44,7 +46,8 @@
  * check_c_input() fills it, check_product() adds it, check_cterm_free()
  * releases it. */
 typedef struct {
-    double *w;     /* Mp: my partial sums of (beta·C_in)'·x (summed along the grid row later) */
+    double *w;     /* Mp (complex: Mp pairs): my partial sums of (beta·C_in)'·x (summed along
+                    * the grid row later) */
     double *abs;   /* Mp: my partial row sums of |(beta·C_in)'| */
     int e;         /* (beta·C_in)' = beta·C_in·2^-e, e from max|beta·C_in| over all ranks */
     int nonfinite; /* beta·C_in holds NaN or Inf somewhere */

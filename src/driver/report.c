@@ -75,7 +75,14 @@ void report_expr(char *buf, size_t n, char transa, char transb, double alpha, do
         snprintf(b, sizeof b, " %s C", beta > 0 ? "+" : "-");
     else if (beta != 0)
         snprintf(b, sizeof b, " %s %g·C", beta > 0 ? "+" : "-", fabs(beta));
-    snprintf(buf, n, "C = %s%s·%s%s", a, transa == 'T' ? "Aᵀ" : "A", transb == 'T' ? "Bᵀ" : "B", b);
+    snprintf(buf, n, "C = %s%s·%s%s", a,
+             transa == 'T'   ? "Aᵀ"
+             : transa == 'C' ? "Aᴴ"
+                             : "A",
+             transb == 'T'   ? "Bᵀ"
+             : transb == 'C' ? "Bᴴ"
+                             : "B",
+             b);
 }
 
 void report_finish(dd_record *r)
@@ -90,7 +97,7 @@ void report_finish(dd_record *r)
     r->tmin = s[0];
     free(s);
     /* alpha = 0: nothing is multiplied (BLAS's rule), so no rate */
-    double flops = r->alpha == 0 ? 0 : 2.0 * (double)r->M * (double)r->N * (double)r->K;
+    double flops = r->alpha == 0 ? 0 : run_flops(r->type, r->M, r->N, r->K);
     r->tflops = r->tmed > 0 ? flops / r->tmed / 1e12 : 0;
 }
 
@@ -239,7 +246,7 @@ void report_print(FILE *f, const dd_record *r)
         fprintf(f,
                 "host-to-host %s = %.4g TFLOP/s (A, B streamed up behind the multiply, C down)\n",
                 human_time(r->host_to_host, a, sizeof a),
-                2.0 * (double)r->M * (double)r->N * (double)r->K / r->host_to_host / 1e12);
+                run_flops(r->type, r->M, r->N, r->K) / r->host_to_host / 1e12);
     if (r->tune_line)
         fprintf(f, "%s\n", r->tune_line);
     if (r->model_line)
@@ -279,8 +286,8 @@ static void json_problem(FILE *f, const dd_record *r)
 {
     dd_json_kv_str(f, "input", r->input);
     dd_json_kv_str(f, "dtype", dd_dtype_name(r->type));
-    dd_json_kv_str(f, "transa", r->transa == 'T' ? "T" : "N");
-    dd_json_kv_str(f, "transb", r->transb == 'T' ? "T" : "N");
+    dd_json_kv_str(f, "transa", r->transa == 'T' ? "T" : r->transa == 'C' ? "C" : "N");
+    dd_json_kv_str(f, "transb", r->transb == 'T' ? "T" : r->transb == 'C' ? "C" : "N");
     dd_json_kv_num(f, "alpha", r->alpha);
     dd_json_kv_num(f, "beta", r->beta);
     dd_json_kv_str(f, "order", r->order ? r->order : "row");

@@ -102,4 +102,11 @@ void report_telemetry_json(FILE *f, const dd_record *r);
  * with the reason (the file keeps whole lines where it can). */
 int report_json(const char *path, const dd_record *r, dd_err *err);
 
+/* Real flops of one multiply: 2·M·N·K, 8·M·N·K for the complex types (a
+ * complex multiply-add is four real multiplies and four adds). */
+static inline double run_flops(dd_dtype t, int64_t M, int64_t N, int64_t K)
+{
+    return (dd_dtype_complex(t) ? 8.0 : 2.0) * (double)M * (double)N * (double)K;
+}
+
 #endif

@@ -42,7 +42,7 @@ static tele_over over_ranks(const dd_record *r)
         o.energy += isnan(t->energy_j) ? 0 : t->energy_j;
         o.reasons |= t->reasons;
     }
-    double tflop = 2.0 * (double)r->M * (double)r->N * (double)r->K * r->nrep / 1e12;
+    double tflop = run_flops(r->type, r->M, r->N, r->K) * r->nrep / 1e12;
     if (!o.available)
         o.energy = NAN;
     o.j_per_tflop = o.available == r->ranks && tflop > 0 && r->alpha != 0 ? o.energy / tflop : NAN;

@@ -55,8 +55,8 @@ static void gemm_layout(run_ctx *c)
 {
     const dd_run_opts *o = c->o;
     int file = o->in != NULL;
-    c->tA = (o->transa == 'T') != (file && o->col);
-    c->tB = (o->transb == 'T') != (file && o->col);
+    c->tA = (o->transa != 'N') != (file && o->col); /* 'C': transposed (and conjugated) */
+    c->tB = (o->transb != 'N') != (file && o->col);
     c->tC = o->col;
     c->read_c = o->beta != 0;
 }
@@ -107,7 +107,7 @@ static int open_context(run_ctx *c, dd_err *err)
     opts.P = o->P;
     opts.Q = o->Q;
     opts.threads = o->threads;
-    opts.type = c->type == DD_F32 ? DD_FLOAT32 : DD_FLOAT64;
+    opts.type = (int)c->type; /* dd_dtype is dd_type by value (api_impl.h) */
     opts.tune = 1;
     char msg[DD_ERRLEN] = "";
     dd_status st = dd_context_create(c->world, &opts, &c->ctx, msg, sizeof msg);
@@ -128,7 +128,7 @@ static int open_context(run_ctx *c, dd_err *err)
 static int make_plan(run_ctx *c, dd_err *err)
 {
     const dd_run_opts *o = c->o;
-    dd_plan_params pp = {c->type == DD_F32 ? DD_FLOAT32 : DD_FLOAT64,
+    dd_plan_params pp = {(int)c->type,
                          c->M,
                          c->N,
                          c->K,

@@ -43,9 +43,9 @@ static int generate_blocks(run_ctx *c, dd_err *err)
     const dd_run_opts *o = c->o;
     int rc = DD_OK;
     if (o->alpha != 0)
-        rc = run_api(c, dd_plan_generate(c->plan, DD_OPERAND_A, o->seed, o->transa == 'T'), err);
+        rc = run_api(c, dd_plan_generate(c->plan, DD_OPERAND_A, o->seed, o->transa != 'N'), err);
     if (!rc && o->alpha != 0)
-        rc = run_api(c, dd_plan_generate(c->plan, DD_OPERAND_B, o->seed, o->transb == 'T'), err);
+        rc = run_api(c, dd_plan_generate(c->plan, DD_OPERAND_B, o->seed, o->transb != 'N'), err);
     if (!rc && c->read_c)
         rc = run_api(c, dd_plan_generate(c->plan, DD_OPERAND_C, o->seed, 0), err);
     return rc;
@@ -95,7 +95,13 @@ int run_load_inputs(run_ctx *c, dd_err *err)
         rc = dd_agree(c->world, rc, err);
     }
     if (!rc)
-        rc = run_api(c, dd_plan_prepare(c->plan, o->alpha, o->beta, o->check), err);
+        rc = run_api(c,
+                     dd_dtype_complex(c->type)
+                         ? dd_plan_prepare_complex(c->plan, (dd_complex128){o->alpha, 0},
+                                                   (dd_complex128){o->beta, 0}, o->transa == 'C',
+                                                   o->transb == 'C', o->check)
+                         : dd_plan_prepare(c->plan, o->alpha, o->beta, o->check),
+                     err);
     if (!rc && c->read_c && o->check && o->in)
         rc = run_verify_c_input(c, err);
     return rc;
@@ -163,7 +169,7 @@ static void on_panel(void *arg, int64_t done, int64_t total)
         if (c->o->progress <= 0 || now - c->prog.last < c->o->progress ||
             (so_far - c->prog.last_done) * 10 < all || so_far >= all)
             return;
-        double flops = 2.0 * (double)c->M * (double)c->N * (double)c->K * (double)so_far / total;
+        double flops = run_flops(c->type, c->M, c->N, c->K) * (double)so_far / total;
         double left = elapsed * (double)(all - so_far) / (double)so_far;
         fprintf(stderr,
                 "[dgemm-dist] multiply  %lld of %lld panels (%.0f%%), %.3g GFLOP/s so far, "
@@ -229,6 +235,7 @@ static int record_median(run_ctx *c, const double *per_rank, const double *expos
     c->rec.N = c->N;
     c->rec.K = c->K;
     c->rec.alpha = c->o->alpha; /* alpha = 0 multiplies nothing: no rate */
+    c->rec.type = c->type;      /* complex: 8 flops a multiply-add */
     report_finish(&c->rec);
     const double *t = c->rec.mult_times;
     int med = -1;

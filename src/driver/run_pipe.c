@@ -95,7 +95,8 @@ int run_pipeline_eligible(const run_ctx *c)
 {
     const dd_run_opts *o = c->o;
     int mine = o->in && o->out && o->repeat == 1 && o->warmup == 0 && !o->host_to_host &&
-               c->io == &dd_io_direct && !c->tA && !c->tC && o->alpha != 0 && c->M > 0 &&
+               c->io == &dd_io_direct && !c->tA && !c->tC && o->alpha != 0 &&
+               !dd_dtype_complex(c->type) && c->M > 0 &&
                c->N > 0 && c->K > 0 && !dd_fault("no-pipeline"),
         all = 0; /* agreed: a test's DD_FAULT=no-pipeline on one rank turns it off on all */
     if (MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, c->world) != MPI_SUCCESS)
@@ -604,6 +605,7 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
     r->N = c->N;
     r->K = c->K;
     r->alpha = o->alpha;
+    r->type = c->type;
     r->mult_times[0] = slowest;
     report_finish(r);
     r->ph[PH_MULTIPLY] = dd_stat_over(c->world, mult);

@@ -70,7 +70,12 @@ void run_print_dry_run(run_ctx *c)
            pi->Q, (long long)pi->panel, pi->lookahead, (long long)pi->panels);
     if (c->tA || c->tB || c->tC || c->read_c)
         printf("gemm: blocks of op(A) = %s and op(B) = %s%s%s%s\n",
-               c->o->transa == 'T' ? "Aᵀ" : "A", c->o->transb == 'T' ? "Bᵀ" : "B",
+               c->o->transa == 'T'   ? "Aᵀ"
+               : c->o->transa == 'C' ? "Aᴴ"
+                                     : "A",
+               c->o->transb == 'T'   ? "Bᵀ"
+               : c->o->transb == 'C' ? "Bᴴ"
+                                     : "B",
                c->o->col ? "; files column-major: each dataset turned as it is read and written"
                : c->o->in && (c->tA || c->tB) ? "; transposed datasets turned at load"
                                               : "",
@@ -187,8 +192,8 @@ int run_output_attrs(const run_ctx *c, dd_attr *attrs, char *grid, size_t grid_l
         {"tflops", DD_ATTR_F64, NULL, r->tflops, 0},
         {"read_seconds_max", DD_ATTR_F64, NULL, r->ph[PH_READ].max, 0},
         {"residual", DD_ATTR_F64, NULL, r->checked ? r->chk.residual : -1.0, 0},
-        {"transa", DD_ATTR_STR, c->o->transa == 'T' ? "T" : "N", 0, 0},
-        {"transb", DD_ATTR_STR, c->o->transb == 'T' ? "T" : "N", 0, 0},
+        {"transa", DD_ATTR_STR, c->o->transa == 'T' ? "T" : c->o->transa == 'C' ? "C" : "N", 0, 0},
+        {"transb", DD_ATTR_STR, c->o->transb == 'T' ? "T" : c->o->transb == 'C' ? "C" : "N", 0, 0},
         {"alpha", DD_ATTR_F64, NULL, c->o->alpha, 0},
         {"beta", DD_ATTR_F64, NULL, c->o->beta, 0},
         {"order", DD_ATTR_STR, c->o->col ? "col" : "row", 0, 0},

@@ -21,9 +21,17 @@ static int block_element(run_ctx *c, int which, int64_t i, int64_t j, void *val,
 }
 
 /* s·v in the file's type, as the engine's scale computes it (f32: s
- * rounded to float, one float multiply); s = 1 leaves v as read. */
-static void scale_in_type(dd_dtype t, void *v, double s)
+ * rounded to float, one float multiply); s = 1 leaves v as read.  Complex:
+ * each part so, the imaginary one negated with conj (op 'C'). */
+static void scale_in_type(dd_dtype t, void *v, double s, int conj)
 {
+    if (dd_dtype_complex(t)) {
+        dd_dtype r = dd_dtype_real(t);
+        size_t h = dd_elsize(r);
+        scale_in_type(r, v, s, 0);
+        scale_in_type(r, (char *)v + h, conj ? -s : s, 0);
+        return;
+    }
     if (s == 1)
         return;
     if (t == DD_F64) {
@@ -45,6 +53,11 @@ static int same_value(dd_dtype t, const void *a, const void *b)
 {
     if (!memcmp(a, b, dd_elsize(t)))
         return 1;
+    if (dd_dtype_complex(t)) {
+        dd_dtype r = dd_dtype_real(t);
+        size_t h = dd_elsize(r);
+        return same_value(r, a, b) && same_value(r, (const char *)a + h, (const char *)b + h);
+    }
     if (t == DD_F64) {
         double x, y;
         memcpy(&x, a, sizeof x);
@@ -67,6 +80,7 @@ typedef struct {
     int64_t rows, cols, row0, col0;
     int trans;
     double scale;
+    int conj; /* complex op 'C': the imaginary part negated in memory */
     uint64_t salt;
 } sample_of;
 
@@ -89,14 +103,14 @@ static int sample_block(run_ctx *c, dd_io *io, const sample_of *b, int *bad, dd_
     }
     int rc = DD_OK;
     for (int s = 0; s < 13 && !rc; s++) {
-        double file = 0, mem = 0; /* room for either type */
+        double file[2] = {0, 0}, mem[2] = {0, 0}; /* room for any type */
         int64_t i = pick[s][0], j = pick[s][1];
         rc = io->ops->read_block(io, b->dset, c->type, b->row0 + (b->trans ? j : i), 1,
-                                 b->col0 + (b->trans ? i : j), 1, &file, err);
-        scale_in_type(c->type, &file, b->scale);
+                                 b->col0 + (b->trans ? i : j), 1, file, err);
+        scale_in_type(c->type, file, b->scale, b->conj);
         if (!rc)
-            rc = block_element(c, b->block, i, j, &mem, err);
-        if (!rc && !same_value(c->type, &file, &mem))
+            rc = block_element(c, b->block, i, j, mem, err);
+        if (!rc && !same_value(c->type, file, mem))
             *bad = 1;
     }
     return rc;
@@ -108,7 +122,11 @@ static sample_of sample_plan(run_ctx *c, const char *dset, int which, int trans,
 {
     dd_range r = run_rows(c, which), k = run_cols(c, which);
     run_file f = run_file_at(c, NULL, dset, r, k, trans);
-    sample_of b = {dset, which, r.len, k.len, f.row0, f.col0, trans, scale, salt};
+    const dd_run_opts *o = c->o;
+    int conj = dd_dtype_complex(c->type) && (which == 0   ? o->transa == 'C'
+                                             : which == 1 ? o->transb == 'C'
+                                                          : 0);
+    sample_of b = {dset, which, r.len, k.len, f.row0, f.col0, trans, scale, conj, salt};
     return b;
 }
 
@@ -165,10 +183,10 @@ int run_fault_corrupt_c(run_ctx *c, dd_err *err)
 {
     if (!dd_fault("corrupt-c") || c->pi.rows[2] == 0 || c->pi.cols[2] == 0)
         return DD_OK;
-    double v = 0;
-    int rc = block_element(c, 2, 0, 0, &v, err);
-    if (c->type == DD_F64)
-        v *= 1 + 1e-6;
+    double v[2] = {0, 0}; /* room for any type; the real part is changed */
+    int rc = block_element(c, 2, 0, 0, v, err);
+    if (dd_dtype_real(c->type) == DD_F64)
+        v[0] *= 1 + 1e-6;
     else {
         float f;
         memcpy(&f, &v, sizeof f);

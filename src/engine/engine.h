@@ -135,7 +135,7 @@ typedef struct dd_engine_ops {
     int (*download_side_async)(dd_engine *e, void *host_dst, size_t dpitch, const void *work_src,
                                size_t spitch, size_t width_bytes, int64_t rows, dd_err *err);
     /* C(m×n, ldc) = A(m×k, lda)·B(k×n, ldb) + beta·C, row-major, beta 0 or 1,
-     * t the type given at open (no transposes and no alpha: the library
+     * t the type given at open (complex: interleaved pairs, a complex product) (no transposes and no alpha: the library
      * transposes at load and applies alpha and beta with scale()),
      * enqueued on the compute stream.  Time spent in the multiply itself is
      * accumulated for gemm_seconds().  m, n or k may be 0 (k = 0 with
@@ -166,7 +166,10 @@ typedef struct dd_engine_ops {
      * engine (grown as needed, freed at close).  Each returns DD_OK or an
      * error (local: the caller agrees). */
     /* *max = max |m| over the finite elements of M[0..n); *nonfinite = 1 if
-     * any element is NaN or ±Inf, else 0.  n = 0: *max = 0, *nonfinite = 0. */
+     * any element is NaN or ±Inf, else 0.  n = 0: *max = 0, *nonfinite = 0.
+     * Complex types: |m| is the modulus (CUDA: the largest part, within
+     * sqrt 2 of it, which the check's power-of-two scaling allows), an
+     * element finite when both parts are. */
     int (*absmax)(dd_engine *e, dd_dtype t, const void *M, int64_t n, double *max, int *nonfinite,
                   dd_err *err);
     /* M is rows×cols, row-major (ld = cols), in work memory; v (cols), out
@@ -174,14 +177,18 @@ typedef struct dd_engine_ops {
      * m' = (m·f[0])·f[1]: out[i] = Σ_j m'[i,j]·v[j] and, when absrow is not
      * NULL, absrow[i] = Σ_j |m'[i,j]|; *nonfinite = 1 if any element of M is
      * NaN or ±Inf.  The order of the sums is the engine's (CPU: j ascending;
-     * CUDA: a tree), so engines agree to rounding, not bit for bit. */
+     * CUDA: a tree), so engines agree to rounding, not bit for bit.
+     * Complex types: v (2·cols doubles) and out (2·rows) are complex,
+     * (real, imaginary) pairs, the products complex; absrow sums moduli. */
     int (*matvec)(dd_engine *e, dd_dtype t, const void *M, int64_t rows, int64_t cols,
                   const double f[2], const double *v, double *out, double *absrow, int *nonfinite,
                   dd_err *err);
     /* rng_fill_block's values (rng.h), bit for bit, into work memory:
      * rows×cols, row-major, ld = cols, of a matrix of gcols columns whose
      * top-left element is (row0, col0); with trans, rng_fill_block_t's
-     * (a block of the transpose of that matrix: op(A) for --transa T). */
+     * (a block of the transpose of that matrix: op(A) for --transa T).
+     * Complex types: element (i, j)'s real and imaginary parts are the
+     * generator's values 2·c and 2·c + 1, c its counter (rng.h). */
     int (*fill_random)(dd_engine *e, dd_dtype t, void *work, uint64_t seed, uint64_t tag,
                        int64_t row0, int64_t rows, int64_t col0, int64_t cols, int64_t gcols,
                        int trans, dd_err *err);
@@ -191,6 +198,15 @@ typedef struct dd_engine_ops {
      * s = 1 leaves the data alone; s = 0 writes zeros without reading, so
      * NaN in the old contents does not survive (BLAS's rule for beta = 0). */
     int (*scale)(dd_engine *e, dd_dtype t, void *work, int64_t n, double s, dd_err *err);
+    /* The complex types' scale: work[i] = w·(s[0] + i·s[1]) for i < n
+     * elements of type t (DD_C128 or DD_C64; c64: s's parts rounded to float
+     * first, then float arithmetic), w = conj(work[i]) when conj is set (op
+     * 'C': the conjugate transpose, its transpose made at load), else
+     * work[i].  s = 1 without conj leaves the data alone; s = 0 writes zeros
+     * without reading, as scale does.  Where s[1] = 0 each part is scaled
+     * as scale scales it (then the imaginary part negated for conj). */
+    int (*cscale)(dd_engine *e, dd_dtype t, void *work, int64_t n, const double s[2], int conj,
+                  dd_err *err);
     /* Work to work memory, `bytes` (synchronous): the saved beta·C that each
      * repetition starts from. */
     int (*copy)(dd_engine *e, void *dst, const void *src, size_t bytes, dd_err *err);

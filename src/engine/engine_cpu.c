@@ -137,7 +137,15 @@ static void transpose(void *dst, int64_t ldd, const void *src, int64_t lds, int6
     for (int64_t i0 = 0; i0 < rows; i0 += T)
         for (int64_t j0 = 0; j0 < cols; j0 += T) {
             int64_t i1 = i0 + T < rows ? i0 + T : rows, j1 = j0 + T < cols ? j0 + T : cols;
-            if (es == 8) {
+            if (es == 16) { /* complex double: pairs moved whole */
+                const double *s = src;
+                double *d = dst;
+                for (int64_t i = i0; i < i1; i++)
+                    for (int64_t j = j0; j < j1; j++) {
+                        d[2 * (j * ldd + i)] = s[2 * (i * lds + j)];
+                        d[2 * (j * ldd + i) + 1] = s[2 * (i * lds + j) + 1];
+                    }
+            } else if (es == 8) {
                 const double *s = src;
                 double *d = dst;
                 for (int64_t i = i0; i < i1; i++)
@@ -242,10 +250,18 @@ static int cpu_gemm(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, c
                 cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)n, (int)k,
                             1.0, (const double *)a, (int)lda, B, (int)ldb, beta ? 1.0 : 0.0,
                             (double *)c, (int)ldc);
-            } else {
+            } else if (t == DD_F32) {
                 cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)n, (int)k,
                             1.0f, (const float *)a, (int)lda, B, (int)ldb, beta ? 1.0f : 0.0f,
                             (float *)c, (int)ldc);
+            } else if (t == DD_C128) {
+                const double one[2] = {1, 0}, b[2] = {beta ? 1 : 0, 0};
+                cblas_zgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)n, (int)k,
+                            one, a, (int)lda, B, (int)ldb, b, c, (int)ldc);
+            } else {
+                const float one[2] = {1, 0}, b[2] = {beta ? 1.0f : 0.0f, 0};
+                cblas_cgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)n, (int)k,
+                            one, a, (int)lda, B, (int)ldb, b, c, (int)ldc);
             }
         }
         s->gemm_acc += dd_now() - t0;
@@ -306,6 +322,53 @@ static double cpu_elem(const void *p, dd_dtype t, int64_t i)
     return t == DD_F64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
 }
 
+/* Component i of complex data (t a complex type), as a double. */
+static double cpu_part(const void *p, dd_dtype t, int64_t i)
+{
+    return t == DD_C128 ? ((const double *)p)[i] : (double)((const float *)p)[i];
+}
+
+/* The complex types' absmax: the largest modulus of a finite element. */
+static void cpu_absmax_c(dd_dtype t, const void *M, int64_t n, double *max, int *nonfinite)
+{
+    double mx = 0, probe = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double re = cpu_part(M, t, 2 * i), im = cpu_part(M, t, 2 * i + 1);
+        probe += (re - re) + (im - im);
+        if (isfinite(re) && isfinite(im)) {
+            double m = hypot(re, im);
+            mx = m > mx ? m : mx;
+        }
+    }
+    *max = mx;
+    *nonfinite = isnan(probe);
+}
+
+/* The complex types' matvec: complex v and out, absrow the rows' sums of
+ * moduli (the scaled values are bounded: no overflow in re² + im²). */
+static void cpu_matvec_c(dd_dtype t, const void *M, int64_t rows, int64_t cols, const double f[2],
+                         const double *v, double *out, double *absrow, int *nonfinite)
+{
+    double probe = 0;
+    for (int64_t i = 0; i < rows; i++) {
+        double sr = 0, si = 0, a = 0;
+        for (int64_t j = 0; j < cols; j++) {
+            double re = cpu_part(M, t, 2 * (i * cols + j)), im = cpu_part(M, t, 2 * (i * cols + j) + 1);
+            probe += (re - re) + (im - im);
+            re = re * f[0] * f[1];
+            im = im * f[0] * f[1];
+            sr += re * v[2 * j] - im * v[2 * j + 1];
+            si += re * v[2 * j + 1] + im * v[2 * j];
+            a += sqrt(re * re + im * im);
+        }
+        out[2 * i] = sr;
+        out[2 * i + 1] = si;
+        if (absrow)
+            absrow[i] = a;
+    }
+    *nonfinite = isnan(probe);
+}
+
 /* max |m| over the finite elements; the probe sums m − m: 0, or NaN as soon
  * as one element is NaN or ±Inf. */
 static int cpu_absmax(dd_engine *e, dd_dtype t, const void *M, int64_t n, double *max,
@@ -313,6 +376,10 @@ static int cpu_absmax(dd_engine *e, dd_dtype t, const void *M, int64_t n, double
 {
     (void)e;
     (void)err;
+    if (dd_dtype_complex(t)) {
+        cpu_absmax_c(t, M, n, max, nonfinite);
+        return DD_OK;
+    }
     double mx = 0, probe = 0;
     for (int64_t i = 0; i < n; i++) {
         double m = cpu_elem(M, t, i);
@@ -331,6 +398,10 @@ static int cpu_matvec(dd_engine *e, dd_dtype t, const void *M, int64_t rows, int
 {
     (void)e;
     (void)err;
+    if (dd_dtype_complex(t)) {
+        cpu_matvec_c(t, M, rows, cols, f, v, out, absrow, nonfinite);
+        return DD_OK;
+    }
     double probe = 0;
     for (int64_t i = 0; i < rows; i++) {
         double s = 0, a = 0;
@@ -368,6 +439,8 @@ static int cpu_scale(dd_engine *e, dd_dtype t, void *work, int64_t n, double s, 
     (void)err;
     if (s == 1 || n <= 0)
         return DD_OK;
+    if (dd_dtype_complex(t)) /* a real factor: each part scaled alike */
+        return cpu_scale(e, dd_dtype_real(t), work, 2 * n, s, err);
     if (s == 0) {
         memset(work, 0, (size_t)n * dd_elsize(t));
     } else if (t == DD_F64) {
@@ -378,6 +451,44 @@ static int cpu_scale(dd_engine *e, dd_dtype t, void *work, int64_t n, double s, 
         float *x = work, f = (float)s;
         for (int64_t i = 0; i < n; i++)
             x[i] *= f;
+    }
+    return DD_OK;
+}
+
+static int cpu_cscale(dd_engine *e, dd_dtype t, void *work, int64_t n, const double s[2], int conj,
+                      dd_err *err)
+{
+    if (!dd_dtype_complex(t))
+        return dd_fail(err, DD_EFAIL, "a complex scale of %s data", dd_dtype_name(t));
+    if (s[1] == 0 && !conj)
+        return cpu_scale(e, t, work, n, s[0], err);
+    if (n <= 0)
+        return DD_OK;
+    if (s[0] == 0 && s[1] == 0) {
+        memset(work, 0, (size_t)n * dd_elsize(t));
+    } else if (s[1] == 0) { /* conj with a real factor: each part scaled, as scale does */
+        int rc = cpu_scale(e, t, work, n, s[0], err);
+        if (t == DD_C128)
+            for (int64_t i = 0; i < n; i++)
+                ((double *)work)[2 * i + 1] = -((double *)work)[2 * i + 1];
+        else
+            for (int64_t i = 0; i < n; i++)
+                ((float *)work)[2 * i + 1] = -((float *)work)[2 * i + 1];
+        return rc;
+    } else if (t == DD_C128) {
+        double *x = work, sr = s[0], si = s[1], g = conj ? -1 : 1;
+        for (int64_t i = 0; i < n; i++) {
+            double re = x[2 * i], im = g * x[2 * i + 1];
+            x[2 * i] = re * sr - im * si;
+            x[2 * i + 1] = re * si + im * sr;
+        }
+    } else {
+        float *x = work, sr = (float)s[0], si = (float)s[1], g = conj ? -1.0f : 1.0f;
+        for (int64_t i = 0; i < n; i++) {
+            float re = x[2 * i], im = g * x[2 * i + 1];
+            x[2 * i] = re * sr - im * si;
+            x[2 * i + 1] = re * si + im * sr;
+        }
     }
     return DD_OK;
 }
@@ -416,5 +527,6 @@ const dd_engine_ops dd_engine_cpu = {
     .matvec = cpu_matvec,
     .fill_random = cpu_fill_random,
     .scale = cpu_scale,
+    .cscale = cpu_cscale,
     .copy = cpu_copy,
 };

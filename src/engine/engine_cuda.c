@@ -30,6 +30,20 @@
 
 static void cuda_close(dd_engine *e);
 
+/* Whether kernel k offers type t. */
+static int offers(const kernel_desc *k, dd_dtype t)
+{
+    return t == DD_F64 ? k->dgemm != NULL : t == DD_F32 ? k->sgemm != NULL
+                                        : t == DD_C128 ? k->zgemm != NULL
+                                                       : k->cgemm != NULL;
+}
+
+/* "FP64", "FP32", "complex FP64", "complex FP32". */
+static const char *type_words(dd_dtype t)
+{
+    return t == DD_F64 ? "FP64" : t == DD_F32 ? "FP32" : t == DD_C128 ? "complex FP64" : "complex FP32";
+}
+
 /* "a, b, c" of the kernels offering type t (t < 0: all kernels). */
 static void kernel_names(int t, char *buf, size_t len)
 {
@@ -38,7 +52,7 @@ static void kernel_names(int t, char *buf, size_t len)
     size_t used = 0;
     buf[0] = '\0';
     for (int i = 0; i < n && used < len; i++) {
-        if ((t == DD_F64 && !k[i].dgemm) || (t == DD_F32 && !k[i].sgemm))
+        if (t >= 0 && !offers(&k[i], (dd_dtype)t))
             continue;
         int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", k[i].name);
         if (w < 0)
@@ -119,17 +133,29 @@ int cuda_pick_kernel(cuda_state *s, const char *forced, dd_dtype t, dd_err *err)
         return dd_fail(err, DD_EUSAGE, "unknown kernel '%s'; choose one of: %s", forced, names);
     }
     if (!forced) {
-        const char *name = kernel_default(t == DD_F64);
+        const char *name = t == DD_C128  ? DD_KERNEL_DEFAULT_C128
+                           : t == DD_C64 ? DD_KERNEL_DEFAULT_C64
+                                         : kernel_default(t == DD_F64);
+        const kernel_desc *kd = name ? kernel_find(name) : NULL;
+        if (dd_dtype_complex(t) && (!kd || !offers(kd, t))) {
+            kernel_names(t, names, sizeof names);
+            return dd_fail(err, DD_EUNSUP,
+                           "the CUDA backend cannot multiply %s (%s) yet: its kernel '%s' has no "
+                           "such version in this build%s%s%s; use --backend cpu",
+                           dd_dtype_name(t), type_words(t), name, names[0] ? " (kernels with one: " : "",
+                           names[0] ? names : "", names[0] ? ")" : "");
+        }
+
         if (!name || !(s->kd = kernel_find(name)))
             return dd_fail(err, DD_EFAIL,
                            "the default %s kernel '%s' is not in the kernel registry",
                            dd_dtype_name(t), name ? name : "(none)");
     }
-    if ((t == DD_F64 && !s->kd->dgemm) || (t == DD_F32 && !s->kd->sgemm)) {
+    if (!offers(s->kd, t)) {
         kernel_names(t, names, sizeof names);
-        return dd_fail(err, DD_EUSAGE,
+        return dd_fail(err, dd_dtype_complex(t) && !names[0] ? DD_EUNSUP : DD_EUSAGE,
                        "kernel '%s' has no %s version and the input is %s; kernels with one: %s",
-                       s->kd->name, t == DD_F64 ? "FP64" : "FP32", dd_dtype_name(t), names);
+                       s->kd->name, type_words(t), dd_dtype_name(t), names[0] ? names : "none");
     }
     return DD_OK;
 }
@@ -446,7 +472,11 @@ static int launch(const kernel_desc *kd, dd_dtype t, int64_t m, int64_t n, int64
 {
     if (t == DD_F64)
         return kd->dgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, (void *)stream);
-    return kd->sgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, (void *)stream);
+    if (t == DD_F32)
+        return kd->sgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, (void *)stream);
+    if (t == DD_C128) /* interleaved pairs; op() applied before (engine.h) */
+        return kd->zgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, (void *)stream);
+    return kd->cgemm(m, n, k, A, lda, B, ldb, beta, C, ldc, (void *)stream);
 }
 
 static int cuda_gemm(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, const void *A,
@@ -455,9 +485,8 @@ static int cuda_gemm(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, 
 {
     cuda_state *s = e->impl;
     const kernel_desc *kd = s->kd;
-    if ((t == DD_F64 && !kd->dgemm) || (t == DD_F32 && !kd->sgemm))
-        return dd_fail(err, DD_EUSAGE, "kernel '%s' has no %s version", kd->name,
-                       t == DD_F64 ? "FP64" : "FP32");
+    if (!offers(kd, t))
+        return dd_fail(err, DD_EUSAGE, "kernel '%s' has no %s version", kd->name, type_words(t));
     int rc;
     if (m > 0 && n > 0) {
         cudaEvent_t *ev = NULL;
@@ -467,7 +496,12 @@ static int cuda_gemm(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, 
         int kr = launch(kd, t, m, n, k, A, lda, B, ldb, beta, C, ldc, s->compute);
         if (kr != cudaSuccess)
             return dd_fail(err, DD_EFAIL, "kernel '%s' %s launch (m=%lld n=%lld k=%lld) failed: %s",
-                           kd->name, t == DD_F64 ? "dgemm" : "sgemm", (long long)m, (long long)n,
+                           kd->name,
+                           t == DD_F64    ? "dgemm"
+                           : t == DD_F32  ? "sgemm"
+                           : t == DD_C128 ? "zgemm"
+                                          : "cgemm",
+                           (long long)m, (long long)n,
                            (long long)k, cudaGetErrorString((cudaError_t)kr));
         if ((rc = dd_cuda_check(cudaEventRecord(ev[1], s->compute), "cudaEventRecord", err)))
             return rc;
@@ -557,6 +591,7 @@ const dd_engine_ops dd_engine_cuda = {
     .matvec = cuda_matvec,
     .fill_random = cuda_fill_random,
     .scale = cuda_scale,
+    .cscale = cuda_cscale,
     .copy = cuda_copy,
     .telemetry_start = cuda_telemetry_start,
     .telemetry_stop = cuda_telemetry_stop,

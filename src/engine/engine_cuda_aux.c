@@ -69,7 +69,11 @@ int cuda_absmax(dd_engine *e, dd_dtype t, const void *M, int64_t n, double *max,
         return DD_OK;
     int rc = aux_scratch(s, sizeof f, err);
     if (rc ||
-        (rc = aux_launched(dd_aux_absmax(t == DD_F64, M, n, s->aux, (void *)s->compute),
+        /* complex: over the parts (the largest part, within sqrt 2 of the
+         * largest modulus: the check's power-of-two scale holds) */
+        (rc = aux_launched(dd_aux_absmax(dd_dtype_real(t) == DD_F64, M,
+                                         dd_dtype_complex(t) ? 2 * n : n, s->aux,
+                                         (void *)s->compute),
                            "check's absmax", n, 1, err)) ||
         (rc = cuda_copy_sync(s, &f, s->aux, sizeof f, cudaMemcpyDeviceToHost,
                              "cudaMemcpyAsync of the check's maximum to the host", err)))
@@ -95,8 +99,10 @@ int cuda_matvec(dd_engine *e, dd_dtype t, const void *M, int64_t rows, int64_t c
     *nonfinite = 0;
     if (rows <= 0)
         return DD_OK;
-    size_t vb = (size_t)(cols > 0 ? cols : 0) * sizeof(double), rb = (size_t)rows * sizeof(double);
-    size_t ov = aux_round(sizeof fl), oo = ov + aux_round(vb), oa = oo + aux_round(rb);
+    size_t nc = dd_dtype_complex(t) ? 2 : 1; /* v and out complex: pairs */
+    size_t vb = (size_t)(cols > 0 ? cols : 0) * sizeof(double) * nc,
+           ob = (size_t)rows * sizeof(double) * nc, rb = (size_t)rows * sizeof(double);
+    size_t ov = aux_round(sizeof fl), oo = ov + aux_round(vb), oa = oo + aux_round(ob);
     int rc = aux_scratch(s, oa + (absrow ? rb : 0), err);
     if (rc)
         return rc;
@@ -107,11 +113,12 @@ int cuda_matvec(dd_engine *e, dd_dtype t, const void *M, int64_t rows, int64_t c
     if ((vb &&
          (rc = dd_cuda_check(cudaMemcpyAsync(d + ov, v, vb, cudaMemcpyHostToDevice, s->compute), up,
                              err))) ||
-        (rc = aux_launched(dd_aux_matvec(t == DD_F64, M, rows, cols, f[0], f[1],
-                                         (const double *)(d + ov), (double *)(d + oo), dabs,
-                                         (dd_aux_flags *)d, (void *)s->compute),
+        (rc = aux_launched((nc == 2 ? dd_aux_matvec_c : dd_aux_matvec)(
+                               dd_dtype_real(t) == DD_F64, M, rows, cols, f[0], f[1],
+                               (const double *)(d + ov), (double *)(d + oo), dabs,
+                               (dd_aux_flags *)d, (void *)s->compute),
                            "check's matrix-vector", rows, cols, err)) ||
-        (rc = dd_cuda_check(cudaMemcpyAsync(out, d + oo, rb, cudaMemcpyDeviceToHost, s->compute),
+        (rc = dd_cuda_check(cudaMemcpyAsync(out, d + oo, ob, cudaMemcpyDeviceToHost, s->compute),
                             down, err)) ||
         (absrow &&
          (rc = dd_cuda_check(cudaMemcpyAsync(absrow, dabs, rb, cudaMemcpyDeviceToHost, s->compute),
@@ -129,8 +136,18 @@ int cuda_fill_random(dd_engine *e, dd_dtype t, void *work, uint64_t seed, uint64
     cuda_state *s = e->impl;
     if (rows <= 0 || cols <= 0)
         return DD_OK;
-    int rc = aux_launched(dd_aux_fill_random(t == DD_F64, work, seed, tag, row0, rows, col0, cols,
-                                             gcols, trans, (void *)s->compute),
+    int f64 = dd_dtype_real(t) == DD_F64, rc;
+    if (dd_dtype_complex(t) && trans)
+        rc = aux_launched(dd_aux_fill_random_c_t(f64, work, seed, tag, row0, rows, col0, cols,
+                                                 gcols, (void *)s->compute),
+                          "generator's", rows, cols, err);
+    else if (dd_dtype_complex(t)) /* pairs: the real matrix of 2·gcols columns (rng.h) */
+        rc = aux_launched(dd_aux_fill_random(f64, work, seed, tag, row0, rows, 2 * col0, 2 * cols,
+                                             2 * gcols, 0, (void *)s->compute),
+                          "generator's", rows, cols, err);
+    else
+        rc = aux_launched(dd_aux_fill_random(f64, work, seed, tag, row0, rows, col0, cols, gcols,
+                                             trans, (void *)s->compute),
                           "generator's", rows, cols, err);
     return rc ? rc
               : dd_cuda_check(cudaStreamSynchronize(s->compute),
@@ -147,8 +164,9 @@ int cuda_scale(dd_engine *e, dd_dtype t, void *work, int64_t n, double s, dd_err
         rc = dd_cuda_check(cudaMemsetAsync(work, 0, (size_t)n * dd_elsize(t), st->compute),
                            "cudaMemsetAsync (scaling by 0)", err);
     else
-        rc = aux_launched(dd_aux_scale(t == DD_F64, work, n, s, (void *)st->compute), "scaling", n,
-                          1, err);
+        rc = aux_launched(dd_aux_scale(dd_dtype_real(t) == DD_F64, work,
+                                       dd_dtype_complex(t) ? 2 * n : n, s, (void *)st->compute),
+                          "scaling", n, 1, err);
     return rc ? rc
               : dd_cuda_check(cudaStreamSynchronize(st->compute),
                               "cudaStreamSynchronize after scaling a block by alpha or beta", err);
@@ -243,4 +261,27 @@ int cuda_gemm_times(dd_engine *e, double *seconds, int64_t max, int64_t *count, 
             return rc;
     }
     return DD_OK;
+}
+
+int cuda_cscale(dd_engine *e, dd_dtype t, void *work, int64_t n, const double s[2], int conj,
+                dd_err *err)
+{
+    cuda_state *st = e->impl;
+    if (!dd_dtype_complex(t))
+        return dd_fail(err, DD_EFAIL, "a complex scale of %s data", dd_dtype_name(t));
+    if (s[1] == 0 && !conj)
+        return cuda_scale(e, t, work, n, s[0], err);
+    if (n <= 0)
+        return DD_OK;
+    int rc;
+    if (s[0] == 0 && s[1] == 0)
+        rc = dd_cuda_check(cudaMemsetAsync(work, 0, (size_t)n * dd_elsize(t), st->compute),
+                           "cudaMemsetAsync (scaling by 0)", err);
+    else
+        rc = aux_launched(dd_aux_cscale(t == DD_C128, work, n, s[0], s[1], conj,
+                                        (void *)st->compute),
+                          "complex scaling", n, 1, err);
+    return rc ? rc
+              : dd_cuda_check(cudaStreamSynchronize(st->compute),
+                              "cudaStreamSynchronize after scaling a block by alpha or beta", err);
 }

@@ -53,6 +53,8 @@ int cuda_upload_t(dd_engine *e, void *dst, int64_t ldd, const void *src, int64_t
 int cuda_download_t(dd_engine *e, void *dst, const void *src, int64_t lds, int64_t h, int64_t w,
                     size_t es, dd_err *err);
 int cuda_scale(dd_engine *e, dd_dtype t, void *work, int64_t n, double s, dd_err *err);
+int cuda_cscale(dd_engine *e, dd_dtype t, void *work, int64_t n, const double s[2], int conj,
+                dd_err *err);
 int cuda_copy(dd_engine *e, void *dst, const void *src, size_t bytes, dd_err *err);
 int cuda_gemm_times(dd_engine *e, double *seconds, int64_t max, int64_t *count, dd_err *err);
 

@@ -123,6 +123,115 @@ __global__ void __launch_bounds__(THREADS)
         atomicOr(&flags->nonfinite, 1);
 }
 
+/* The complex types' matvec_kernel: M holds (re, im) pairs of T, v and
+ * out are complex (pairs of doubles), absrow sums moduli; same layout of
+ * warps and the same order of sums as matvec_kernel. */
+template <typename T>
+__global__ void __launch_bounds__(THREADS)
+    matvec_c_kernel(const T *M, int64_t rows, int64_t cols, double f0, double f1, const double *v,
+                    double *out, double *absrow, dd_aux_flags *flags, int wpr)
+{
+    __shared__ double sr[WARPS], si[WARPS], sa[WARPS];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int rpb = WARPS / wpr, lr = warp / wpr, sub = warp % wpr, tpr = 32 * wpr;
+    int bad = 0;
+    for (int64_t i0 = (int64_t)blockIdx.x * rpb; i0 < rows; i0 += (int64_t)gridDim.x * rpb) {
+        const int64_t i = i0 + lr;
+        double r = 0, im = 0, a = 0;
+        if (i < rows) {
+            const T *row = M + 2 * i * cols;
+            for (int64_t j = sub * 32 + lane; j < cols; j += tpr) {
+                double x = (double)row[2 * j], y = (double)row[2 * j + 1];
+                bad |= !isfinite(x) || !isfinite(y);
+                x = x * f0;
+                x = x * f1;
+                y = y * f0;
+                y = y * f1;
+                r += x * v[2 * j] - y * v[2 * j + 1];
+                im += x * v[2 * j + 1] + y * v[2 * j];
+                a += sqrt(x * x + y * y);
+            }
+        }
+        r = warp_sum(r);
+        im = warp_sum(im);
+        a = warp_sum(a);
+        if (lane == 0) {
+            sr[warp] = r;
+            si[warp] = im;
+            sa[warp] = a;
+        }
+        __syncthreads();
+        if (sub == 0 && lane == 0 && i < rows) {
+            double tr = 0, ti = 0, ta = 0;
+            for (int w = 0; w < wpr; w++) {
+                tr += sr[warp + w];
+                ti += si[warp + w];
+                ta += sa[warp + w];
+            }
+            out[2 * i] = tr;
+            out[2 * i + 1] = ti;
+            if (absrow)
+                absrow[i] = ta;
+        }
+        __syncthreads();
+    }
+    if (__any_sync(FULL, bad) && lane == 0)
+        atomicOr(&flags->nonfinite, 1);
+}
+
+/* The complex types' transposed fill: element (i, j) of the block takes
+ * the pair of counters 2c, 2c + 1 of the matrix's (col0 + j, row0 + i). */
+template <typename T>
+__global__ void __launch_bounds__(THREADS)
+    fill_c_t_kernel(T *out, uint64_t seed, uint64_t tag, int64_t row0, int64_t rows, int64_t col0,
+                    int64_t cols, int64_t gcols)
+{
+    for (int64_t i = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; i < rows;
+         i += (int64_t)gridDim.y * blockDim.y) {
+        T *row = out + 2 * i * cols;
+        for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < cols;
+             j += (int64_t)gridDim.x * blockDim.x) {
+            const uint64_t c = 2 * rng_index(col0, j, row0, i, gcols);
+            row[2 * j] = from_double<T>(rng_value(seed, tag, c));
+            row[2 * j + 1] = from_double<T>(rng_value(seed, tag, c + 1));
+        }
+    }
+}
+
+/* x[i] = w·(sr + i·si), w = x[i] or its conjugate (g = -1): pairs of T,
+ * each product and sum rounded to nearest on its own (no contraction). */
+__global__ void __launch_bounds__(THREADS)
+    cscale_f64(double *x, int64_t n, double sr, double si, double g)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        double re = x[2 * i], im = __dmul_rn(g, x[2 * i + 1]);
+        if (si == 0) { /* a real factor: each part scaled, as the real scale does */
+            x[2 * i] = __dmul_rn(re, sr);
+            x[2 * i + 1] = __dmul_rn(im, sr);
+            continue;
+        }
+        x[2 * i] = __dadd_rn(__dmul_rn(re, sr), -__dmul_rn(im, si));
+        x[2 * i + 1] = __dadd_rn(__dmul_rn(re, si), __dmul_rn(im, sr));
+    }
+}
+
+__global__ void __launch_bounds__(THREADS)
+    cscale_f32(float *x, int64_t n, float sr, float si, float g)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        float re = x[2 * i], im = __fmul_rn(g, x[2 * i + 1]);
+        if (si == 0) { /* a real factor: each part scaled, as the real scale does */
+            x[2 * i] = __fmul_rn(re, sr);
+            x[2 * i + 1] = __fmul_rn(im, sr);
+            continue;
+        }
+        x[2 * i] = __fadd_rn(__fmul_rn(re, sr), -__fmul_rn(im, si));
+        x[2 * i + 1] = __fadd_rn(__fmul_rn(re, si), __fmul_rn(im, sr));
+    }
+}
+
 /* blockDim (tx, ty): tx threads along a row, ty rows per block.  trans:
  * element (i, j) takes the counter of the matrix's (col0 + j, row0 + i). */
 template <typename T>
@@ -276,11 +385,67 @@ extern "C" int dd_aux_transpose(size_t es, const void *src, int64_t lds, void *d
         return cudaSuccess;
     cudaStream_t st = (cudaStream_t)stream;
     dim3 block(TILE, TROWS), grid(blocks(cols, TILE, 65535), blocks(rows, TILE, 65535));
-    if (es == 8)
+    if (es == 16) /* complex double: a pair moves whole */
+        transpose_kernel<double2>
+            <<<grid, block, 0, st>>>((const double2 *)src, lds, (double2 *)dst, ldd, rows, cols);
+    else if (es == 8)
         transpose_kernel<double>
             <<<grid, block, 0, st>>>((const double *)src, lds, (double *)dst, ldd, rows, cols);
     else
         transpose_kernel<float>
             <<<grid, block, 0, st>>>((const float *)src, lds, (float *)dst, ldd, rows, cols);
+    return cudaGetLastError();
+}
+
+extern "C" int dd_aux_matvec_c(int is_f64, const void *M, int64_t rows, int64_t cols, double f0,
+                               double f1, const double *v, double *out, double *absrow,
+                               dd_aux_flags *flags, void *stream)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    cudaError_t rc = cudaMemsetAsync(flags, 0, sizeof *flags, st);
+    if (rc != cudaSuccess || rows <= 0)
+        return rc;
+    int wpr = lanes_for(cols) / 32;
+    unsigned grid = blocks(rows, WARPS / wpr, 1 << 16);
+    if (is_f64)
+        matvec_c_kernel<double><<<grid, THREADS, 0, st>>>((const double *)M, rows, cols, f0, f1, v,
+                                                          out, absrow, flags, wpr);
+    else
+        matvec_c_kernel<float><<<grid, THREADS, 0, st>>>((const float *)M, rows, cols, f0, f1, v,
+                                                         out, absrow, flags, wpr);
+    return cudaGetLastError();
+}
+
+extern "C" int dd_aux_fill_random_c_t(int is_f64, void *work, uint64_t seed, uint64_t tag,
+                                      int64_t row0, int64_t rows, int64_t col0, int64_t cols,
+                                      int64_t gcols, void *stream)
+{
+    if (rows <= 0 || cols <= 0)
+        return cudaSuccess;
+    cudaStream_t st = (cudaStream_t)stream;
+    int tx = lanes_for(cols), ty = THREADS / tx;
+    dim3 block((unsigned)tx, (unsigned)ty);
+    dim3 grid(blocks(cols, tx, 4096), blocks(rows, ty, 65535));
+    if (is_f64)
+        fill_c_t_kernel<double>
+            <<<grid, block, 0, st>>>((double *)work, seed, tag, row0, rows, col0, cols, gcols);
+    else
+        fill_c_t_kernel<float>
+            <<<grid, block, 0, st>>>((float *)work, seed, tag, row0, rows, col0, cols, gcols);
+    return cudaGetLastError();
+}
+
+extern "C" int dd_aux_cscale(int is_f64, void *work, int64_t n, double sr, double si, int conj,
+                             void *stream)
+{
+    if (n <= 0)
+        return cudaSuccess;
+    cudaStream_t st = (cudaStream_t)stream;
+    unsigned grid = blocks(n, THREADS, 4096);
+    if (is_f64)
+        cscale_f64<<<grid, THREADS, 0, st>>>((double *)work, n, sr, si, conj ? -1.0 : 1.0);
+    else
+        cscale_f32<<<grid, THREADS, 0, st>>>((float *)work, n, (float)sr, (float)si,
+                                             conj ? -1.0f : 1.0f);
     return cudaGetLastError();
 }

@@ -56,6 +56,16 @@ int dd_aux_transpose(size_t es, const void *src, int64_t lds, void *dst, int64_t
  * then one float multiply, rounded to nearest).  The caller handles s = 1
  * (nothing) and s = 0 (a memset: zeros without reading). */
 int dd_aux_scale(int is_f64, void *work, int64_t n, double s, void *stream);
+/* The complex types (is_f64: complex double, else complex float; pairs):
+ * matvec with complex v and out (engine.h), the transposed fill (the
+ * plain one is the real fill of 2·cols), and x[i] = w·(sr + i·si), w =
+ * conj(x[i]) with conj, else x[i]. */
+int dd_aux_matvec_c(int is_f64, const void *M, int64_t rows, int64_t cols, double f0, double f1,
+                    const double *v, double *out, double *absrow, dd_aux_flags *flags,
+                    void *stream);
+int dd_aux_fill_random_c_t(int is_f64, void *work, uint64_t seed, uint64_t tag, int64_t row0,
+                           int64_t rows, int64_t col0, int64_t cols, int64_t gcols, void *stream);
+int dd_aux_cscale(int is_f64, void *work, int64_t n, double sr, double si, int conj, void *stream);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,17 @@
 const dd_rate_table *model_find_rate(const char *device, const char *kernel, dd_dtype t,
                                      int threads)
 {
+    const dd_rate_table *best = model_find_rate_of(device, kernel, t, threads);
+    /* a complex type without a table of its own: its component type's, in
+     * real flops (a complex multiply-add's 8 run near the real kernel's rate) */
+    if (!best && dd_dtype_complex(t))
+        best = model_find_rate_of(device, kernel, dd_dtype_real(t), threads);
+    return best;
+}
+
+const dd_rate_table *model_find_rate_of(const char *device, const char *kernel, dd_dtype t,
+                                        int threads)
+{
     const dd_rate_table *best = NULL;
     for (int i = 0; i < dd_model_nrates; i++) {
         const dd_rate_table *r = &dd_model_rates[i];
@@ -195,7 +206,7 @@ static void pipeline(const dd_model_in *in, const dd_link *row, const dd_link *c
         double w = (double)pn.w;
         if (w != last_w) { /* same width, same figures: most panels */
             double rate = model_rate(in->rate, Mp, Nq, w) * scale;
-            g = Mp > 0 && Nq > 0 ? 2 * Mp * Nq * w / rate : 0;
+            g = Mp > 0 && Nq > 0 ? model_flops(in->type) * Mp * Nq * w / rate : 0;
             c = model_bcast(row, in->Q, Mp * w * es) + model_bcast(col, in->P, w * Nq * es);
             last_w = w;
             ps.steady = 0;
@@ -244,8 +255,8 @@ int model_predict(const dd_model_in *in, dd_model_out *o, dd_err *err)
     o->col_spans = model_col_spans(in->P, in->Q, in->ranks_per_node);
     const dd_link *inter = in->inter ? in->inter : in->intra;
     pipeline(in, o->row_spans ? inter : in->intra, o->col_spans ? inter : in->intra, o);
-    o->tflops = o->multiply > 0 ? 2.0 * (double)in->M * (double)in->N * (double)in->K /
-                                      o->multiply / 1e12
+    o->tflops = o->multiply > 0 ? model_flops(in->type) * (double)in->M * (double)in->N *
+                                      (double)in->K / o->multiply / 1e12
                                 : 0;
     return DD_OK;
 }

@@ -61,11 +61,23 @@ extern const int dd_model_nrates;
 extern const dd_link dd_model_links[];
 extern const int dd_model_nlinks;
 
+/* Real flops of one element multiply-add: 2, or 8 for the complex types
+ * (four real multiplies, four adds); bytes are dd_elsize's (complex: twice
+ * the component's).  The rates (gflops) are always real flops. */
+static inline double model_flops(dd_dtype t)
+{
+    return dd_dtype_complex(t) ? 8.0 : 2.0;
+}
+
 /* The table for a device, kernel and type; NULL when none matches.  With
  * several thread counts on the CPU, the one nearest `threads` below or at
  * it (else the smallest). */
 const dd_rate_table *model_find_rate(const char *device, const char *kernel, dd_dtype t,
                                      int threads);
+/* The table of type t exactly (model_find_rate: a complex type falls back
+ * to its component type's table when it has none of its own). */
+const dd_rate_table *model_find_rate_of(const char *device, const char *kernel, dd_dtype t,
+                                        int threads);
 const dd_link *model_find_link(const char *name);
 
 /* ---- the CSV tables (model_csv.c: the one parser of their rows) ---------- */
@@ -146,7 +158,7 @@ typedef struct {
     double exposed;    /* multiply - compute */
     double first_comm; /* panel 0's broadcasts (never hidden) */
     double comm;       /* sum of every panel's broadcasts */
-    double tflops;     /* 2MNK / multiply / 1e12 */
+    double tflops;     /* 2MNK (complex: 8MNK) / multiply / 1e12 */
     int64_t npanels;
     size_t work_bytes; /* rank 0's blocks + slots (the largest rank) */
     size_t slot_bytes;

@@ -36,7 +36,8 @@ int model_predict_25d(const dd_model_in *in, int c, dd_model_out *o, dd_err *err
     o->multiply += rep + red;
     o->exposed += rep + red;
     o->comm += rep + red;
-    o->tflops = 2.0 * (double)in->M * (double)in->N * (double)in->K / o->multiply / 1e12;
+    o->tflops =
+        model_flops(in->type) * (double)in->M * (double)in->N * (double)in->K / o->multiply / 1e12;
     int overflow = 0; /* the full K's blocks on every layer, and one more C to reduce into */
     o->work_bytes = model_work_bytes(in->P, in->Q, 0, 0, in->M, in->N, in->K, in->nb, in->L,
                                      in->type, &o->slot_bytes, &overflow);

@@ -60,8 +60,12 @@ int model_parse_rate(const char *line, dd_rate_row *r, char *why, size_t len)
                             "each field at most 63 bytes)");
         return -1;
     }
-    if (!*f[0] || !*f[1] || (strcmp(f[2], "f64") && strcmp(f[2], "f32"))) {
-        snprintf(why, len, "device and kernel must be given, dtype f64 or f32");
+    int t = -1;
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(f[2], dd_dtype_name((dd_dtype)i)))
+            t = i;
+    if (!*f[0] || !*f[1] || t < 0) {
+        snprintf(why, len, "device and kernel must be given, dtype f64, f32, c128 or c64");
         return -1;
     }
     if (number(f[3], &th) || th < 0 || th > 1 << 20 || th != (int)th) {
@@ -76,7 +80,7 @@ int model_parse_rate(const char *line, dd_rate_row *r, char *why, size_t len)
         }
     snprintf(r->device, sizeof r->device, "%s", f[0]);
     snprintf(r->kernel, sizeof r->kernel, "%s", f[1]);
-    r->type = strcmp(f[2], "f32") ? DD_F64 : DD_F32;
+    r->type = (dd_dtype)t; /* a complex row's gflops are real flops (8 a multiply-add) */
     r->threads = (int)th;
     r->pt = (dd_rate_point){v[0], v[1], v[2], v[3]};
     return 1;

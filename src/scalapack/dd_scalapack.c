@@ -1,7 +1,9 @@
-/* dd_scalapack.c — libdgemm-dist-scalapack: pdgemm_ and psgemm_ with
- * ScaLAPACK's Fortran ABI on top of dd_pgemm (include/dgemm_dist_scalapack.h),
- * also under the names other Fortran compilers use (pdgemm, PDGEMM,
- * PDGEMM_; psgemm likewise).
+/* dd_scalapack.c — libdgemm-dist-scalapack: pdgemm_, psgemm_, pzgemm_ and
+ * pcgemm_ with ScaLAPACK's Fortran ABI on top of dd_pgemm, dd_psgemm,
+ * dd_pzgemm and dd_pcgemm (include/dgemm_dist_scalapack.h), also under the
+ * names other Fortran compilers use (pdgemm, PDGEMM, PDGEMM_; the others
+ * likewise).  The four differ only in the element type: one path serves
+ * them all.
  *
  * The grid and the communicator come from the BLACS context of DESCA's
  * CTXT: Cblacs_gridinfo for the shape and this process's place,
@@ -106,7 +108,8 @@ static int at_finalize(MPI_Comm comm, int key, void *val, void *extra)
         int rank = 0;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         fprintf(stderr,
-                "dgemm-dist-scalapack: rank %d: PDGEMM/PSGEMM calls: served %ld, handed on %ld, "
+                "dgemm-dist-scalapack: rank %d: PDGEMM/PSGEMM/PZGEMM/PCGEMM calls: served %ld, "
+                "handed on %ld, "
                 "refused %ld\n",
                 rank, served, handed, refused);
     }
@@ -229,7 +232,7 @@ static void refuse(int ictxt, const char *name, int number, int printer, const c
 }
 
 typedef struct {
-    int dbl;
+    int type; /* DD_FLOAT64, DD_FLOAT32, DD_COMPLEX128, DD_COMPLEX64 */
     const char *name;
     const char *ta, *tb;
     const int *m, *n, *k;
@@ -245,7 +248,8 @@ typedef struct {
 /* The real routine after ours in link order, or NULL. */
 static pgemm_fn *next_routine(const pcall *p)
 {
-    return (pgemm_fn *)dlsym(RTLD_NEXT, p->dbl ? "pdgemm_" : "psgemm_");
+    static const char *const names[4] = {"pdgemm_", "psgemm_", "pzgemm_", "pcgemm_"};
+    return (pgemm_fn *)dlsym(RTLD_NEXT, names[p->type]);
 }
 
 static void hand_on(const pcall *p, pgemm_fn *f)
@@ -527,14 +531,22 @@ static dd_status run(const pcall *p, dd_context *ctx, const pgrid *g, const pdes
     if (firsts)
         dd_internal_first_blocks(keys, (const int64_t(*)[2])first);
     dd_status st;
-    if (p->dbl)
+    if (p->type == DD_FLOAT64)
         st = dd_pgemm(ctx, *p->ta, *p->tb, *p->m, *p->n, *p->k, *(const double *)p->alpha, p->a,
                       *p->ia, *p->ja, &d[0], p->b, *p->ib, *p->jb, &d[1],
                       *(const double *)p->beta, p->c, *p->ic, *p->jc, &d[2], info);
-    else
+    else if (p->type == DD_FLOAT32)
         st = dd_psgemm(ctx, *p->ta, *p->tb, *p->m, *p->n, *p->k, *(const float *)p->alpha, p->a,
                        *p->ia, *p->ja, &d[0], p->b, *p->ib, *p->jb, &d[1],
                        *(const float *)p->beta, p->c, *p->ic, *p->jc, &d[2], info);
+    else if (p->type == DD_COMPLEX128) /* COMPLEX*16: (re, im) pairs, dd_complex128's layout */
+        st = dd_pzgemm(ctx, *p->ta, *p->tb, *p->m, *p->n, *p->k, *(const dd_complex128 *)p->alpha,
+                       p->a, *p->ia, *p->ja, &d[0], p->b, *p->ib, *p->jb, &d[1],
+                       *(const dd_complex128 *)p->beta, p->c, *p->ic, *p->jc, &d[2], info);
+    else
+        st = dd_pcgemm(ctx, *p->ta, *p->tb, *p->m, *p->n, *p->k, *(const dd_complex64 *)p->alpha,
+                       p->a, *p->ia, *p->ja, &d[0], p->b, *p->ib, *p->jb, &d[1],
+                       *(const dd_complex64 *)p->beta, p->c, *p->ic, *p->jc, &d[2], info);
     if (firsts)
         dd_internal_first_blocks(NULL, NULL);
     return st;
@@ -646,7 +658,7 @@ void pdgemm_(const char *transa, const char *transb, const int *m, const int *n,
              const int *desca, const double *b, const int *ib, const int *jb, const int *descb,
              const double *beta, double *c, const int *ic, const int *jc, const int *descc)
 {
-    pcall p = {1,  "PDGEMM", transa, transb, m, n,     k,  alpha, a,  ia,
+    pcall p = {DD_FLOAT64, "PDGEMM", transa, transb, m, n,     k,  alpha, a,  ia,
                ja, desca,    b,      ib,     jb, descb, beta, c, ic, jc, descc};
     serve(&p);
 }
@@ -656,7 +668,27 @@ void psgemm_(const char *transa, const char *transb, const int *m, const int *n,
              const float *b, const int *ib, const int *jb, const int *descb, const float *beta,
              float *c, const int *ic, const int *jc, const int *descc)
 {
-    pcall p = {0,  "PSGEMM", transa, transb, m, n,     k,  alpha, a,  ia,
+    pcall p = {DD_FLOAT32, "PSGEMM", transa, transb, m, n,     k,  alpha, a,  ia,
+               ja, desca,    b,      ib,     jb, descb, beta, c, ic, jc, descc};
+    serve(&p);
+}
+
+void pzgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+             const double *alpha, const double *a, const int *ia, const int *ja, const int *desca,
+             const double *b, const int *ib, const int *jb, const int *descb, const double *beta,
+             double *c, const int *ic, const int *jc, const int *descc)
+{
+    pcall p = {DD_COMPLEX128, "PZGEMM", transa, transb, m, n,     k,  alpha, a,  ia,
+               ja, desca,    b,      ib,     jb, descb, beta, c, ic, jc, descc};
+    serve(&p);
+}
+
+void pcgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+             const float *alpha, const float *a, const int *ia, const int *ja, const int *desca,
+             const float *b, const int *ib, const int *jb, const int *descb, const float *beta,
+             float *c, const int *ic, const int *jc, const int *descc)
+{
+    pcall p = {DD_COMPLEX64, "PCGEMM", transa, transb, m, n,     k,  alpha, a,  ia,
                ja, desca,    b,      ib,     jb, descb, beta, c, ic, jc, descc};
     serve(&p);
 }
@@ -670,3 +702,9 @@ DD_ALIAS(PDGEMM_, pdgemm_);
 DD_ALIAS(psgemm, psgemm_);
 DD_ALIAS(PSGEMM, psgemm_);
 DD_ALIAS(PSGEMM_, psgemm_);
+DD_ALIAS(pzgemm, pzgemm_);
+DD_ALIAS(PZGEMM, pzgemm_);
+DD_ALIAS(PZGEMM_, pzgemm_);
+DD_ALIAS(pcgemm, pcgemm_);
+DD_ALIAS(PCGEMM, pcgemm_);
+DD_ALIAS(PCGEMM_, pcgemm_);

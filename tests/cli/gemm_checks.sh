@@ -156,8 +156,8 @@ refusals() {
         --in "$work/ab.h5" --alpha nan "${o[@]}"
     refuse beta_inf 2 "bad value '1e999' for --beta: expected a finite number" 1 -- \
         --in "$work/ab.h5" --beta 1e999 "${o[@]}"
-    refuse transa_word 2 "bad value 'C' for --transa: expected N .* or T" 1 -- \
-        --in "$work/ab.h5" --transa C "${o[@]}"
+    refuse transa_word 2 "bad value 'H' for --transa: expected N .*, T .* or C" 1 -- \
+        --in "$work/ab.h5" --transa H "${o[@]}"
     refuse order_word 2 "bad value 'fortran' for --order: expected row .* or col" 1 -- \
         --in "$work/ab.h5" --order fortran "${o[@]}"
     refuse gen_alpha 2 "--alpha is a run option|gen does not take --alpha" 1 -- \

@@ -20,7 +20,10 @@
  * 11-entry descriptors (DTYPE_ 2) whose first block IMB_ x INB_ is
  * smaller or larger than MB_ x NB_; and on the 1x1 (column order) and 2x2
  * (row order) grids a generated table: each of M, N, K in {1, 3, 8} with
- * transa, transb in {N, T, C}.  Refusals are PBLAS's: PB_Cabort (defined
+ * transa, transb in {N, T, C}.  pzgemm_ and pcgemm_ against ScaLAPACK's
+ * PZGEMM and PCGEMM on cases of each kind (complex alpha and beta, 'C' the
+ * conjugate transpose; the imaginary parts other values than the real),
+ * and their refusals.  Refusals are PBLAS's: PB_Cabort (defined
  * here, as PBLAS's testers define it) with minus PBLAS's number, never
  * PXERBLA.
  *
@@ -66,7 +69,7 @@ void psgemm_(const char *, const char *, const int *, const int *, const int *, 
              const int *);
 
 static int g_cases, g_last_abort, g_xerbla_calls;
-static pgemm_fn *real_pdgemm, *real_psgemm;
+static pgemm_fn *real_pdgemm, *real_psgemm, *real_pzgemm, *real_pcgemm;
 
 /* PBLAS's error handler: ours, so a refusal is seen (ScaLAPACK's would
  * abort the job); its number as PBLAS passes it, negative. */
@@ -102,6 +105,8 @@ typedef struct {
     int locr, locc, lld;
     double *d;
     float *f;
+    double *z; /* complex: (re, im) pairs, the imaginary parts from another seed */
+    float *c;
 } mat;
 
 /* Whole index of local index l: a first block of ib, then blocks of nb,
@@ -153,15 +158,22 @@ static void mat_make_first(mat *x, int ctxt, int m, int n, int imb, int inb, int
     size_t len = (size_t)x->lld * (size_t)(x->locc > 1 ? x->locc : 1);
     x->d = malloc(len * sizeof(double));
     x->f = malloc(len * sizeof(float));
+    x->z = malloc(2 * len * sizeof(double));
+    x->c = malloc(2 * len * sizeof(float));
     for (int c = 0; c < (x->locc > 1 ? x->locc : 1); c++)
         for (int r = 0; r < x->lld; r++) {
-            double v = 777;
-            if (r < x->locr && c < x->locc)
-                v = seed ? value(seed, global_index(r, imb, mb, pr, rsrc, P),
-                                 global_index(c, inb, nb, pc, csrc, Q))
-                         : NAN;
-            x->d[(size_t)c * x->lld + r] = v;
-            x->f[(size_t)c * x->lld + r] = (float)v;
+            double v = 777, w = -777;
+            if (r < x->locr && c < x->locc) {
+                int64_t gi = global_index(r, imb, mb, pr, rsrc, P),
+                        gj = global_index(c, inb, nb, pc, csrc, Q);
+                v = seed ? value(seed, gi, gj) : NAN;
+                w = seed ? value(seed + 1000, gi, gj) : NAN;
+            }
+            size_t at = (size_t)c * x->lld + r;
+            x->d[at] = v;
+            x->f[at] = (float)v;
+            x->z[2 * at] = v, x->z[2 * at + 1] = w;
+            x->c[2 * at] = (float)v, x->c[2 * at + 1] = (float)w;
         }
 }
 
@@ -177,14 +189,20 @@ static void mat_copy(mat *dst, const mat *src)
     size_t len = (size_t)src->lld * (size_t)(src->locc > 1 ? src->locc : 1);
     dst->d = malloc(len * sizeof(double));
     dst->f = malloc(len * sizeof(float));
+    dst->z = malloc(2 * len * sizeof(double));
+    dst->c = malloc(2 * len * sizeof(float));
     memcpy(dst->d, src->d, len * sizeof(double));
     memcpy(dst->f, src->f, len * sizeof(float));
+    memcpy(dst->z, src->z, 2 * len * sizeof(double));
+    memcpy(dst->c, src->c, 2 * len * sizeof(float));
 }
 
 static void mat_free(mat *x)
 {
     free(x->d);
     free(x->f);
+    free(x->z);
+    free(x->c);
 }
 
 typedef struct {
@@ -194,7 +212,21 @@ typedef struct {
     int mbA, nbA, mbB, nbB, mbC, nbC, src; /* src: first blocks on process (1, 1) when it exists */
     int single;
     int first[3][2]; /* A's, B's, C's first block (DTYPE_ 2); 0: MB_ x NB_ */
+    int cplx;                 /* 1: pzgemm_ (pcgemm_ with single) */
+    double alpha_im, beta_im; /* complex: the imaginary parts */
 } pcase;
+
+/* Element at of x's local array in c's type: both parts (im 0 for real). */
+static void elem(const mat *x, const pcase *c, size_t at, double v[2])
+{
+    v[1] = 0;
+    if (c->cplx && c->single)
+        v[0] = x->c[2 * at], v[1] = x->c[2 * at + 1];
+    else if (c->cplx)
+        v[0] = x->z[2 * at], v[1] = x->z[2 * at + 1];
+    else
+        v[0] = c->single ? x->f[at] : x->d[at];
+}
 
 /* |got - want| within tol inside sub(C), identical bits outside; returns the worst ratio. */
 static double compare(const mat *want, const mat *got, const pcase *c, int ctxt, double tol)
@@ -205,8 +237,10 @@ static double compare(const mat *want, const mat *got, const pcase *c, int ctxt,
     for (int col = 0; col < (got->locc > 1 ? got->locc : 1); col++)
         for (int r = 0; r < got->lld; r++) {
             size_t at = (size_t)col * got->lld + r;
-            double w = c->single ? want->f[at] : want->d[at],
-                   g = c->single ? got->f[at] : got->d[at];
+            double wv[2], gv[2];
+            elem(want, c, at, wv);
+            elem(got, c, at, gv);
+            double w = wv[0], g = gv[0];
             int inside = 0;
             if (r < got->locr && col < got->locc) {
                 int64_t i = global_index(r, got->imb, got->mb, pr, got->rsrc, P);
@@ -215,9 +249,12 @@ static double compare(const mat *want, const mat *got, const pcase *c, int ctxt,
                          j < c->jc - 1 + c->n;
             }
             if (inside) {
-                double e = isfinite(g) && isfinite(w) ? fabs(g - w) / tol : INFINITY;
+                double e = isfinite(g) && isfinite(w) && isfinite(gv[1]) && isfinite(wv[1])
+                               ? hypot(g - w, gv[1] - wv[1]) / tol
+                               : INFINITY;
                 worst = e > worst ? e : worst;
-            } else if (memcmp(&w, &g, sizeof w) && !(isnan(w) && isnan(g))) {
+            } else if ((memcmp(&w, &g, sizeof w) && !(isnan(w) && isnan(g))) ||
+                       (memcmp(&wv[1], &gv[1], sizeof w) && !(isnan(wv[1]) && isnan(gv[1])))) {
                 worst = INFINITY; /* an element outside sub(C) changed */
             }
         }
@@ -226,6 +263,17 @@ static double compare(const mat *want, const mat *got, const pcase *c, int ctxt,
 
 static void call(pgemm_fn *f, const pcase *c, mat *A, mat *B, mat *C)
 {
+    if (c->cplx) { /* COMPLEX*16 or COMPLEX*8: pairs */
+        double za[2] = {c->alpha, c->alpha_im}, zb[2] = {c->beta, c->beta_im};
+        float ca[2] = {(float)c->alpha, (float)c->alpha_im},
+              cb[2] = {(float)c->beta, (float)c->beta_im};
+        int s = c->single;
+        f(&c->ta, &c->tb, &c->m, &c->n, &c->k, s ? (void *)ca : (void *)za,
+          s ? (void *)A->c : (void *)A->z, &c->ia, &c->ja, A->desc, s ? (void *)B->c : (void *)B->z,
+          &c->ib, &c->jb, B->desc, s ? (void *)cb : (void *)zb, s ? (void *)C->c : (void *)C->z,
+          &c->ic, &c->jc, C->desc);
+        return;
+    }
     float fa = (float)c->alpha, fb = (float)c->beta;
     f(&c->ta, &c->tb, &c->m, &c->n, &c->k, c->single ? (void *)&fa : (void *)&c->alpha,
       c->single ? (void *)A->f : (void *)A->d, &c->ia, &c->ja, A->desc,
@@ -250,6 +298,21 @@ static dd_status call_direct(dd_context *ctx, const pcase *c, mat *A, mat *B, ma
      * of smaller grids) */
     static int direct_calls;
     int dev = !strcmp(dd_context_backend(ctx), "cpu") && (direct_calls++ & 1);
+    if (c->cplx && c->single) {
+        dd_complex64 al = {(float)c->alpha, (float)c->alpha_im},
+                     be = {(float)c->beta, (float)c->beta_im};
+        return (dev ? dd_pcgemm_device : dd_pcgemm)(
+            ctx, c->ta, c->tb, c->m, c->n, c->k, al, (const dd_complex64 *)A->c, c->ia, c->ja,
+            &d[0], (const dd_complex64 *)B->c, c->ib, c->jb, &d[1], be, (dd_complex64 *)C->c,
+            c->ic, c->jc, &d[2], NULL);
+    }
+    if (c->cplx) {
+        dd_complex128 al = {c->alpha, c->alpha_im}, be = {c->beta, c->beta_im};
+        return (dev ? dd_pzgemm_device : dd_pzgemm)(
+            ctx, c->ta, c->tb, c->m, c->n, c->k, al, (const dd_complex128 *)A->z, c->ia, c->ja,
+            &d[0], (const dd_complex128 *)B->z, c->ib, c->jb, &d[1], be, (dd_complex128 *)C->z,
+            c->ic, c->jc, &d[2], NULL);
+    }
     if (c->single)
         return (dev ? dd_psgemm_device : dd_psgemm)(
             ctx, c->ta, c->tb, c->m, c->n, c->k, (float)c->alpha, A->f, c->ia, c->ja, &d[0], B->f,
@@ -274,7 +337,8 @@ static void run_case(const pcase *c, int ctxt, char order, dd_context *world_ctx
     mat_make_first(&B, ctxt, c->ib - 1 + br + 1, c->jb - 1 + bc + 3, FIRST(1, 0, c->mbB),
                    FIRST(1, 1, c->nbB), c->mbB, c->nbB, cs ? 0 : rs, cs, 22);
     mat_make_first(&C0, ctxt, c->ic - 1 + c->m + 1, c->jc - 1 + c->n + 2, FIRST(2, 0, c->mbC),
-                   FIRST(2, 1, c->nbC), c->mbC, c->nbC, rs, 0, c->beta == 0 ? 0 : 33);
+                   FIRST(2, 1, c->nbC), c->mbC, c->nbC, rs, 0,
+                   c->beta == 0 && c->beta_im == 0 ? 0 : 33);
 #undef FIRST
     mat_copy(&C1, &C0);
     mat_copy(&C2, &C0);
@@ -282,16 +346,22 @@ static void run_case(const pcase *c, int ctxt, char order, dd_context *world_ctx
         fprintf(stderr, "[rank %d] grid %dx%d %c %c%c m%d n%d k%d blocks A%dx%d B%dx%d C%dx%d\n",
                 g_rank, P, Q, order, c->ta, c->tb, c->m, c->n, c->k, c->mbA, c->nbA, c->mbB, c->nbB,
                 c->mbC, c->nbC);
-    call(c->single ? real_psgemm : real_pdgemm, c, &A, &B, &C0);
-    call(c->single ? (pgemm_fn *)psgemm_ : (pgemm_fn *)pdgemm_, c, &A, &B, &C1);
-    /* every value lies in [-1, 1): max|A|, max|B|, max|C| <= 1 */
-    double eps = c->single ? FLT_EPSILON : DBL_EPSILON;
-    double tol = 8 * (c->k + 1) * eps * (fabs(c->alpha) * c->k + fabs(c->beta)) + 1e-300;
+    pgemm_fn *mine = c->cplx ? (c->single ? (pgemm_fn *)pcgemm_ : (pgemm_fn *)pzgemm_)
+                             : (c->single ? (pgemm_fn *)psgemm_ : (pgemm_fn *)pdgemm_);
+    call(c->cplx ? (c->single ? real_pcgemm : real_pzgemm) : (c->single ? real_psgemm : real_pdgemm),
+         c, &A, &B, &C0);
+    call(mine, c, &A, &B, &C1);
+    /* every value lies in [-1, 1): max|A|, max|B|, max|C| <= 1 (complex:
+     * moduli below sqrt 2, a product's below 2, four roundings a term) */
+    double eps = c->single ? FLT_EPSILON : DBL_EPSILON, cf = c->cplx ? 4 : 1;
+    double tol = 8 * cf * (c->k + 1) * eps *
+                     (hypot(c->alpha, c->alpha_im) * c->k + hypot(c->beta, c->beta_im)) +
+                 1e-300;
     double e = compare(&C0, &C1, c, ctxt, tol);
     CHECK(e <= 1,
           "%s %dx%d %c %c%c m%d n%d k%d a%g b%g blocks A%dx%d B%dx%d C%dx%d first A%dx%d "
           "B%dx%d C%dx%d off %d,%d %d,%d %d,%d: drop-in vs ScaLAPACK error %.3g x tol",
-          c->single ? "psgemm" : "pdgemm", P, Q, order, c->ta, c->tb, c->m, c->n, c->k, c->alpha,
+          c->cplx ? (c->single ? "pcgemm" : "pzgemm") : c->single ? "psgemm" : "pdgemm", P, Q, order, c->ta, c->tb, c->m, c->n, c->k, c->alpha,
           c->beta, c->mbA, c->nbA, c->mbB, c->nbB, c->mbC, c->nbC, A.imb, A.inb, B.imb, B.inb,
           C0.imb, C0.inb, c->ia, c->ja, c->ib, c->jb, c->ic, c->jc, e);
     /* dd_matrix_desc has no first block: the 9-entry cases only */
@@ -330,7 +400,15 @@ static void grid_cases(int ctxt, char order, dd_context *world_ctx, int quick, i
             c.mbA = s, c.nbA = n % 2 ? s : s2, c.mbB = s2, c.nbB = s, c.mbC = s,
             c.nbC = n % 3 ? s : s2;
             c.src = n % 2;
-            c.single = n % 7 == 3;
+            c.single = n % 7 == 3 || n % 7 == 5;
+            c.cplx = n % 7 >= 4; /* pzgemm_, pcgemm_ (n % 7 = 5): complex scalars */
+            if (c.cplx) {
+                c.alpha_im = ab[(n + 2) % 5][1] - 1, c.beta_im = ab[(n + 1) % 5][0];
+                if (t == 3) /* 'C' on both sides, then each on one */
+                    c.ta = 'C';
+                else if (t == 1 || t == 2)
+                    c.ta == 'N' ? (c.ta = 'C') : (c.tb = 'C');
+            }
             run_case(&c, ctxt, order, world_ctx);
         }
     /* Operands laid out as SUMMA needs them (no transposes, offsets 1, A's
@@ -359,7 +437,10 @@ static void grid_cases(int ctxt, char order, dd_context *world_ctx, int quick, i
                    .mbC = 7,
                    .nbC = 5,
                    .src = 0,
-                   .single = i == 2};
+                   .single = i == 2,
+                   .cplx = i == 3,
+                   .alpha_im = i == 3 ? -0.5 : 0,
+                   .beta_im = i == 3 ? 2 : 0};
         run_case(&c, ctxt, order, world_ctx);
     }
 }
@@ -385,6 +466,8 @@ static void first_block_cases(int ctxt, char order)
                        .alpha = n % 3 ? 1.5 : -1, .beta = n % 4 ? 0.5 : 0, .mbA = 4, .nbA = 5,
                        .mbB = 5, .nbB = 4, .mbC = 4, .nbC = 4, .src = n % 2, .single = n % 5 == 2};
             memcpy(c.first, firsts[f], sizeof c.first);
+            c.cplx = n % 3 == 1; /* pzgemm_, pcgemm_ */
+            c.alpha_im = c.cplx ? 0.75 : 0, c.beta_im = c.cplx && c.beta != 0 ? -1 : 0;
             run_case(&c, ctxt, order, NULL);
         }
 }
@@ -404,13 +487,24 @@ static void sweep_cases(int ctxt, char order, dd_context *world_ctx)
                        .alpha = n % 3 ? 1.5 : -1, .beta = n % 4 ? 0 : 0.5, .mbA = 2, .nbA = 2,
                        .mbB = 2, .nbB = 2, .mbC = 2, .nbC = 2, .src = n % 2, .single = 0};
             run_case(&c, ctxt, order, world_ctx);
+            /* the same through pzgemm_ and pcgemm_ in turn, complex scalars
+             * (alpha 0 with beta 0 once in a while: C's NaN must go) */
+            c.cplx = 1, c.single = n % 2;
+            c.alpha_im = n % 5 ? 0.5 : 0, c.beta_im = n % 3 ? -2 : 0;
+            if (n % 11 == 0)
+                c.alpha = c.alpha_im = 0;
+            run_case(&c, ctxt, order, world_ctx);
         }
 }
 
-/* Bad arguments: minus PBLAS's number through PB_Cabort, C untouched, no crash. */
-static void refusals(int ctxt)
+/* Bad arguments: minus PBLAS's number through PB_Cabort, C untouched, no
+ * crash; through pdgemm_, pzgemm_ (cplx) or pcgemm_ (cplx, single). */
+static void refusals(int ctxt, int cplx, int single)
 {
-    pcase c = {'N', 'N', 20, 16, 12, 1, 1, 1, 1, 1, 1, 1.0, 0.5, 4, 4, 4, 4, 4, 4, 0, 0, {{0}}};
+    pcase c = {'N', 'N', 20, 16, 12, 1, 1, 1, 1, 1, 1, 1.0, 0.5, 4, 4, 4, 4, 4, 4, 0, single, {{0}},
+               cplx, 0.5, -1};
+    pgemm_fn *f = !cplx ? (pgemm_fn *)pdgemm_ : single ? (pgemm_fn *)pcgemm_ : (pgemm_fn *)pzgemm_;
+    const char *name = !cplx ? "pdgemm_" : single ? "pcgemm_" : "pzgemm_";
     mat A, B, C, C0;
     mat_make(&A, ctxt, 20, 12, 4, 4, 0, 0, 11);
     mat_make(&B, ctxt, 12, 16, 4, 4, 0, 0, 22);
@@ -441,19 +535,23 @@ static void refusals(int ctxt)
             cc.ic = bad[i].value;
         }
         g_last_abort = 0;
-        call((pgemm_fn *)pdgemm_, &cc, &A, &B, &C);
-        CHECK(g_last_abort == -bad[i].want, "%s: PB_Cabort got %d, want %d", bad[i].what,
+        call(f, &cc, &A, &B, &C);
+        CHECK(g_last_abort == -bad[i].want, "%s %s: PB_Cabort got %d, want %d", name, bad[i].what,
               g_last_abort, -bad[i].want);
         if (bad[i].which >= 0)
             x[bad[i].which]->desc[bad[i].entry] = save;
-        CHECK(
-            !memcmp(C.d, C0.d, sizeof(double) * (size_t)C.lld * (size_t)(C.locc > 1 ? C.locc : 1)),
-            "%s: C changed", bad[i].what);
+        size_t len = (size_t)C.lld * (size_t)(C.locc > 1 ? C.locc : 1);
+        CHECK(!memcmp(C.d, C0.d, sizeof(double) * len) && !memcmp(C.z, C0.z, 2 * sizeof(double) * len) &&
+                  !memcmp(C.c, C0.c, 2 * sizeof(float) * len),
+              "%s %s: C changed", name, bad[i].what);
     }
     /* and the next good call is served */
     g_last_abort = 0;
-    call((pgemm_fn *)pdgemm_, &c, &A, &B, &C);
-    CHECK(g_last_abort == 0, "a good call after refusals: PB_Cabort %d", g_last_abort);
+    long before = dd_scalapack_calls();
+    call(f, &c, &A, &B, &C);
+    CHECK(g_last_abort == 0 && dd_scalapack_calls() == before + 1,
+          "%s: a good call after refusals: PB_Cabort %d, served %ld", name, g_last_abort,
+          dd_scalapack_calls() - before);
     mat_free(&A), mat_free(&B), mat_free(&C), mat_free(&C0);
 }
 
@@ -462,7 +560,10 @@ static int find_real(void)
     void *h = dlopen(DD_SCALAPACK_LIB, RTLD_NOW | RTLD_GLOBAL);
     real_pdgemm = h ? (pgemm_fn *)dlsym(h, "pdgemm_") : NULL;
     real_psgemm = h ? (pgemm_fn *)dlsym(h, "psgemm_") : NULL;
-    if (!real_pdgemm || !real_psgemm || real_pdgemm == (pgemm_fn *)pdgemm_) {
+    real_pzgemm = h ? (pgemm_fn *)dlsym(h, "pzgemm_") : NULL;
+    real_pcgemm = h ? (pgemm_fn *)dlsym(h, "pcgemm_") : NULL;
+    if (!real_pdgemm || !real_psgemm || !real_pzgemm || !real_pcgemm ||
+        real_pdgemm == (pgemm_fn *)pdgemm_ || real_pzgemm == (pgemm_fn *)pzgemm_) {
         fprintf(stderr, "test_pdgemm: ScaLAPACK's own pdgemm_ not found in %s (%s)\n",
                 DD_SCALAPACK_LIB, dlerror());
         return 0;
@@ -502,7 +603,8 @@ int main(int argc, char **argv)
                 in_grid = 1;
                 grid_cases(ctxt, order, world_ctx, fallback || handon, (gi * 2 + oi) * 12);
                 if (!fallback && !handon && gi == 3 && oi == 0)
-                    refusals(ctxt);
+                    for (int r = 0; r < 3; r++)
+                        refusals(ctxt, r > 0, r == 2);
                 if (!fallback && !handon && ((gi == 0 && oi == 1) || (gi == 3 && oi == 0)))
                     sweep_cases(ctxt, order, world_ctx);
                 if (!fallback && (gi >= 3 || (gi == 0 && oi == 1)))

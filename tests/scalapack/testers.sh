@@ -2,11 +2,11 @@
 # tests/scalapack/testers.sh — ScaLAPACK's own testers (Debian's
 # scalapack-mpi-test, their input files from scalapack-test-common) with
 # the drop-in in front of ScaLAPACK (LD_PRELOAD) and DD_SCALAPACK_BACKEND=cpu,
-# so that dgemm-dist serves their PDGEMM/PSGEMM calls.
+# so that dgemm-dist serves their PDGEMM/PSGEMM/PZGEMM/PCGEMM calls.
 #
 #   testers.sh pblas TESTER DAT RANKS GRIDS DROPIN WORK
-#       the PBLAS level-3 tester (dpb3tst, spb3tst) on a copy of its .dat
-#       (PDBLAS3TST.dat, PSBLAS3TST.dat) written into WORK with the GEMM
+#       the PBLAS level-3 tester (dpb3tst, spb3tst, zpb3tst, cpb3tst) on a
+#       copy of its .dat (PDBLAS3TST.dat, PSBLAS3TST.dat, PZ..., PC...) written into WORK with the GEMM
 #       rows alone and the grids GRIDS ("1x2 2x1"); passes when every test
 #       passes (the summary's FAILED 0, PASSED > 0), every error exit gives
 #       PBLAS's number (no "SHOULD HAVE BEEN" line), and the drop-in's count
@@ -16,6 +16,10 @@
 #       the same with the .dat's first blocks (IMB_, INB_) other than its
 #       blocks (MB_, NB_), smaller and larger, and the first blocks' places
 #       (RSRC_, CSRC_) varied: DTYPE_ 2's own distribution
+#   testers.sh pblas-conj TESTER DAT RANKS GRIDS DROPIN WORK
+#       the complex testers (zpb3tst, cpb3tst) with all 8 of the .dat's
+#       problems and TRANSA, TRANSB taking 'C' (the conjugate transpose)
+#       against each of 'N', 'T', 'C'
 #   testers.sh lapack TESTER DAT RANKS - DROPIN WORK
 #       the LU or inversion tester (xdlu, xdinv) on its own .dat (LU.dat,
 #       INV.dat): every test passes its residual check, none fails or is
@@ -43,7 +47,11 @@ if [ "$kind" != lapack ]; then
     for g in "${gl[@]}"; do
         ps+="${g%x*} " qs+="${g#*x} "
     done
-    awk -v n="${#gl[@]}" -v ps="$ps" -v qs="$qs" -v first="$([ "$kind" = pblas-first ] && echo 1)" '
+    awk -v n="${#gl[@]}" -v ps="$ps" -v qs="$qs" -v first="$([ "$kind" = pblas-first ] && echo 1)" \
+        -v conj="$([ "$kind" = pblas-conj ] && echo 1)" '
+        conj && /number of tests problems/ { print "8\t\tnumber of tests problems"; next }
+        conj && /values of TRANSA/ { print "\047N\047 \047C\047 \047C\047 \047T\047 \047C\047 \047N\047 \047T\047 \047C\047\t\tvalues of TRANSA"; next }
+        conj && /values of TRANSB/ { print "\047C\047 \047N\047 \047C\047 \047C\047 \047T\047 \047T\047 \047N\047 \047C\047\t\tvalues of TRANSB"; next }
         first && /values of IMB_/ { print " 1  7  2  9  5  3  8  1\t\t" substr($0, index($0, "values")); next }
         first && /values of INB_/ { print " 3  1  9  2  7  4  1  6\t\t" substr($0, index($0, "values")); next }
         first && /values of RSRC_/ { print " 0  1  1  0  1  0  1  0\t\t" substr($0, index($0, "values")); next }
@@ -51,7 +59,7 @@ if [ "$kind" != lapack ]; then
         /number of process grids/ { print n "\t\tnumber of process grids (ordered pairs of P & Q)"; next }
         /values of P$/ && !/values of P[A-Z_]/ { print ps "\tvalues of P"; next }
         /values of Q$/ { print qs "\tvalues of Q"; next }
-        /^P[SD][A-Z0-9]+ +[TF]/ && $1 !~ /GEMM$/ { sub(/ T/, " F") }
+        /^P[SDZC][A-Z0-9]+ +[TF]/ && $1 !~ /GEMM$/ { sub(/ T/, " F") }
         { print }' "$dat" >"$work/$name"
     grep -q "values of P" "$work/$name" || { echo "FAIL: $name: no grid lines to rewrite" >&2; exit 1; }
 else
@@ -74,14 +82,14 @@ wrong=$(grep -c "SHOULD HAVE BEEN" "$log" || true)
 [ "$wrong" = 0 ] || fail "$wrong error exits gave a number other than PBLAS's"
 count() { # count RANK WHAT: the drop-in's count of WHAT on that rank
     # (anywhere in a line: mpirun may join the ranks' output mid-line)
-    grep -o "dgemm-dist-scalapack: rank $1: PDGEMM/PSGEMM calls: served [0-9]*, handed on [0-9]*, refused [0-9]*" "$err" |
+    grep -o "dgemm-dist-scalapack: rank $1: PDGEMM/PSGEMM/PZGEMM/PCGEMM calls: served [0-9]*, handed on [0-9]*, refused [0-9]*" "$err" |
         sed 's/.*served \([0-9]*\), handed on \([0-9]*\), refused \([0-9]*\)/\1 \2 \3/' |
         awk -v w="$2" 'NR == 1 { print w == "served" ? $1 : w == "handed" ? $2 : $3 }'
 }
 if [ "$kind" != lapack ]; then
     grep -q "End of Tests." "$log" || fail "the tester did not finish"
     grep -q "Error-exit tests completed." "$log" || fail "no error-exit tests"
-    row=$(grep -E '^ *\| *P[SD]GEMM ' "$log" | head -1)
+    row=$(grep -E '^ *\| *P[SDZC]GEMM ' "$log" | head -1)
     read -r _ _ total passed failed skipped <<<"$row"
     [ -n "${skipped:-}" ] || fail "no summary row for GEMM"
     if [ "$failed" != 0 ] || [ "$passed" -le 0 ] || [ $((passed + skipped)) != "$total" ]; then

@@ -5,7 +5,10 @@
  * against a plain recursion), nodes spanned by rows and columns, the memory
  * figure equal to summa_work_bytes for every rank of many grids, the
  * compiled-in tables, and the auto-tuner on the H200 NVLink table: today's
- * defaults or something predicted at least 10% faster. */
+ * defaults or something predicted at least 10% faster.  The complex types:
+ * four times the flops of one element multiply-add (8 against 2), twice
+ * the bytes, the component type's table where there is none of their own,
+ * c128/c64 rows parsed. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -225,8 +228,47 @@ static void test_tune(void)
           "nothing fits");
 }
 
+/* Complex: the same shape as FP64 at the same real-flop rate takes 4x the
+ * compute and 2x the broadcast bytes; rates found through the real table. */
+static void test_complex(void)
+{
+    dd_err err = {{0}};
+    dd_model_out r, z;
+    dd_link fast = {"f", 0, 1e9, DD_BCAST_RING};
+    dd_model_in in = base(1, 2, 1024, 256, 1, &fast);
+    CHECK(model_predict(&in, &r, &err) == DD_OK, "%s", err.msg);
+    in.type = DD_C128;
+    CHECK(model_predict(&in, &z, &err) == DD_OK, "%s", err.msg);
+    CHECK(NEAR(z.compute, 4 * r.compute, 1e-12), "complex compute %g, real %g", z.compute,
+          r.compute);
+    CHECK(NEAR(z.comm, 2 * r.comm, 1e-12), "complex comm %g, real %g", z.comm, r.comm);
+    CHECK(NEAR(z.tflops, 8.0 * 1024 * 1024 * 1024 / z.multiply / 1e12, 1e-12), "complex tflops");
+    CHECK(z.work_bytes == 2 * r.work_bytes, "complex memory %zu, real %zu", z.work_bytes,
+          r.work_bytes);
+    in.type = DD_C64;
+    dd_model_out c;
+    CHECK(model_predict(&in, &c, &err) == DD_OK && NEAR(c.compute, 4 * r.compute, 1e-12) &&
+              NEAR(c.comm, r.comm, 1e-12),
+          "c64: compute %g, comm %g", c.compute, c.comm);
+    const dd_rate_table *f = model_find_rate("CPU vm (1 BLAS thread)", "openblas", DD_F64, 1);
+    CHECK(f && model_find_rate("CPU vm (1 BLAS thread)", "openblas", DD_C128, 1) == f,
+          "c128 without a table of its own takes f64's");
+    CHECK(!model_find_rate_of("CPU vm (1 BLAS thread)", "openblas", DD_C128, 1),
+          "no c128 table compiled in");
+    dd_rate_row row;
+    char why[128];
+    CHECK(model_parse_rate("X,k,c128,1,64,64,64,3.5", &row, why, sizeof why) == 1 &&
+              row.type == DD_C128,
+          "a c128 row: %s", why);
+    CHECK(model_parse_rate("X,k,c64,1,64,64,64,3.5", &row, why, sizeof why) == 1 &&
+              row.type == DD_C64,
+          "a c64 row: %s", why);
+    CHECK(model_parse_rate("X,k,z,1,64,64,64,3.5", &row, why, sizeof why) == -1, "z refused");
+}
+
 int main(void)
 {
+    test_complex();
     test_bcast();
     test_rate();
     test_pipeline();
