@@ -69,17 +69,6 @@ dd_status dd_plan_host_pass(dd_plan *plan, dd_plan_times *times);
  * same number of calls, each with its own r0 and rows (0 is allowed);
  * times may be NULL. */
 dd_status dd_plan_multiply_rows(dd_plan *plan, int64_t r0, int64_t rows, dd_plan_times *times);
-/* The same, with during(arg, msg, len) called once the band's multiplies
- * are issued and before their end is waited for (on a GPU: while they
- * run), so that the caller's host work (the next band's dd_plan_put_rows,
- * the last band's dd_plan_take_rows_end; no other plan call) overlaps
- * them; a status other than DD_SUCCESS fails the multiply on that rank,
- * agreed, with the message during put in msg (len bytes).  during is not
- * called on a rank whose multiply already failed. */
-dd_status dd_plan_multiply_rows_during(dd_plan *plan, int64_t r0, int64_t rows,
-                                       dd_plan_times *times,
-                                       dd_status (*during)(void *arg, char *msg, size_t len),
-                                       void *arg);
 
 /* The band pipeline's moves through pinned staging (the context's two
  * upload and two download slots, DD_RING_MIB each), for the GPU backend

@@ -349,45 +349,7 @@ static int rows_drain(dd_plan *p, int rc, dd_err *err);
  * high (their row pitches, the panel list and the slots stay: a band's
  * panels are the whole multiply's, narrower in M).  The A broadcast of a
  * band moves only its rows; B's panels go again for every band. */
-typedef struct {
-    dd_status (*fn)(void *arg, char *msg, size_t len);
-    void *arg;
-} during_call;
-
-/* summa's before_end: the caller's host work while the band multiplies;
- * a failure is this rank's, with the caller's message, agreed with the
- * multiply's. */
-static int run_during(void *arg, dd_err *err)
-{
-    during_call *d = arg;
-    char msg[DD_ERRLEN] = "";
-    dd_status st = d->fn(d->arg, msg, sizeof msg);
-    if (st == DD_SUCCESS)
-        return DD_OK;
-    return dd_fail(err, st == DD_ERROR_MEMORY ? DD_ENOMEM : st == DD_ERROR_USAGE ? DD_EUSAGE
-                        : st == DD_ERROR_IO                                 ? DD_EIO
-                                                                            : DD_EFAIL,
-                   "%s", msg[0] ? msg : "the work during the band's multiply failed");
-}
-
-static dd_status multiply_rows(dd_plan *p, int64_t r0, int64_t rows, dd_plan_times *times,
-                               dd_status (*during)(void *arg, char *msg, size_t len), void *arg);
-
 dd_status dd_plan_multiply_rows(dd_plan *p, int64_t r0, int64_t rows, dd_plan_times *times)
-{
-    return multiply_rows(p, r0, rows, times, NULL, NULL);
-}
-
-dd_status dd_plan_multiply_rows_during(dd_plan *p, int64_t r0, int64_t rows,
-                                       dd_plan_times *times,
-                                       dd_status (*during)(void *arg, char *msg, size_t len),
-                                       void *arg)
-{
-    return multiply_rows(p, r0, rows, times, during, arg);
-}
-
-static dd_status multiply_rows(dd_plan *p, int64_t r0, int64_t rows, dd_plan_times *times,
-                               dd_status (*during)(void *arg, char *msg, size_t len), void *arg)
 {
     if (!p)
         return DD_ERROR_USAGE;
@@ -414,9 +376,6 @@ static dd_status multiply_rows(dd_plan *p, int64_t r0, int64_t rows, dd_plan_tim
     band.Mp = rows;
     band.A = (char *)p->s.A + (size_t)(r0 * p->s.Kq) * es;
     band.C = (char *)p->s.C + (size_t)(r0 * p->s.Nq) * es;
-    during_call dc = {during, arg};
-    band.before_end = during ? run_during : NULL;
-    band.before_end_arg = &dc;
     double sec = 0, gemm = 0, slowest = 0;
     if (p->rows_put > p->rows_used) { /* the band's put (dd_plan_put_rows) is up first */
         dd_engine *e = &ctx->eng;

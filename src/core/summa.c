@@ -250,8 +250,6 @@ int summa_multiply(dd_summa *s, int stream_upload, double *seconds, double *gemm
         if ((rc = comm_failed(c->ops->release(c, x.slot, err))))
             return rc;
     }
-    if (local == DD_OK && s->before_end)
-        local = s->before_end(s->before_end_arg, err);
     dd_err later = {{0}}; /* after a local failure, its message is the one kept */
     rc = e->ops->phase_end(e, seconds, gemm_seconds, local ? &later : err);
     if (!rc && !local)

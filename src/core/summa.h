@@ -41,12 +41,6 @@ typedef struct {
     /* Called after each panel's multiply is issued (NULL: not called). */
     void (*on_panel)(void *arg, int64_t done, int64_t total);
     void *on_panel_arg;
-    /* Called once the last panel's multiply is issued, before its end is
-     * waited for (on a GPU: while the multiplies run), so host work can
-     * overlap them; its failure is this rank's own, as a multiply's (NULL:
-     * not called; not called after a local failure). */
-    int (*before_end)(void *arg, dd_err *err);
-    void *before_end_arg;
 } dd_summa;
 
 /* A fresh multiply: everything set from the arguments, panel 0 meaning the

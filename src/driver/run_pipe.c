@@ -305,74 +305,14 @@ static int multiply_band(run_ctx *c, int64_t r0, int64_t h, double *mult, double
     return rc;
 }
 
-/* What the main thread does while band i multiplies (staged_loop): band
- * i+1 of op(A) put once the reader has it (its upload runs beside the
- * multiply; band i+1's multiply waits for it on the GPU), and band i-1 of
- * C, down behind band i-1's multiply, unpacked into its slot once band i-3
- * is written and given to the writer. */
-typedef struct {
-    pipe_t *p;
-    int64_t i;
-    double *waits, *moves;
-    dd_err *err;
-} during_t;
-
-static int store_band(pipe_t *p, int64_t j, double *waits, double *moves, dd_err *err);
-
-static dd_status band_during(void *arg, char *msg, size_t len)
-{
-    during_t *d = arg;
-    pipe_t *p = d->p;
-    run_ctx *c = p->c;
-    int64_t i = d->i, r0, h;
-    int rc = DD_OK;
-    if (i + 1 < p->nb) {
-        *d->waits += wait_for(p, &p->a_read, i + 2);
-        rc = io_failed(p, d->err);
-        double t0 = dd_now();
-        band_rows(p, i + 1, &r0, &h);
-        if (!rc)
-            rc = run_api(c, dd_plan_put_rows(c->plan, r0, h, p->abuf[(i + 1) % 2], p->Kq), d->err);
-        d->moves[0] += dd_now() - t0;
-        if (!rc)
-            publish(p, &p->a_used, i + 2); /* the slot is copied out: the reader may refill it */
-    }
-    if (!rc && i >= 1)
-        rc = store_band(p, i - 1, d->waits, d->moves, d->err);
-    if (!rc)
-        return DD_SUCCESS;
-    snprintf(msg, len, "%s", d->err->msg);
-    return rc == DD_EIO ? DD_ERROR_IO : rc == DD_ENOMEM ? DD_ERROR_MEMORY : rc == DD_EUSAGE ? DD_ERROR_USAGE : DD_ERROR_INTERNAL;
-}
-
-/* Band j of C from the plan's download slots into its host slot (free once
- * band j-2 is written), given to the writer. */
-static int store_band(pipe_t *p, int64_t j, double *waits, double *moves, dd_err *err)
-{
-    run_ctx *c = p->c;
-    if (j >= 2)
-        *waits += wait_for(p, &p->c_written, j - 1);
-    int rc = io_failed(p, err);
-    if (!rc && j == p->nb / 2 && dd_fault("pipe-store"))
-        rc = dd_fail(err, DD_EFAIL, "injected fault storing band %lld of C on rank %d",
-                     (long long)j, c->rank);
-    double t0 = dd_now();
-    if (!rc)
-        rc = run_api(c, dd_plan_take_rows_end(c->plan, p->cbuf[j % 2], p->Nq), err);
-    moves[1] += dd_now() - t0;
-    if (!rc)
-        publish(p, &p->c_given, j + 1);
-    return rc;
-}
-
 /* The band loop through the plan's pinned staging (the GPU backend, or
- * DD_FAULT=pipe-slots on the CPU): while band i multiplies, band i+1 of
- * op(A) is put (dd_plan_put_rows) and band i-1 of C unpacked into its slot
- * (band_during, through dd_plan_multiply_rows_during), so the host's
- * copies run beside the GPU's multiply; band i of C is queued down
- * (dd_plan_take_rows) behind its multiply, its download beside band i+1's.
- * Every rank makes the same calls and agrees each band; on any failure
- * every staged copy is drained before the return. */
+ * DD_FAULT=pipe-slots on the CPU): band i+1 of op(A) is put
+ * (dd_plan_put_rows) before band i multiplies, so its upload runs during
+ * that multiply, and band i of C is taken down (dd_plan_take_rows) behind
+ * its multiply and unpacked into its slot after band i+1's multiply, so
+ * its download runs during that one.  Every rank makes the same calls and
+ * agrees each band; on any failure every staged copy is drained before the
+ * return. */
 static int staged_loop(pipe_t *p, double *mult, double *gemm, double *slowest, double *waits,
                        double *moves, dd_err *err)
 {
@@ -388,24 +328,59 @@ static int staged_loop(pipe_t *p, double *mult, double *gemm, double *slowest, d
     publish(p, &p->a_used, 1); /* the slot is copied out: the reader may refill it */
     rc = dd_agree(c->world, rc, err);
     for (int64_t i = 0; i < p->nb && !rc; i++) {
-        during_t d = {p, i, waits, moves, err};
-        dd_plan_times t = {0, 0, 0};
-        band_rows(p, i, &r0, &h);
-        rc = run_api(c, dd_plan_multiply_rows_during(c->plan, r0, h, &t, band_during, &d), err);
-        if (rc == DD_ECOMM)
-            dd_abort_all(c->world, err);
-        *mult += t.seconds;
-        *gemm += t.gemm_seconds;
-        *slowest += t.slowest;
-        if (rc)
+        if (i + 1 < p->nb) {
+            *waits += wait_for(p, &p->a_read, i + 2);
+            rc = io_failed(p, err);
+            t0 = dd_now();
+            band_rows(p, i + 1, &r0, &h);
+            if (!rc)
+                rc = run_api(c, dd_plan_put_rows(c->plan, r0, h, p->abuf[(i + 1) % 2], p->Kq),
+                             err);
+            moves[0] += dd_now() - t0;
+            publish(p, &p->a_used, i + 2);
+        }
+        if ((rc = dd_agree(c->world, rc, err)))
             break;
+        band_rows(p, i, &r0, &h);
+        if ((rc = multiply_band(c, r0, h, mult, gemm, slowest, err)))
+            break;
+        /* band i-1 of C, down during band i's multiply, into its slot, free
+         * once band i-3 is written */
+        if (i >= 1) {
+            if (i >= 3)
+                *waits += wait_for(p, &p->c_written, i - 2);
+            rc = io_failed(p, err);
+            if (!rc && i - 1 == p->nb / 2 && dd_fault("pipe-store"))
+                rc = dd_fail(err, DD_EFAIL, "injected fault storing band %lld of C on rank %d",
+                             (long long)(i - 1), c->rank);
+            t0 = dd_now();
+            if (!rc)
+                rc = run_api(c, dd_plan_take_rows_end(c->plan, p->cbuf[(i - 1) % 2], p->Nq), err);
+            moves[1] += dd_now() - t0;
+            if (!rc)
+                publish(p, &p->c_given, i);
+        }
         t0 = dd_now();
-        rc = run_api(c, dd_plan_take_rows(c->plan, r0, h), err);
+        if (!rc)
+            rc = run_api(c, dd_plan_take_rows(c->plan, r0, h), err);
         moves[1] += dd_now() - t0;
         rc = dd_agree(c->world, rc, err);
     }
-    if (!rc) /* the last band of C */
-        rc = dd_agree(c->world, store_band(p, p->nb - 1, waits, moves, err), err);
+    if (!rc) { /* the last band of C */
+        if (p->nb >= 3)
+            *waits += wait_for(p, &p->c_written, p->nb - 2);
+        rc = io_failed(p, err);
+        if (!rc && p->nb - 1 == p->nb / 2 && dd_fault("pipe-store"))
+            rc = dd_fail(err, DD_EFAIL, "injected fault storing band %lld of C on rank %d",
+                         (long long)(p->nb - 1), c->rank);
+        t0 = dd_now();
+        if (!rc)
+            rc = run_api(c, dd_plan_take_rows_end(c->plan, p->cbuf[(p->nb - 1) % 2], p->Nq), err);
+        moves[1] += dd_now() - t0;
+        if (!rc)
+            publish(p, &p->c_given, p->nb);
+        rc = dd_agree(c->world, rc, err);
+    }
     if (rc) { /* nothing staged lands after the return */
         dd_err ignored;
         dd_err_clear(&ignored);

@@ -6,8 +6,8 @@
 # (multiply:1), each at the middle band, and the put of the second band
 # through the plan's pinned staging (pipe-stage:1 with pipe-slots:*, the
 # GPU's staged copies on the CPU, drained on the error path), and the read
-# and the store with pipe-slots:* (failing in the work the staged loop does
-# beside each band's multiply).  Every rank ends within seconds
+# and the store with pipe-slots:* (failing in that staged loop).  Every rank
+# ends within seconds
 # with the same status (1) and one "dgemm-dist: error:" line naming the
 # fault; the old output is kept, no temporary is left, nothing hangs (the
 # I/O thread is joined on every path).  The same faults on rank 0 alone,
@@ -28,8 +28,8 @@ for fault in pipe-read pipe-write pipe-store multiply pipe-stage staged-read sta
         faults="$fault:$rank"
         # the staged bands (the GPU's pinned staging) fail on the second band's put
         [ "$fault" = pipe-stage ] && faults="pipe-slots:*,pipe-stage:$rank"
-        # the read and the store failing inside the staged loop's work beside
-        # the multiply (dd_plan_multiply_rows_during): message and rank kept
+        # the read and the store failing inside the staged loop: message and
+        # rank kept
         [ "$fault" = staged-read ] && faults="pipe-slots:*,pipe-read:$rank"
         [ "$fault" = staged-store ] && faults="pipe-slots:*,pipe-store:$rank"
         DD_FAULT="$faults" run "$n" 30 --in in.h5 --out c.h5 --force --panel 8 --quiet
