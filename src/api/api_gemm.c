@@ -140,8 +140,8 @@ static int alloc_blocks(gemm_call *g, dd_err *err)
     size_t es = dd_elsize(g->t);
     /* dd_gemm_device's operands that already are the blocks SUMMA works on
      * (the 2-D block layout, contiguous rows): used where they lie, no copy
-     * in or out.  A and B only when nothing is scaled in them (alpha = 1):
-     * they are never written. */
+     * in or out.  A and B only when nothing is scaled in them (alpha = 1,
+     * no conjugation: a direct operand is untransposed): never written. */
     const api_operand *ops[3] = {&g->a, &g->b, &g->c};
     int64_t cols[3] = {s->Kq, s->Nq, s->Nq};
     void **blk[3] = {&s->A, &s->B, &s->C};
@@ -150,7 +150,8 @@ static int alloc_blocks(gemm_call *g, dd_err *err)
                        (size_t)(s->Mp * s->Nq) * es};
     for (int k = 0; k < 3 && !rc; k++) {
         g->inplace[k] = g->device && ops[k]->direct && !g->cyclic &&
-                        ops[k]->ld == cols[k] && bytes[k] > 0 && (k == 2 || g->alpha == 1) &&
+                        ops[k]->ld == cols[k] && bytes[k] > 0 &&
+                        (k == 2 || (g->alpha == 1 && g->alpha_im == 0)) &&
                         !dd_fault("misload") && !dd_fault("no-inplace");
         if (g->inplace[k])
             *blk[k] = (void *)ops[k]->p;
