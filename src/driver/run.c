@@ -82,7 +82,7 @@ static int resolve_inputs(run_ctx *c, dd_err *err)
     }
     snprintf(c->input, sizeof c->input, "%s", o->in);
     dd_probe_gemm pg = {o->a, o->b, o->c, o->transa, o->transb, o->col, c->read_c, o->beta};
-    return io_probe_gemm(c->world, o->in, &pg, &c->M, &c->N, &c->K, &c->type, err);
+    return io_probe_gemm_cx(c->world, o->in, &pg, &c->M, &c->N, &c->K, &c->type, err);
 }
 
 /* The end of setup part `part` (report.h), on rank 0's clock; passes rc. */
