@@ -13,6 +13,17 @@
  *   its columns of C' down.  While band b multiplies, band b+1 is packed and
  *   uploaded and band b-1 is downloaded and unpacked.
  *
+ *   Split schedule (beta = 0, two bands or more, the whole C' fits in work
+ *   memory): the first band cannot finish before all of A' is up, and the
+ *   host packs A' three times slower than the GPU multiplies one band of it,
+ *   so the GPU would wait.  Instead the first half of K (K1) is done for
+ *   every column at once: pieces of A' and of B''s rows go up and each pair
+ *   is multiplied into the whole C' as soon as it is up, while the pieces
+ *   of A' past K1 go up between them.  Then the bands run as above over the
+ *   rest of K, each adding into C''s columns and going down once its K is
+ *   done.  The host packs each element once in both schedules; the split
+ *   one keeps the GPU busy from the first piece on.
+ *
  *   The copies between the caller's arrays and pinned memory (two upload
  *   slots, two download slots: slot_bytes() each, kept by the context) are
  *   the host's, over the context's copy threads; the uploads, the
@@ -65,7 +76,11 @@ typedef struct {
     int64_t aw;      /* columns of A' per piece */
     int64_t kw;      /* K per multiply of the later bands */
     int64_t nbands;
+    int split;             /* the split schedule: K1 for every column first */
+    int64_t K1, kp;        /* its first part of K, in pieces of kp */
+    int64_t ldc;           /* C's work ld: bw (two bands), N (split: C' whole) */
     char *A, *B[2], *C[2]; /* work memory: A' whole (ld K), two bands of B' and C' (ld bw) */
+    char *B1, *Cw;         /* split: B''s first K1 rows (ld N), C' whole (ld N) */
     char *up[2], *down[2]; /* pinned slots */
     int64_t pieces;        /* pieces put up so far: piece i in slot i % 2 */
 } pipe_t;
@@ -123,8 +138,8 @@ static void scaled_runs(void *arg, int64_t lo, int64_t hi)
 }
 
 /* n runs of len elements, dst + i·dstride ← f · (src + i·sstride). */
-static void pack_runs(const pipe_t *pp, void *dst, size_t dstride, const void *src,
-                      size_t sstride, int64_t len, int64_t n, double f)
+static void pack_runs(const pipe_t *pp, void *dst, size_t dstride, const void *src, size_t sstride,
+                      int64_t len, int64_t n, double f)
 {
     int threads = api_move_threads(pp->g->ctx, n, len);
     if (f == 1) {
@@ -148,8 +163,8 @@ static int put(pipe_t *pp, const view *v, int64_t nr, int64_t c0, int64_t nc, do
     if (rc || nr == 0 || nc == 0)
         return rc;
     if (v->cs == 1) { /* rows: runs of nc */
-        pack_runs(pp, pp->up[slot], (size_t)nc * es, v->p + (size_t)c0 * es, (size_t)v->rs * es,
-                  nc, nr, f);
+        pack_runs(pp, pp->up[slot], (size_t)nc * es, v->p + (size_t)c0 * es, (size_t)v->rs * es, nc,
+                  nr, f);
         rc = e->ops->upload_async(e, W, (size_t)ldw * es, pp->up[slot], (size_t)nc * es,
                                   (size_t)nc * es, nr, err);
     } else { /* columns: runs of nr, turned on the way */
@@ -165,8 +180,10 @@ static int put(pipe_t *pp, const view *v, int64_t nr, int64_t c0, int64_t nc, do
     return rc ? rc : e->ops->after(e, DD_Q_COMPUTE, MK_UP + slot, err);
 }
 
-/* C'[:, band] (+)= A'[:, k0..k1) · B'band[k0..k1, :], multiplies of at most w. */
-static int multiply(pipe_t *pp, int j, int64_t h, int64_t k0, int64_t k1, int64_t w, dd_err *err)
+/* C (h columns, ld ldc) (+)= A'[:, k0..k1) · Bk, Bk's first row that of
+ * k0 (ld ldb), multiplies of at most w; acc: C already holds a sum. */
+static int multiply(pipe_t *pp, char *C, int64_t ldc, int64_t h, const char *Bk, int64_t ldb,
+                    int64_t k0, int64_t k1, int64_t w, int acc, dd_err *err)
 {
     dd_engine *e = pp->e;
     size_t es = pp->es;
@@ -174,8 +191,44 @@ static int multiply(pipe_t *pp, int j, int64_t h, int64_t k0, int64_t k1, int64_
     for (int64_t k = k0; k < k1 && !rc; k += w) {
         int64_t kk = min64(w, k1 - k);
         rc = e->ops->gemm(e, pp->g->t, pp->M, h, kk, pp->A + (size_t)k * es, pp->K,
-                          pp->B[j] + (size_t)(k * pp->bw) * es, pp->bw, k > 0 || pp->cin, pp->C[j],
-                          pp->bw, NULL, NULL, err);
+                          Bk + (size_t)((k - k0) * ldb) * es, ldb, acc || k > k0, C, ldc, NULL,
+                          NULL, err);
+    }
+    return rc;
+}
+
+/* View v from its row r0 on. */
+static view rows_from(const pipe_t *pp, const view *v, int64_t r0)
+{
+    view w = *v;
+    w.p += (size_t)(r0 * v->rs) * pp->es;
+    return w;
+}
+
+/* Split schedule, its first part: K1 of K for every column of C' at once,
+ * in pieces of kp (A''s columns and B''s rows), each multiplied into the
+ * whole C' once it is up; between them A''s pieces past K1, spread evenly,
+ * so that A' is up when the bands begin. */
+static int first_part(pipe_t *pp, dd_err *err)
+{
+    size_t es = pp->es;
+    int64_t steps = (pp->K1 + pp->kp - 1) / pp->kp;
+    int64_t later = (pp->K - pp->K1 + pp->aw - 1) / pp->aw, done = 0;
+    int rc = DD_OK;
+    for (int64_t s = 0; s < steps && !rc; s++) {
+        int64_t k0 = s * pp->kp, w = min64(pp->kp, pp->K1 - k0);
+        view bk = rows_from(pp, &pp->b, k0);
+        char *Bk = pp->B1 + (size_t)(k0 * pp->N) * es;
+        rc = put(pp, &pp->a, pp->M, k0, w, pp->fa, pp->A + (size_t)k0 * es, pp->K, err);
+        if (!rc)
+            rc = put(pp, &bk, w, 0, pp->N, pp->fb, Bk, pp->N, err);
+        if (!rc)
+            rc = multiply(pp, pp->Cw, pp->N, pp->N, Bk, pp->N, k0, k0 + w, w, k0 > 0, err);
+        for (; !rc && done < later && done * steps < (s + 1) * later; done++) {
+            int64_t c0 = pp->K1 + done * pp->aw;
+            rc = put(pp, &pp->a, pp->M, c0, min64(pp->aw, pp->K - c0), pp->fa,
+                     pp->A + (size_t)c0 * es, pp->K, err);
+        }
     }
     return rc;
 }
@@ -186,21 +239,26 @@ static int band(pipe_t *pp, int64_t b, dd_err *err)
 {
     dd_engine *e = pp->e;
     int j = (int)(b % 2);
-    int64_t n0 = b * pp->bw, h = min64(pp->bw, pp->N - n0);
+    int64_t n0 = b * pp->bw, h = min64(pp->bw, pp->N - n0), k1 = pp->split ? pp->K1 : 0;
+    /* the band's columns of C' (split: in C' whole) and its rows of B' from k1 */
+    char *C = pp->split ? pp->Cw + (size_t)n0 * pp->es : pp->C[j];
+    view bk = rows_from(pp, &pp->b, k1);
     int rc = DD_OK;
     if (pp->cin)
         rc = put(pp, &pp->c, pp->M, n0, h, pp->g->beta, pp->C[j], pp->bw, err);
     if (!rc)
-        rc = put(pp, &pp->b, pp->K, n0, h, pp->fb, pp->B[j], pp->bw, err);
-    if (b == 0) /* A' piece by piece, each multiplied once it is up */
+        rc = put(pp, &bk, pp->K - k1, n0, h, pp->fb, pp->B[j], pp->bw, err);
+    if (b == 0 && !pp->split) /* A' piece by piece, each multiplied once it is up */
         for (int64_t k0 = 0; k0 < pp->K && !rc; k0 += pp->aw) {
             int64_t w = min64(pp->aw, pp->K - k0);
             rc = put(pp, &pp->a, pp->M, k0, w, pp->fa, pp->A + (size_t)k0 * pp->es, pp->K, err);
             if (!rc)
-                rc = multiply(pp, j, h, k0, k0 + w, w, err);
+                rc = multiply(pp, C, pp->ldc, h, pp->B[j] + (size_t)(k0 * pp->bw) * pp->es, pp->bw,
+                              k0, k0 + w, w, k0 > 0 || pp->cin, err);
         }
     else if (!rc)
-        rc = multiply(pp, j, h, 0, pp->K, pp->kw, err);
+        rc = multiply(pp, C, pp->ldc, h, pp->B[j], pp->bw, k1, pp->K, pp->kw, pp->split || pp->cin,
+                      err);
     if (!rc && b == pp->nbands / 2 && dd_fault("multiply"))
         rc = dd_fail(err, DD_EFAIL, "injected fault in the multiply of band %lld", (long long)b);
     if (!rc)
@@ -208,8 +266,8 @@ static int band(pipe_t *pp, int64_t b, dd_err *err)
     if (!rc)
         rc = e->ops->after(e, DD_Q_DOWN, MK_COMP, err);
     if (!rc)
-        rc = e->ops->download_side_async(e, pp->down[j], (size_t)h * pp->es, pp->C[j],
-                                         (size_t)pp->bw * pp->es, (size_t)h * pp->es, pp->M, err);
+        rc = e->ops->download_side_async(e, pp->down[j], (size_t)h * pp->es, C,
+                                         (size_t)pp->ldc * pp->es, (size_t)h * pp->es, pp->M, err);
     return rc ? rc : e->ops->mark(e, DD_Q_DOWN, MK_DOWN + j, err);
 }
 
@@ -221,8 +279,8 @@ static int unpack(pipe_t *pp, int64_t b, dd_err *err)
     int rc = pp->e->ops->reached(pp->e, MK_DOWN + j, err);
     api_tick(pp->g, API_T_MULT);
     if (!rc)
-        pack_runs(pp, (char *)pp->c.p + (size_t)n0 * pp->es, (size_t)pp->c.rs * pp->es,
-                  pp->down[j], (size_t)h * pp->es, h, pp->M, 1);
+        pack_runs(pp, (char *)pp->c.p + (size_t)n0 * pp->es, (size_t)pp->c.rs * pp->es, pp->down[j],
+                  (size_t)h * pp->es, h, pp->M, 1);
     api_tick(pp->g, API_T_STORE);
     return rc;
 }
@@ -257,9 +315,10 @@ int api_pipe_fits(const gemm_call *g)
 {
     const dd_context *ctx = g->ctx;
     pipe_t pp;
-    if (ctx->size != 1 || g->device || g->check || dd_dtype_complex(g->t) || g->alpha == 0 || g->K == 0 || g->M == 0 ||
-        g->N == 0 || (ctx->eng.ops->work_is_host && !dd_fault("host-pipe")) ||
-        dd_fault("no-host-pipe") || !views(g, &pp))
+    if (ctx->size != 1 || g->device || g->check || dd_dtype_complex(g->t) || g->alpha == 0 ||
+        g->K == 0 || g->M == 0 || g->N == 0 ||
+        (ctx->eng.ops->work_is_host && !dd_fault("host-pipe")) || dd_fault("no-host-pipe") ||
+        !views(g, &pp))
         return 0;
     /* a band's column of B' or C', and a piece's column of A', fit in a slot */
     int64_t lines = pp.K > pp.M ? pp.K : pp.M;
@@ -274,6 +333,31 @@ static int64_t fit_width(size_t slot, int64_t lines, size_t es, int64_t n)
     int64_t w = (int64_t)(slot / ((size_t)lines * es));
     w = w > 64 ? w / 64 * 64 : w < 1 ? 1 : w;
     return w < n ? w : n;
+}
+
+/* Whether the split schedule is taken (1), with its K1 and kp set: beta = 0
+ * (beta·C_in goes up with each band), two bands or more, K more than one
+ * piece, a row of B' fits a slot, and A', C', B''s first K1 rows and two
+ * bands of the rest within half of the work memory free at open (where
+ * the engine knows it; the context keeps the buffers).  K1: half of K in
+ * whole pieces.  DD_FAULT=no-pipe-split: never (tests, benches). */
+static int split_plan(pipe_t *pp, size_t slot)
+{
+    size_t es = pp->es, free_b = pp->e->info.mem_free;
+    pp->K1 = 0;
+    if (pp->cin || pp->nbands < 2 || (size_t)pp->N > slot / es || dd_fault("no-pipe-split"))
+        return 0;
+    pp->kp = fit_width(slot, pp->M > pp->N ? pp->M : pp->N, es, pp->K);
+    int64_t k1 = pp->K / 2 / pp->kp * pp->kp;
+    if (k1 == 0 || k1 >= pp->K)
+        return 0;
+    double need =
+        (double)es * ((double)pp->M * (double)pp->K + (double)pp->M * (double)pp->N +
+                      (double)k1 * (double)pp->N + 2.0 * (double)(pp->K - k1) * (double)pp->bw);
+    if (free_b && need > 0.5 * (double)free_b)
+        return 0;
+    pp->K1 = k1;
+    return 1;
 }
 
 int api_pipe_gemm(gemm_call *g, dd_err *err)
@@ -294,15 +378,18 @@ int api_pipe_gemm(gemm_call *g, dd_err *err)
      * one rank broadcasts nothing) */
     pp.kw = ctx->panel ? ctx->panel : pp.e->info.panel ? pp.e->info.panel : pp.K;
     pp.nbands = (pp.N + pp.bw - 1) / pp.bw;
+    pp.split = split_plan(&pp, slot);
+    pp.ldc = pp.split ? pp.N : pp.bw;
     void *p[3] = {NULL, NULL, NULL}, *h;
     /* the second band of each 256-byte aligned, whatever the band's size */
-    int64_t q = 256 / (int64_t)es, bb = (pp.K * pp.bw + q - 1) / q * q,
-            cb = (pp.M * pp.bw + q - 1) / q * q;
+    int64_t q = 256 / (int64_t)es, bb = ((pp.K - pp.K1) * pp.bw + q - 1) / q * q,
+            cb = (pp.M * pp.bw + q - 1) / q * q, b1 = (pp.K1 * pp.N + q - 1) / q * q;
+    int64_t cw = pp.split ? pp.M * pp.N : 2 * cb; /* split: C' whole */
     int rc = api_dev_get(ctx, API_DEV_A, (size_t)(pp.M * pp.K) * es, &p[0], err);
     if (!rc)
-        rc = api_dev_get(ctx, API_DEV_B, (size_t)(2 * bb) * es, &p[1], err);
+        rc = api_dev_get(ctx, API_DEV_B, (size_t)(b1 + 2 * bb) * es, &p[1], err);
     if (!rc)
-        rc = api_dev_get(ctx, API_DEV_C, (size_t)(2 * cb) * es, &p[2], err);
+        rc = api_dev_get(ctx, API_DEV_C, (size_t)cw * es, &p[2], err);
     for (int i = 0; i < 2 && !rc; i++) {
         if (!(rc = api_host_get(ctx, API_HOST_RING + i, slot, &h, err)))
             pp.up[i] = h;
@@ -310,8 +397,10 @@ int api_pipe_gemm(gemm_call *g, dd_err *err)
             pp.down[i] = h;
     }
     pp.A = p[0];
+    pp.B1 = p[1];
+    pp.Cw = p[2];
     for (int j = 0; j < 2 && !rc; j++) {
-        pp.B[j] = (char *)p[1] + (size_t)(j * bb) * es;
+        pp.B[j] = (char *)p[1] + (size_t)(b1 + j * bb) * es;
         pp.C[j] = (char *)p[2] + (size_t)(j * cb) * es;
     }
     api_tick(g, API_T_ALLOC);
@@ -322,6 +411,8 @@ int api_pipe_gemm(gemm_call *g, dd_err *err)
     double t0 = MPI_Wtime();
     if (dd_fault("phase"))
         rc = dd_fail(err, DD_EFAIL, "injected fault in the multiply's clock");
+    if (!rc && pp.split)
+        rc = first_part(&pp, err);
     if (!rc)
         rc = band(&pp, 0, err);
     for (int64_t b = 0; b < pp.nbands && !rc; b++) {

@@ -17,12 +17,14 @@
  *     transb in {N, T}, alpha in {1, -2, 0.5, 0}, beta in {0 with NaN in
  *     C, 1, -3}, FP64 and FP32;
  *   - slots of one to seven columns (DD_FAULT=pipe-narrow:*): bands and
- *     pieces of odd widths, the last one narrower;
+ *     pieces of odd widths, the last one narrower; there beta = 0 takes the
+ *     split schedule (half of K for every column first), and once more the
+ *     band schedule alone (DD_FAULT=no-pipe-split:*);
  *   - a failure mid-way (DD_FAULT=multiply: the last rank): the call fails
  *     with the one message on every rank, nothing hangs, the context works
  *     after it; on one rank (the pipeline) each band of C holds either the
  *     product or C's input, and some of each (the failure struck between
- *     bands, with bands in flight drained).
+ *     bands, with bands in flight drained), for both schedules.
  * On several ranks the pipeline does not apply (the call goes through
  * SUMMA and the exchanges): the same cases hold there, so the dispatch is
  * shown to leave them alone. */
@@ -110,8 +112,8 @@ static int64_t gidx(int64_t l, int64_t nb, int me, int np)
     return (l / nb * np + me) * nb + l % nb;
 }
 
-static void make_local(local *L, int f64, int which, int64_t R, int64_t S, int64_t nb,
-                       int64_t i0, int64_t j0, int with_nan)
+static void make_local(local *L, int f64, int which, int64_t R, int64_t S, int64_t nb, int64_t i0,
+                       int64_t j0, int with_nan)
 {
     int64_t m = R + i0, n = S + j0;
     L->R = R, L->S = S, L->nb = nb, L->i0 = i0, L->j0 = j0;
@@ -163,9 +165,9 @@ static dd_status call_pgemm(dd_context *ctx, const gcase *c, local *A, local *B,
 {
     dd_gemm_info info = {0};
     if (c->f64)
-        return dd_pgemm(ctx, c->ta, c->tb, c->M, c->N, c->K, c->alpha, A->p, A->i0 + 1,
-                        A->j0 + 1, &A->d, B->p, B->i0 + 1, B->j0 + 1, &B->d, c->beta, C->p,
-                        C->i0 + 1, C->j0 + 1, &C->d, &info);
+        return dd_pgemm(ctx, c->ta, c->tb, c->M, c->N, c->K, c->alpha, A->p, A->i0 + 1, A->j0 + 1,
+                        &A->d, B->p, B->i0 + 1, B->j0 + 1, &B->d, c->beta, C->p, C->i0 + 1,
+                        C->j0 + 1, &C->d, &info);
     return dd_psgemm(ctx, c->ta, c->tb, c->M, c->N, c->K, (float)c->alpha, A->p, A->i0 + 1,
                      A->j0 + 1, &A->d, B->p, B->i0 + 1, B->j0 + 1, &B->d, (float)c->beta, C->p,
                      C->i0 + 1, C->j0 + 1, &C->d, &info);
@@ -176,10 +178,10 @@ static void pgemm_case(dd_context *ctx, const gcase *c, const char *mode)
 {
     int64_t nb = 3 + (c->M + c->N) % 5, off = g_size == 1 ? 2 : 0;
     local A, B, C;
-    make_local(&A, c->f64, 0, c->ta == 'N' ? c->M : c->K, c->ta == 'N' ? c->K : c->M,
-               nb, off, off / 2, 0);
-    make_local(&B, c->f64, 1, c->tb == 'N' ? c->K : c->N, c->tb == 'N' ? c->N : c->K,
-               nb, off / 2, off, 0);
+    make_local(&A, c->f64, 0, c->ta == 'N' ? c->M : c->K, c->ta == 'N' ? c->K : c->M, nb, off,
+               off / 2, 0);
+    make_local(&B, c->f64, 1, c->tb == 'N' ? c->K : c->N, c->tb == 'N' ? c->N : c->K, nb, off / 2,
+               off, 0);
     make_local(&C, c->f64, 2, c->M, c->N, nb, off, off, c->beta == 0);
     double *R = reference(c);
     dd_status st = call_pgemm(ctx, c, &A, &B, &C);
@@ -210,11 +212,11 @@ static void gemm_case(dd_context *ctx, const gcase *c, const char *mode)
             put(C, c->f64, (size_t)(i * ldc + j), c->beta == 0 || j >= c->N ? NAN : val(2, i, j));
     double *R = reference(c);
     dd_gemm_info info = {0};
-    dd_status st = c->f64 ? dd_gemm(ctx, c->ta, c->tb, c->M, c->N, c->K, c->alpha, A, lda, B, ldb,
-                                    c->beta, C, ldc, &info)
-                          : dd_sgemm(ctx, c->ta, c->tb, c->M, c->N, c->K, (float)c->alpha,
-                                     (float *)A, lda, (float *)B, ldb, (float)c->beta, (float *)C,
-                                     ldc, &info);
+    dd_status st = c->f64
+                       ? dd_gemm(ctx, c->ta, c->tb, c->M, c->N, c->K, c->alpha, A, lda, B, ldb,
+                                 c->beta, C, ldc, &info)
+                       : dd_sgemm(ctx, c->ta, c->tb, c->M, c->N, c->K, (float)c->alpha, (float *)A,
+                                  lda, (float *)B, ldb, (float)c->beta, (float *)C, ldc, &info);
     int64_t bad = 0, pad = 0;
     for (int64_t i = 0; i < c->M && st == DD_SUCCESS; i++)
         for (int64_t j = 0; j < ldc; j++) {
@@ -226,16 +228,16 @@ static void gemm_case(dd_context *ctx, const gcase *c, const char *mode)
         }
     CHECK(st == DD_SUCCESS && bad == 0 && pad == 0,
           "%s dd_%sgemm %c%c %lldx%lldx%lld alpha %g beta %g: %s, %lld wrong, %lld past N: %s",
-          mode, c->f64 ? "d" : "s", c->ta, c->tb, (long long)c->M, (long long)c->N,
-          (long long)c->K, c->alpha, c->beta, dd_status_string(st), (long long)bad,
-          (long long)pad, dd_context_last_error(ctx));
+          mode, c->f64 ? "d" : "s", c->ta, c->tb, (long long)c->M, (long long)c->N, (long long)c->K,
+          c->alpha, c->beta, dd_status_string(st), (long long)bad, (long long)pad,
+          dd_context_last_error(ctx));
     free(A), free(B), free(C), free(R);
 }
 
 static void sweep(dd_context *ctx, const char *fault, const char *mode)
 {
-    static const int64_t shapes[][3] = {{1, 1, 1}, {7, 5, 3}, {13, 29, 17}, {3, 61, 40},
-                                        {37, 2, 11}};
+    static const int64_t shapes[][3] = {
+        {1, 1, 1}, {7, 5, 3}, {13, 29, 17}, {3, 61, 40}, {37, 2, 11}};
     static const double ab[][2] = {{1, 0}, {-2, 1}, {0.5, -3}, {0, -3}};
     setenv("DD_FAULT", fault, 1);
     for (int f64 = 1; f64 >= 0; f64--)
@@ -243,7 +245,7 @@ static void sweep(dd_context *ctx, const char *fault, const char *mode)
             for (int t = 0; t < 4; t++)
                 for (size_t x = 0; x < sizeof ab / sizeof ab[0]; x++) {
                     gcase c = {f64,          t & 1 ? 'T' : 'N', t & 2 ? 'T' : 'N', shapes[s][0],
-                               shapes[s][1], shapes[s][2],      ab[x][0],         ab[x][1]};
+                               shapes[s][1], shapes[s][2],      ab[x][0],          ab[x][1]};
                     pgemm_case(ctx, &c, mode);
                     if (g_size == 1)
                         gemm_case(ctx, &c, mode);
@@ -252,13 +254,15 @@ static void sweep(dd_context *ctx, const char *fault, const char *mode)
 }
 
 /* The last rank fails mid-way: agreed, no hang; on one rank each band of
- * C is the product or C's input, some of each; the context works after. */
-static void fault_case(dd_context *ctx)
+ * C is the product or C's input, some of each; the context works after.
+ * beta 1: the band schedule; beta 0: the split one (its first part of K
+ * done for every column before the bands). */
+static void fault_case(dd_context *ctx, double beta)
 {
     char spec[96];
     snprintf(spec, sizeof spec, "host-pipe:*,pipe-narrow:*,multiply:%d", g_size - 1);
     setenv("DD_FAULT", spec, 1);
-    gcase c = {1, 'N', 'T', 40, 57, 13, 1, 1};
+    gcase c = {1, 'N', 'T', 40, 57, 29, 1, beta};
     local A, B, C;
     make_local(&A, 1, 0, c.M, c.K, 4, 0, 0, 0);
     make_local(&B, 1, 1, c.N, c.K, 4, 0, 0, 0);
@@ -322,7 +326,10 @@ int main(int argc, char **argv)
     sweep(ctx, "host-pipe:*", "pipeline");
     if (g_size == 1) /* on several ranks the slots are not the pipeline's */
         sweep(ctx, "host-pipe:*,pipe-narrow:*", "narrow bands");
-    fault_case(ctx);
+    if (g_size == 1)
+        sweep(ctx, "host-pipe:*,pipe-narrow:*,no-pipe-split:*", "narrow bands, no split");
+    fault_case(ctx, 1);
+    fault_case(ctx, 0);
     dd_context_destroy(ctx);
     int fails = dd_check_total();
     if (g_rank == 0)
