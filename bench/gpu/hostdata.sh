@@ -82,8 +82,22 @@ grep -E "test_pipe:|tests passed|tests failed|\*\*\*Failed|Timeout|Not Run|exit 
     fails=1
 
 # 2. the drop-in, GPUS ranks, host pageable data (pdgemm-bench's malloc'd local
-# arrays), NB 1024: the pipeline and the path before it, each dtype
+# arrays), NB 1024: the pipeline and the path before it, each dtype; first,
+# for each dtype, the drop-in on the CUDA backend against ScaLAPACK's own
+# routine at n = 1024 (pdgemm-bench --which both: its C within the bench's
+# bound of ScaLAPACK's, and the drop-in serving the call, not handing it on)
 for dt in $DTYPES; do
+    log "pdgemm_ drop-in, $dt, n = 1024, NB 256, $GPUS GPU(s), against ScaLAPACK's (check)"
+    out=$(timeout 60 mpirun -n "$GPUS" --bind-to none -x DD_SCALAPACK_BACKEND=cuda \
+        -x DD_SCALAPACK_VERBOSE=1 "$B/bench/pdgemm-bench" --n 1024 --nb 256 --which both --reps 1 \
+        --dtype "$dt" 2>&1)
+    rc=$?
+    printf '%s\n' "$out" | tee -a "$OUT/hostdata.txt"
+    if [ "$rc" -ne 0 ] || ! grep -q "served by dgemm-dist (backend cuda" <<<"$out" ||
+        ! grep -q "dgemm-dist / ScaLAPACK: " <<<"$out"; then
+        log "FAILED: the $dt drop-in on the GPU (exit $rc; served and agreeing with ScaLAPACK?)"
+        fails=1
+    fi
     for tag in pipeline before; do
         log "pdgemm_ drop-in, $dt, n = $N, NB 1024, $GPUS GPU(s), host pageable data, $tag"
         fault=() # before: every call on api_gemm.c's path (the pipeline's test hook)
