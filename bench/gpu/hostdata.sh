@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Host data at cuBLASXt's speed (issue 32, item 3): the pdgemm_ drop-in on
-# one GPU with the caller's pageable arrays, through the host pipeline
-# (src/api/api_pipe.c) and the path before it (DD_FAULT=no-host-pipe), against
-# cuBLASXt with pinned and with pageable data.  Correctness first.
+# Host data at cuBLASXt's speed (issue 32, item 3; issue 35 for the complex
+# types): the pdgemm_ drop-in (psgemm_, pzgemm_, pcgemm_ by dtype) on one
+# GPU with the caller's pageable arrays, through the host pipeline
+# (src/api/api_pipe.c, where it takes the call) and the path before it
+# (DD_FAULT=no-host-pipe), against cuBLASXt's GEMM of the same dtype with
+# pinned and with pageable data.  Correctness first.
 #
 #   OUT=/some/dir bash bench/gpu/hostdata.sh BUILD_DIR
 #
@@ -12,9 +14,13 @@
 # installed on the GPU host: a directory holding libscalapack-openmpi.so*
 # (put on LD_LIBRARY_PATH).  DD_HOSTDATA_N (default 16384).  GPUS=2: the
 # drop-in on 2 ranks and cuBLASXt on 2 GPUs (GPUs 0..GPUS-1; default 1; the
-# tests stay on one rank).  XT_BLOCKS: cuBLASXt's tiles (default "2048 4096
-# 8192").  About 3 minutes on one H200.  Writes to $OUT
-# (default ./out):
+# tests stay on one rank).  DD_HOSTDATA_DTYPES: the dtypes of steps 2 and 3
+# (default "f64 f32"; any of f64 f32 c128 c64).  XT_BLOCKS: cuBLASXt's tiles
+# for f64 (default "2048 4096 8192"; the other dtypes: 8192).  About 3
+# minutes on one H200 with the default dtypes; the complex ones do 4 times
+# the flops on twice the bytes.  TFLOP/s counts 2·n³ flops for f64 and f32
+# and 8·n³ for c128 and c64 (8 real flops per complex multiply-add).
+# Writes to $OUT (default ./out):
 #   hostdata-tests.log  the api and scalapack tests on the GPU, and
 #                       test-pipe on the CUDA backend
 #   hostdata.txt        every bench line, with the drop-in's DD_API_TIMING
@@ -28,6 +34,13 @@ B="$(realpath -m "${1:?usage: OUT=dir bash bench/gpu/hostdata.sh BUILD_DIR}")"
 OUT="$(realpath -m "${OUT:-$PWD/out}")"
 cd "$(dirname "$0")/../.." || exit 1
 N="${DD_HOSTDATA_N:-16384}"
+DTYPES="${DD_HOSTDATA_DTYPES:-f64 f32}"
+for dt in $DTYPES; do
+    case "$dt" in f64 | f32 | c128 | c64) ;; *)
+        echo "hostdata.sh: DD_HOSTDATA_DTYPES: '$dt' is none of f64 f32 c128 c64" >&2
+        exit 2 ;;
+    esac
+done
 mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
@@ -69,8 +82,22 @@ grep -E "test_pipe:|tests passed|tests failed|\*\*\*Failed|Timeout|Not Run|exit 
     fails=1
 
 # 2. the drop-in, GPUS ranks, host pageable data (pdgemm-bench's malloc'd local
-# arrays), NB 1024: the pipeline and the path before it, FP64 and FP32
-for dt in f64 f32; do
+# arrays), NB 1024: the pipeline and the path before it, each dtype; first,
+# for each dtype, the drop-in on the CUDA backend against ScaLAPACK's own
+# routine at n = 1024 (pdgemm-bench --which both: its C within the bench's
+# bound of ScaLAPACK's, and the drop-in serving the call, not handing it on)
+for dt in $DTYPES; do
+    log "pdgemm_ drop-in, $dt, n = 1024, NB 256, $GPUS GPU(s), against ScaLAPACK's (check)"
+    out=$(timeout 60 mpirun -n "$GPUS" --bind-to none -x DD_SCALAPACK_BACKEND=cuda \
+        -x DD_SCALAPACK_VERBOSE=1 "$B/bench/pdgemm-bench" --n 1024 --nb 256 --which both --reps 1 \
+        --dtype "$dt" 2>&1)
+    rc=$?
+    printf '%s\n' "$out" | tee -a "$OUT/hostdata.txt"
+    if [ "$rc" -ne 0 ] || ! grep -q "served by dgemm-dist (backend cuda" <<<"$out" ||
+        ! grep -q "dgemm-dist / ScaLAPACK: " <<<"$out"; then
+        log "FAILED: the $dt drop-in on the GPU (exit $rc; served and agreeing with ScaLAPACK?)"
+        fails=1
+    fi
     for tag in pipeline before; do
         log "pdgemm_ drop-in, $dt, n = $N, NB 1024, $GPUS GPU(s), host pageable data, $tag"
         fault=() # before: every call on api_gemm.c's path (the pipeline's test hook)
@@ -82,21 +109,26 @@ for dt in f64 f32; do
     done
 done
 
-# 3. cuBLASXt, GPUS GPUs, pinned and pageable host data, tiles 2048/4096/8192
+# 3. cuBLASXt, GPUS GPUs, pinned and pageable host data, each dtype: f64 at
+# the tiles XT_BLOCKS, the others at 8192
 for mem in pinned pageable; do
     kind=()
     [ "$mem" = pageable ] && kind=(--pageable)
-    for blk in ${XT_BLOCKS:-2048 4096 8192}; do
-        log "cuBLASXt f64, n = $N, $GPUS GPU(s), $mem, block $blk"
-        timeout 60 "$B/bench/cublasxt-bench" --n "$N" --gpus "$GPUS" --reps 3 --block "$blk" \
-            "${kind[@]}" --json "$OUT/hostdata.jsonl" 2>&1 | tee -a "$OUT/hostdata.txt" || fails=1
+    for dt in $DTYPES; do
+        blocks=8192
+        [ "$dt" = f64 ] && blocks="${XT_BLOCKS:-2048 4096 8192}"
+        for blk in $blocks; do
+            log "cuBLASXt $dt, n = $N, $GPUS GPU(s), $mem, block $blk"
+            timeout 60 "$B/bench/cublasxt-bench" --n "$N" --gpus "$GPUS" --reps 3 --block "$blk" \
+                --dtype "$dt" "${kind[@]}" --json "$OUT/hostdata.jsonl" 2>&1 |
+                tee -a "$OUT/hostdata.txt" || fails=1
+        done
     done
-    log "cuBLASXt f32, n = $N, $GPUS GPU(s), $mem, block 8192"
-    timeout 60 "$B/bench/cublasxt-bench" --n "$N" --gpus "$GPUS" --reps 3 --block 8192 --dtype f32 \
-        "${kind[@]}" --json "$OUT/hostdata.jsonl" 2>&1 | tee -a "$OUT/hostdata.txt" || fails=1
 done
 
-# 4. the table
+# 4. the table: TFLOP/s at 2 flops per multiply-add for f64, f32 and 8 for
+# c128, c64 (the records' flops_per_multiply_add; cublasxt-bench's tflops
+# counts the same)
 python3 - "$OUT/hostdata.jsonl" >"$OUT/hostdata.md" <<'EOF' || true
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
@@ -105,8 +137,9 @@ print("| --- | --- | --- | --- | --- |")
 for r in rows:
     if r.get("bench") == "pdgemm":
         s = r["seconds"]
+        fma = r.get("flops_per_multiply_add", 8 if r["dtype"] in ("c128", "c64") else 2)
         print(f"| pdgemm_ drop-in, NB {r['nb']}, {r.get('tag')} | {r['dtype']} | pageable "
-              f"| {s:.4f} | {2 * r['n'] ** 3 / s / 1e12:.1f} |")
+              f"| {s:.4f} | {fma * r['n'] ** 3 / s / 1e12:.1f} |")
     elif r.get("tool") == "cublasxt-bench":
         print(f"| cuBLASXt, block {r['block']} | {r['dtype']} | {r['host_memory']} "
               f"| {r['time_median']:.4f} | {r['tflops']:.1f} |")

@@ -2,17 +2,22 @@
  * ScaLAPACK's own pdgemm_ on the same block-cyclic data (not a test).
  *
  *   mpirun -n 4 pdgemm-bench --n 4096 --nb 64 [--reps 3] [--which both|dd|scalapack]
- *                            [--dtype f64|f32] [--json FILE] [--tag TEXT]
+ *                            [--dtype f64|f32|c128|c64] [--json FILE] [--tag TEXT]
  *
  * The ranks form the most nearly square BLACS grid P×Q (P <= Q, row-major);
- * A and B n×n, seeded uniform [-1, 1), blocks nb×nb; C = A·B (alpha 1,
- * beta 0).  Each implementation: one warm-up call, then --reps calls timed
- * from a barrier to the slowest rank's return; the median is reported.
- * The drop-in's C is compared with ScaLAPACK's (when both run): max
- * |difference| / (n·eps·max|A|·max|B|) must stay below 16, else no time is
- * printed and the exit status is 1.  One table line per implementation on
- * rank 0 and, with --json, one JSON Lines record each (--tag: a label it
- * carries).  --dtype f32: psgemm_.  The drop-in's backend is
+ * A and B n×n, seeded uniform [-1, 1) (complex: real and imaginary parts
+ * each), blocks nb×nb; C = A·B (alpha 1, beta 0).  Each implementation: one
+ * warm-up call, then --reps calls timed from a barrier to the slowest
+ * rank's return; the median is reported.  The drop-in's C is compared with
+ * ScaLAPACK's (when both run): the largest difference of a real or
+ * imaginary part / (n·eps·max|A|·max|B|) must stay below 16 (max|A|·max|B|
+ * is 1 for the real types, 2 for complex), else no time is printed and the
+ * exit status is 1.  One table line per implementation on rank 0 and, with
+ * --json, one JSON Lines record each (--tag: a label it carries).  --dtype
+ * f32: psgemm_; c128: pzgemm_; c64: pcgemm_.  GFLOP/s counts 2·n³ flops
+ * for the real types and 8·n³ for complex (a complex multiply-add is 8 real
+ * flops); the record's "flops_per_multiply_add" says which.  The drop-in's
+ * backend is
  * DD_SCALAPACK_BACKEND's (default auto: CUDA where every rank
  * has a GPU; the knob of src/base/dd_knobs.h). */
 #include <dlfcn.h>
@@ -43,6 +48,15 @@ typedef void psgemm_fn(const char *, const char *, const int *, const int *, con
                        const float *, const int *, const int *, const int *, const float *,
                        float *, const int *, const int *, const int *);
 psgemm_fn psgemm_;
+/* pzgemm_ and pcgemm_: the same arguments, each element and alpha, beta a
+ * (real, imaginary) pair of doubles (pzgemm_) or floats (pcgemm_). */
+pdgemm_fn pzgemm_;
+psgemm_fn pcgemm_;
+
+/* --dtype: element type and the routine of each */
+enum { T_F64, T_F32, T_C128, T_C64 };
+static const char *const DTYPES[4] = {"f64", "f32", "c128", "c64"};
+static const char *const ROUTINES[4] = {"pdgemm_", "psgemm_", "pzgemm_", "pcgemm_"};
 
 static double uniform(uint64_t i, uint64_t j, uint64_t seed)
 {
@@ -59,30 +73,32 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* One call of pdgemm_ (f64) or psgemm_ (f32), C = A·B. */
-static void call(void *f, int f64, int n, const void *A, const void *B, void *C, const int *desc)
+/* One call of the routine f, C = A·B: dbl, the double routines (pdgemm_,
+ * pzgemm_), else the float ones.  alpha = 1 and beta = 0 as pairs (1, 0)
+ * and (0, 0): a real routine reads the first of each, a complex one both. */
+static void call(void *f, int dbl, int n, const void *A, const void *B, void *C, const int *desc)
 {
     int i1 = 1;
-    if (f64) {
-        double one = 1, zero = 0;
-        ((pdgemm_fn *)f)("N", "N", &n, &n, &n, &one, A, &i1, &i1, desc, B, &i1, &i1, desc, &zero,
-                         C, &i1, &i1, desc);
+    if (dbl) {
+        double one[2] = {1, 0}, zero[2] = {0, 0};
+        ((pdgemm_fn *)f)("N", "N", &n, &n, &n, one, A, &i1, &i1, desc, B, &i1, &i1, desc, zero, C,
+                         &i1, &i1, desc);
     } else {
-        float one = 1, zero = 0;
-        ((psgemm_fn *)f)("N", "N", &n, &n, &n, &one, A, &i1, &i1, desc, B, &i1, &i1, desc, &zero,
-                         C, &i1, &i1, desc);
+        float one[2] = {1, 0}, zero[2] = {0, 0};
+        ((psgemm_fn *)f)("N", "N", &n, &n, &n, one, A, &i1, &i1, desc, B, &i1, &i1, desc, zero, C,
+                         &i1, &i1, desc);
     }
 }
 
 /* reps timed calls (after one warm-up): the median of the slowest rank's times */
-static double timed(void *f, int f64, int n, const void *A, const void *B, void *C,
+static double timed(void *f, int dbl, int n, const void *A, const void *B, void *C,
                     const int *desc, int reps)
 {
     double t[64];
     for (int r = -1; r < reps; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        call(f, f64, n, A, B, C, desc);
+        call(f, dbl, n, A, B, C, desc);
         double dt = MPI_Wtime() - t0, mx;
         MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         if (r >= 0)
@@ -92,14 +108,16 @@ static double timed(void *f, int f64, int n, const void *A, const void *B, void 
     return t[reps / 2];
 }
 
-static double at(const void *p, int f64, size_t i)
+/* Component i (a real element, or one part of a complex one) of a double
+ * (dbl) or float array. */
+static double at(const void *p, int dbl, size_t i)
 {
-    return f64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
+    return dbl ? ((const double *)p)[i] : (double)((const float *)p)[i];
 }
 
-static void set(void *p, int f64, size_t i, double v)
+static void set(void *p, int dbl, size_t i, double v)
 {
-    if (f64)
+    if (dbl)
         ((double *)p)[i] = v;
     else
         ((float *)p)[i] = (float)v;
@@ -107,7 +125,7 @@ static void set(void *p, int f64, size_t i, double v)
 
 static const char USAGE[] =
     "usage: mpirun -n 4 pdgemm-bench [--n N] [--nb NB] [--reps 1..64] [--which both|dd|scalapack]\n"
-    "                                [--dtype f64|f32] [--json FILE] [--tag TEXT]\n";
+    "                                [--dtype f64|f32|c128|c64] [--json FILE] [--tag TEXT]\n";
 
 int main(int argc, char **argv)
 {
@@ -121,7 +139,7 @@ int main(int argc, char **argv)
         {"--nb", BENCH_INT, &nb, 1, 1 << 20, 0, 0, NULL, NULL},
         {"--reps", BENCH_INT, &reps, 1, 64, 0, 0, NULL, NULL},
         {"--which", BENCH_CHOICE, &which, 0, 0, 0, 0, "both|dd|scalapack", NULL},
-        {"--dtype", BENCH_CHOICE, &dtype, 0, 0, 0, 0, "f64|f32", NULL},
+        {"--dtype", BENCH_CHOICE, &dtype, 0, 0, 0, 0, "f64|f32|c128|c64", NULL},
         {"--json", BENCH_STRING, &json, 0, 0, 0, 0, NULL, NULL},
         {"--tag", BENCH_STRING, &tag, 0, 0, 0, 0, NULL, NULL},
         {NULL, BENCH_FLAG, NULL, 0, 0, 0, 0, NULL, NULL}};
@@ -141,19 +159,29 @@ int main(int argc, char **argv)
     int lr = numroc_(&n, &nb, &pr, &zero, &P), lc = numroc_(&n, &nb, &pc, &zero, &Q);
     int lld = lr > 1 ? lr : 1, desc[9] = {1, ctxt, n, n, nb, nb, 0, 0, lld};
     size_t len = (size_t)lld * (size_t)(lc > 1 ? lc : 1);
-    int f64 = dtype == 0;
-    size_t es = f64 ? 8 : 4;
+    /* dbl: double components (f64, c128); cw: components per element (2:
+     * complex, real part first) */
+    int dbl = dtype == T_F64 || dtype == T_C128, cw = dtype >= T_C128 ? 2 : 1;
+    size_t es = (size_t)cw * (dbl ? 8 : 4), nv = len * (size_t)cw;
     void *A = malloc(len * es), *B = malloc(len * es), *C[2] = {calloc(len, es), calloc(len, es)};
+    if (!A || !B || !C[0] || !C[1]) {
+        fprintf(stderr, "pdgemm-bench: rank %d: out of memory\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     for (int c = 0; c < lc; c++)
         for (int r = 0; r < lr; r++) {
             uint64_t i = (uint64_t)(r / nb * P + pr) * nb + r % nb;
             uint64_t j = (uint64_t)(c / nb * Q + pc) * nb + c % nb;
-            set(A, f64, (size_t)c * lld + r, uniform(i, j, 1));
-            set(B, f64, (size_t)c * lld + r, uniform(i, j, 2));
+            size_t e = ((size_t)c * lld + r) * (size_t)cw;
+            for (int part = 0; part < cw; part++) { /* seeds 1, 2 real parts; 3, 4 imaginary */
+                set(A, dbl, e + part, uniform(i, j, 1 + 2 * (uint64_t)part));
+                set(B, dbl, e + part, uniform(i, j, 2 + 2 * (uint64_t)part));
+            }
         }
     void *h = dlopen(DD_SCALAPACK_LIB, RTLD_NOW | RTLD_GLOBAL);
-    const char *sym = f64 ? "pdgemm_" : "psgemm_";
-    void *fn[2] = {h ? dlsym(h, sym) : NULL, f64 ? (void *)pdgemm_ : (void *)psgemm_};
+    const char *sym = ROUTINES[dtype];
+    void *const ours[4] = {(void *)pdgemm_, (void *)psgemm_, (void *)pzgemm_, (void *)pcgemm_};
+    void *fn[2] = {h ? dlsym(h, sym) : NULL, ours[dtype]};
     const char *names[2] = {"scalapack", "dgemm-dist"};
     int run[2] = {which != 1, which != 2}, fails = 0; /* both, dd, scalapack */
     double sec[2] = {0, 0};
@@ -165,13 +193,14 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < 2; i++)
         if (run[i])
-            sec[i] = timed(fn[i], f64, n, A, B, C[i], desc, reps);
+            sec[i] = timed(fn[i], dbl, n, A, B, C[i], desc, reps);
     if (run[0] && run[1]) { /* the two Cs agree */
         double d = 0, all;
-        for (size_t i = 0; i < len; i++)
-            d = fmax(d, fabs(at(C[0], f64, i) - at(C[1], f64, i)));
+        for (size_t i = 0; i < nv; i++)
+            d = fmax(d, fabs(at(C[0], dbl, i) - at(C[1], dbl, i)));
         MPI_Allreduce(&d, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        fails = !(all / (n * (f64 ? DBL_EPSILON : FLT_EPSILON)) < 16);
+        /* max|A|·max|B|: 1 real, |a|, |b| <= sqrt 2 complex */
+        fails = !(all / (cw * (double)n * (dbl ? DBL_EPSILON : FLT_EPSILON)) < 16);
         if (!rank && fails)
             fprintf(stderr, "pdgemm-bench: the drop-in's C differs from ScaLAPACK's by %.3g\n",
                     all);
@@ -180,9 +209,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < 2 && !rank && !fails; i++) {
         if (!run[i])
             continue;
-        double gf = 2.0 * n * (double)n * n / sec[i] / 1e9;
+        int fma = cw == 2 ? 8 : 2; /* real flops per multiply-add */
+        double gf = fma * (double)n * n * n / sec[i] / 1e9;
         printf("%-10s %s n %6d  nb %4d  ranks %2d  grid %dx%d  %9.3f s  %9.1f GFLOP/s\n", names[i],
-               f64 ? "f64" : "f32", n, nb, size, P, Q, sec[i], gf);
+               DTYPES[dtype], n, nb, size, P, Q, sec[i], gf);
         FILE *f = json ? fopen(json, "a") : NULL;
         if (f) {
             char grid[32];
@@ -191,7 +221,7 @@ int main(int argc, char **argv)
             dd_json_kv_str(f, "impl", names[i]);
             dd_json_kv_str(f, "tag", tag); /* --tag, or null */
             dd_json_kv_str(f, "backend", i ? (be ? be : "auto") : "scalapack");
-            dd_json_kv_str(f, "dtype", f64 ? "f64" : "f32");
+            dd_json_kv_str(f, "dtype", DTYPES[dtype]);
             dd_json_kv_int(f, "n", n);
             dd_json_kv_int(f, "nb", nb);
             dd_json_kv_int(f, "ranks", size);
@@ -199,6 +229,7 @@ int main(int argc, char **argv)
             dd_json_kv_int(f, "reps", reps);
             dd_json_kv_num(f, "seconds", sec[i]);
             dd_json_kv_num(f, "gflops", gf);
+            dd_json_kv_int(f, "flops_per_multiply_add", fma); /* gflops = this · n³ / s / 1e9 */
             fputs("}\n", f);
             fclose(f);
         } else if (json) {
