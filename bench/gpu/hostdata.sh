@@ -20,13 +20,15 @@
 # minutes on one H200 with the default dtypes; the complex ones do 4 times
 # the flops on twice the bytes.  TFLOP/s counts 2·n³ flops for f64 and f32
 # and 8·n³ for c128 and c64 (8 real flops per complex multiply-add).
+# DD_HOSTDATA_TAGS: the drop-in's paths timed (default "pipeline before";
+# nosplit: the pipeline's band schedule without its split first part).
 # Writes to $OUT (default ./out):
 #   hostdata-tests.log  the api and scalapack tests on the GPU, and
 #                       test-pipe on the CUDA backend
 #   hostdata.txt        every bench line, with the drop-in's DD_API_TIMING
 #                       lines (each call's steps on rank 0)
 #   hostdata.jsonl      one record per measurement: pdgemm-bench (tag
-#                       pipeline or before, dtype) and cublasxt-bench
+#                       pipeline, nosplit or before, dtype) and cublasxt-bench
 #                       (host_memory pinned or pageable, block)
 #   hostdata.md         the table of medians
 set -uo pipefail
@@ -98,10 +100,11 @@ for dt in $DTYPES; do
         log "FAILED: the $dt drop-in on the GPU (exit $rc; served and agreeing with ScaLAPACK?)"
         fails=1
     fi
-    for tag in pipeline before; do
+    for tag in ${DD_HOSTDATA_TAGS:-pipeline before}; do
         log "pdgemm_ drop-in, $dt, n = $N, NB 1024, $GPUS GPU(s), host pageable data, $tag"
         fault=() # before: every call on api_gemm.c's path (the pipeline's test hook)
         [ "$tag" = before ] && fault=(-x 'DD_FAULT=no-host-pipe:*')
+        [ "$tag" = nosplit ] && fault=(-x 'DD_FAULT=no-pipe-split:*') # the band schedule alone
         timeout 90 mpirun -n "$GPUS" --bind-to none -x DD_SCALAPACK_BACKEND=cuda -x DD_API_TIMING=1 \
             "${fault[@]}" "$B/bench/pdgemm-bench" --n "$N" --nb 1024 --which dd --reps 3 \
             --dtype "$dt" --tag "$tag" --json "$OUT/hostdata.jsonl" 2>&1 |

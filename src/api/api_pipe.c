@@ -40,7 +40,7 @@
  *
  *   alpha and beta are applied as the host packs (alpha on op(A)'s
  *   elements, beta on C_in's, in the element type, as engine.h's scale
- *   does): no pass of their own.  beta = 0: C is never read; alpha = 0 and
+ *   and cscale do; op 'C''s conjugation likewise): no pass of their own.  beta = 0: C is never read; alpha = 0 and
  *   K = 0 take api_gemm.c's path (nothing is multiplied).
  *
  * On a failure (an engine call, DD_FAULT=phase or multiply) nothing more is
@@ -57,11 +57,14 @@
 #include "api_impl.h"
 #include "dd_fault.h"
 
-/* Element (r, c) at p + (r·rs + c·cs) elements. */
+/* Element (r, c) at p + (r·rs + c·cs) elements, times f (complex types:
+ * f[0] + i·f[1]) as it is packed, conjugated first where conj is set. */
 typedef struct {
     const char *p;
     int64_t rs, cs;
-    int who; /* the caller's operand: 0 A, 1 B, 2 C (DD_API_TIMING's step) */
+    int who;     /* the caller's operand: 0 A, 1 B, 2 C (DD_API_TIMING's step) */
+    double f[2]; /* alpha on op(A)'s elements, beta on C_in's, 1 elsewhere */
+    int conj;    /* op 'C' (complex types): the conjugate transpose */
 } view;
 
 typedef struct {
@@ -70,7 +73,6 @@ typedef struct {
     size_t es;
     int64_t M, N, K; /* C' (M×N) = A' (M×K) · B' (K×N) */
     view a, b, c;    /* c.cs == 1 */
-    double fa, fb;   /* factors applied as A' and B' are packed: alpha on op(A)'s */
     int cin;         /* beta ≠ 0: beta·C_in goes up with each band */
     int64_t bw;      /* band width (columns of C'), the work bands' leading dimension */
     int64_t aw;      /* columns of A' per piece */
@@ -114,16 +116,36 @@ typedef struct {
     const char *src;
     size_t dstride, sstride;
     int64_t len;
-    double f;
-    int f64;
+    double f, fi;
+    dd_dtype t;
+    int conj;
 } scaled_job;
+
+/* One complex run: d = w·(fr + i·fi), w = conj(s) where conj is set, in
+ * the element type T (engine.h's cscale: where fi = 0 each part is scaled
+ * alone). */
+#define CX_RUN(T, d, s, len, fr, fi, conj)                                                         \
+    for (int64_t k = 0; k < (len); k++) {                                                          \
+        T wr = (s)[2 * k], wi = (conj) ? -(s)[2 * k + 1] : (s)[2 * k + 1];                         \
+        (d)[2 * k] = (fi) == 0 ? wr * (fr) : wr * (fr)-wi * (fi);                                  \
+        (d)[2 * k + 1] = (fi) == 0 ? wi * (fr) : wr * (fi) + wi * (fr);                            \
+    }
 
 /* Runs [lo, hi) of j, each element times f in the element type. */
 static void scaled_runs(void *arg, int64_t lo, int64_t hi)
 {
     const scaled_job *j = arg;
     for (int64_t i = lo; i < hi; i++) {
-        if (j->f64) {
+        if (j->t == DD_C128) {
+            double *d = (double *)(void *)(j->dst + (size_t)i * j->dstride);
+            const double *s = (const double *)(const void *)(j->src + (size_t)i * j->sstride);
+            CX_RUN(double, d, s, j->len, j->f, j->fi, j->conj)
+        } else if (j->t == DD_C64) {
+            float *d = (float *)(void *)(j->dst + (size_t)i * j->dstride), fr = (float)j->f,
+                  fi = (float)j->fi;
+            const float *s = (const float *)(const void *)(j->src + (size_t)i * j->sstride);
+            CX_RUN(float, d, s, j->len, fr, fi, j->conj)
+        } else if (j->t == DD_F64) {
             double *d = (double *)(void *)(j->dst + (size_t)i * j->dstride);
             const double *s = (const double *)(const void *)(j->src + (size_t)i * j->sstride);
             for (int64_t k = 0; k < j->len; k++)
@@ -137,23 +159,24 @@ static void scaled_runs(void *arg, int64_t lo, int64_t hi)
     }
 }
 
-/* n runs of len elements, dst + i·dstride ← f · (src + i·sstride). */
+/* n runs of len elements, dst + i·dstride ← f · (src + i·sstride), f and
+ * the conjugation those of view v (none: C's way down). */
 static void pack_runs(const pipe_t *pp, void *dst, size_t dstride, const void *src, size_t sstride,
-                      int64_t len, int64_t n, double f)
+                      int64_t len, int64_t n, const view *v)
 {
     int threads = api_move_threads(pp->g->ctx, n, len);
-    if (f == 1) {
+    if (!v || (v->f[0] == 1 && v->f[1] == 0 && !v->conj)) {
         api_copy_runs(dst, dstride, src, sstride, (size_t)len * pp->es, n, threads);
         return;
     }
-    scaled_job j = {dst, src, dstride, sstride, len, f, pp->g->t == DD_F64};
+    scaled_job j = {dst, src, dstride, sstride, len, v->f[0], v->f[1], pp->g->t, v->conj};
     rd_parallel(threads, n, scaled_runs, &j);
 }
 
-/* Columns [c0, c0+nc) of view v's rows [0, nr), times f, up into work
- * memory W (ld ldw, at its (0, 0)) through the next upload slot. */
-static int put(pipe_t *pp, const view *v, int64_t nr, int64_t c0, int64_t nc, double f, char *W,
-               int64_t ldw, dd_err *err)
+/* Columns [c0, c0+nc) of view v's rows [0, nr), times its factor, up into
+ * work memory W (ld ldw, at its (0, 0)) through the next upload slot. */
+static int put(pipe_t *pp, const view *v, int64_t nr, int64_t c0, int64_t nc, char *W, int64_t ldw,
+               dd_err *err)
 {
     dd_engine *e = pp->e;
     size_t es = pp->es;
@@ -164,12 +187,12 @@ static int put(pipe_t *pp, const view *v, int64_t nr, int64_t c0, int64_t nc, do
         return rc;
     if (v->cs == 1) { /* rows: runs of nc */
         pack_runs(pp, pp->up[slot], (size_t)nc * es, v->p + (size_t)c0 * es, (size_t)v->rs * es, nc,
-                  nr, f);
+                  nr, v);
         rc = e->ops->upload_async(e, W, (size_t)ldw * es, pp->up[slot], (size_t)nc * es,
                                   (size_t)nc * es, nr, err);
     } else { /* columns: runs of nr, turned on the way */
         pack_runs(pp, pp->up[slot], (size_t)nr * es, v->p + (size_t)(c0 * v->cs) * es,
-                  (size_t)v->cs * es, nr, nc, f);
+                  (size_t)v->cs * es, nr, nc, v);
         rc = e->ops->upload_t_async(e, W, ldw, pp->up[slot], nc, nr, es, err);
     }
     api_tick(pp->g, API_T_LOAD + v->who);
@@ -219,15 +242,15 @@ static int first_part(pipe_t *pp, dd_err *err)
         int64_t k0 = s * pp->kp, w = min64(pp->kp, pp->K1 - k0);
         view bk = rows_from(pp, &pp->b, k0);
         char *Bk = pp->B1 + (size_t)(k0 * pp->N) * es;
-        rc = put(pp, &pp->a, pp->M, k0, w, pp->fa, pp->A + (size_t)k0 * es, pp->K, err);
+        rc = put(pp, &pp->a, pp->M, k0, w, pp->A + (size_t)k0 * es, pp->K, err);
         if (!rc)
-            rc = put(pp, &bk, w, 0, pp->N, pp->fb, Bk, pp->N, err);
+            rc = put(pp, &bk, w, 0, pp->N, Bk, pp->N, err);
         if (!rc)
             rc = multiply(pp, pp->Cw, pp->N, pp->N, Bk, pp->N, k0, k0 + w, w, k0 > 0, err);
         for (; !rc && done < later && done * steps < (s + 1) * later; done++) {
             int64_t c0 = pp->K1 + done * pp->aw;
-            rc = put(pp, &pp->a, pp->M, c0, min64(pp->aw, pp->K - c0), pp->fa,
-                     pp->A + (size_t)c0 * es, pp->K, err);
+            rc = put(pp, &pp->a, pp->M, c0, min64(pp->aw, pp->K - c0), pp->A + (size_t)c0 * es,
+                     pp->K, err);
         }
     }
     return rc;
@@ -245,13 +268,13 @@ static int band(pipe_t *pp, int64_t b, dd_err *err)
     view bk = rows_from(pp, &pp->b, k1);
     int rc = DD_OK;
     if (pp->cin)
-        rc = put(pp, &pp->c, pp->M, n0, h, pp->g->beta, pp->C[j], pp->bw, err);
+        rc = put(pp, &pp->c, pp->M, n0, h, pp->C[j], pp->bw, err);
     if (!rc)
-        rc = put(pp, &bk, pp->K - k1, n0, h, pp->fb, pp->B[j], pp->bw, err);
+        rc = put(pp, &bk, pp->K - k1, n0, h, pp->B[j], pp->bw, err);
     if (b == 0 && !pp->split) /* A' piece by piece, each multiplied once it is up */
         for (int64_t k0 = 0; k0 < pp->K && !rc; k0 += pp->aw) {
             int64_t w = min64(pp->aw, pp->K - k0);
-            rc = put(pp, &pp->a, pp->M, k0, w, pp->fa, pp->A + (size_t)k0 * pp->es, pp->K, err);
+            rc = put(pp, &pp->a, pp->M, k0, w, pp->A + (size_t)k0 * pp->es, pp->K, err);
             if (!rc)
                 rc = multiply(pp, C, pp->ldc, h, pp->B[j] + (size_t)(k0 * pp->bw) * pp->es, pp->bw,
                               k0, k0 + w, w, k0 > 0 || pp->cin, err);
@@ -280,7 +303,7 @@ static int unpack(pipe_t *pp, int64_t b, dd_err *err)
     api_tick(pp->g, API_T_MULT);
     if (!rc)
         pack_runs(pp, (char *)pp->c.p + (size_t)n0 * pp->es, (size_t)pp->c.rs * pp->es, pp->down[j],
-                  (size_t)h * pp->es, h, pp->M, 1);
+                  (size_t)h * pp->es, h, pp->M, NULL);
     api_tick(pp->g, API_T_STORE);
     return rc;
 }
@@ -296,16 +319,17 @@ static int views(const gemm_call *g, pipe_t *pp)
         !api_local_view(g, &g->c, &c.p, &c.rs, &c.cs))
         return 0;
     a.who = 0, b.who = 1, c.who = 2;
+    a.f[0] = g->alpha, a.f[1] = g->alpha_im, a.conj = g->ta == 'C';
+    b.f[0] = 1, b.f[1] = 0, b.conj = g->tb == 'C';
+    c.f[0] = g->beta, c.f[1] = g->beta_im, c.conj = 0;
     if (c.cs == 1) {
         pp->M = g->M, pp->N = g->N;
         pp->a = a, pp->b = b, pp->c = c;
-        pp->fa = g->alpha, pp->fb = 1;
-    } else { /* Cᵀ = op(B)ᵀ·op(A)ᵀ: each view's strides swapped */
+    } else { /* Cᵀ = op(B)ᵀ·op(A)ᵀ: each view's strides swapped, alpha on op(A)ᵀ */
         pp->M = g->N, pp->N = g->M;
-        pp->a = (view){b.p, b.cs, b.rs, 1};
-        pp->b = (view){a.p, a.cs, a.rs, 0};
-        pp->c = (view){c.p, c.cs, c.rs, 2};
-        pp->fa = 1, pp->fb = g->alpha;
+        pp->a = (view){b.p, b.cs, b.rs, 1, {1, 0}, b.conj};
+        pp->b = (view){a.p, a.cs, a.rs, 0, {a.f[0], a.f[1]}, a.conj};
+        pp->c = (view){c.p, c.cs, c.rs, 2, {c.f[0], c.f[1]}, 0};
     }
     pp->K = g->K;
     return pp->c.cs == 1;
@@ -315,10 +339,9 @@ int api_pipe_fits(const gemm_call *g)
 {
     const dd_context *ctx = g->ctx;
     pipe_t pp;
-    if (ctx->size != 1 || g->device || g->check || dd_dtype_complex(g->t) || g->alpha == 0 ||
-        g->K == 0 || g->M == 0 || g->N == 0 ||
-        (ctx->eng.ops->work_is_host && !dd_fault("host-pipe")) || dd_fault("no-host-pipe") ||
-        !views(g, &pp))
+    if (ctx->size != 1 || g->device || g->check || api_alpha0(g) || g->K == 0 || g->M == 0 ||
+        g->N == 0 || (ctx->eng.ops->work_is_host && !dd_fault("host-pipe")) ||
+        dd_fault("no-host-pipe") || !views(g, &pp))
         return 0;
     /* a band's column of B' or C', and a piece's column of A', fit in a slot */
     int64_t lines = pp.K > pp.M ? pp.K : pp.M;
@@ -369,7 +392,7 @@ int api_pipe_gemm(gemm_call *g, dd_err *err)
     pp.g = g;
     pp.e = &ctx->eng;
     pp.es = dd_elsize(g->t);
-    pp.cin = g->beta != 0;
+    pp.cin = !api_beta0(g);
     int64_t lines = pp.K > pp.M ? pp.K : pp.M;
     size_t slot = slot_bytes(lines, pp.es), es = pp.es;
     pp.bw = fit_width(slot, lines, es, pp.N);

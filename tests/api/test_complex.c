@@ -24,7 +24,13 @@
  * different imaginary part of alpha, and 'T' against 'C', on one rank.
  *
  *   test-complex misload   (DD_FAULT=misload:*: op(A) arrives doubled): the
- *                          library's complex check must FAIL every call. */
+ *                          library's complex check must FAIL every call.
+ *   test-complex pipe      (one rank, DD_FAULT=host-pipe:*,pipe-narrow:* set by
+ *                          the caller):
+ *                          the calls without the check, so that the
+ *                          one-rank ones take the host pipeline
+ *                          (src/api/api_pipe.c) in slots of a few columns;
+ *                          C must still equal the reference. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +122,7 @@ static int64_t blen(int64_t n, int parts, int idx, int64_t *start)
 }
 
 static int P_, Q_, p_, q_;
-static int misload;
+static int misload, piped;
 
 /* The call's verdict: misload wants a FAILED check, else success, a passed
  * check and the reference in C (cmp says whether C is compared). */
@@ -130,7 +136,7 @@ static int verdict(dd_status st, const dd_gemm_info *info, const char *what, con
               (long long)g->N, (long long)g->K, dd_status_string(st), dd_context_last_error(ctx));
         return 0;
     }
-    CHECK(st == DD_SUCCESS && info->check_passed, "%s %c%c %lldx%lldx%lld on %dx%d: %s (%s), check %d",
+    CHECK(st == DD_SUCCESS && (piped || info->check_passed), "%s %c%c %lldx%lldx%lld on %dx%d: %s (%s), check %d",
           what, g->ta, g->tb, (long long)g->M, (long long)g->N, (long long)g->K, P_, Q_,
           dd_status_string(st), dd_context_last_error(ctx), info->check_passed);
     return st == DD_SUCCESS;
@@ -179,7 +185,7 @@ static void block_case(dd_context *ctx, int dbl, int device, const zcase *g)
         for (int64_t j = 0; j < cc; j++)
             put(C, dbl, i * ldc + j, beta0 ? (cplx){NAN, NAN} : c_st(c0 + i, c1 + j));
     const void *pa = alpha0 ? NULL : A, *pb = alpha0 ? NULL : B;
-    dd_gemm_info info = {.check = 1};
+    dd_gemm_info info = {.check = !piped};
     dd_status st;
     if (dbl) {
         dd_complex128 al = {g->alpha.re, g->alpha.im}, be = {g->beta.re, g->beta.im};
@@ -234,7 +240,7 @@ static void cyclic_case(dd_context *ctx, int dbl, const zcase *g)
     void *B = cyclic(dbl, b_st, (cplx){7, -7}, Br + 1, Bc + 3, 2, 4, Br, Bc, 3, 2, &db);
     void *C = cyclic(dbl, beta0 ? NULL : c_st, beta0 ? (cplx){NAN, NAN} : (cplx){5, 5}, g->M + 1,
                      g->N + 2, 2, 3, g->M, g->N, 2, 2, &dc);
-    dd_gemm_info info = {.check = 1};
+    dd_gemm_info info = {.check = !piped};
     dd_status st;
     if (dbl) {
         dd_complex128 al = {g->alpha.re, g->alpha.im}, be = {g->beta.re, g->beta.im};
@@ -312,6 +318,10 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     dd_check_init();
     misload = argc > 1 && !strcmp(argv[1], "misload");
+    piped = argc > 1 && !strcmp(argv[1], "pipe");
+    const char *fault = getenv("DD_FAULT");
+    CHECK(!piped || (fault && strstr(fault, "host-pipe") && g_size == 1),
+          "test-complex pipe: run it on one rank with DD_FAULT=host-pipe:*,pipe-narrow:*");
     static const int64_t shapes[][3] = {{1, 1, 1},  {3, 7, 17}, {17, 3, 7}, {7, 17, 3}, {17, 17, 1},
                                         {1, 17, 7}, {3, 1, 17}, {7, 7, 7},  {17, 1, 3}};
     static const char ops[] = {'N', 'T', 'C'};
@@ -354,7 +364,8 @@ int main(int argc, char **argv)
     }
     int fails = dd_check_total();
     if (g_rank == 0)
-        printf("test-complex%s: %d calls a rank, %d failures\n", misload ? " misload" : "", calls,
+        printf("test-complex%s: %d calls a rank, %d failures\n",
+               misload ? " misload" : piped ? " pipe" : "", calls,
                fails);
     MPI_Finalize();
     return fails != 0;
