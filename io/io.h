@@ -106,7 +106,7 @@ typedef struct {
     char transa, transb;   /* 'N' or 'T' */
     int col;               /* --order col */
     int need_c;            /* beta != 0 */
-    double beta;           /* for messages */
+    double beta, beta_im;  /* for messages (beta_im: complex data's imaginary part) */
 } dd_probe_gemm;
 int io_probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64_t *M, int64_t *N,
                   int64_t *K, dd_dtype *type, dd_err *err);
