@@ -452,8 +452,14 @@ static int open_input(const char *path, hid_t *file, dd_err *err)
 /* "--transa T --order col" (the options that differ from the defaults), or "" */
 static void layout_words(const dd_probe_gemm *g, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s%s%s", g->transa == 'T' ? " --transa T" : "",
-             g->transb == 'T' ? " --transb T" : "", g->col ? " --order col" : "");
+    snprintf(buf, n, "%s%s%s",
+             g->transa == 'T'   ? " --transa T"
+             : g->transa == 'C' ? " --transa C"
+                                : "",
+             g->transb == 'T'   ? " --transb T"
+             : g->transb == 'C' ? " --transb C"
+                                : "",
+             g->col ? " --order col" : "");
 }
 
 /* "f64", "c128 (complex)": an element type in a message. */
@@ -466,7 +472,8 @@ static const char *type_words(dd_dtype t)
 static int fit_ab(const char *path, const dd_probe_gemm *g, const probe_mat *ma,
                   const probe_mat *mb, int64_t mnk[3], dd_err *err)
 {
-    int ta = (g->transa == 'T') != (g->col != 0), tb = (g->transb == 'T') != (g->col != 0);
+    /* 'C' (the conjugate transpose) is stored as 'T' is */
+    int ta = (g->transa != 'N') != (g->col != 0), tb = (g->transb != 'N') != (g->col != 0);
     int64_t am = ta ? ma->cols : ma->rows, ak = ta ? ma->rows : ma->cols;
     int64_t bk = tb ? mb->cols : mb->rows, bn = tb ? mb->rows : mb->cols;
     char words[64];

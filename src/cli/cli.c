@@ -270,8 +270,7 @@ static int parse_scalar(const char *v, double *re, double *im)
         return -1;
     if (is_unit(end[1]) && !end[2]) /* RE+i, RE-i */
         y = *end == '-' ? -1 : 1;
-    else if (end[1] == '+' || end[1] == '-' || part_of(end, &y, &end) || !is_unit(*end) ||
-             end[1])
+    else if (end[1] == '+' || end[1] == '-' || part_of(end, &y, &end) || !is_unit(*end) || end[1])
         return -1; /* one sign between the parts, one i or j at the end */
     *re = x;
     *im = y;

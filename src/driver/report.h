@@ -43,7 +43,8 @@ typedef struct {
     dd_dtype type;
     char transa, transb; /* GEMM's op(A), op(B): 'N', 'T' or 'C' */
     double alpha, beta;  /* C = alpha·op(A)·op(B) + beta·C */
-    double alpha_im, beta_im; /* their imaginary parts (0 for the real types) */
+    /* their imaginary parts (0 for the real types) */
+    double alpha_im, beta_im;
     const char *order;   /* "row" or "col": the files' layout */
     const char *input;   /* file name or "generated (seed S)" */
     const char *backend, *backend_why;

@@ -104,8 +104,8 @@ static int resolve_inputs(run_ctx *c, dd_err *err)
         return check_scalars(c, err);
     }
     snprintf(c->input, sizeof c->input, "%s", o->in);
-    dd_probe_gemm pg = {o->a, o->b, o->c, o->transa, o->transb, o->col, c->read_c, o->beta,
-                        o->beta_im};
+    dd_probe_gemm pg = {o->a,   o->b,      o->c,    o->transa, o->transb,
+                        o->col, c->read_c, o->beta, o->beta_im};
     int rc = io_probe_gemm_cx(c->world, o->in, &pg, &c->M, &c->N, &c->K, &c->type, err);
     return rc ? rc : check_scalars(c, err);
 }

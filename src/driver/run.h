@@ -23,9 +23,9 @@ typedef struct {
     /* GEMM: C = alpha·op(A)·op(B) + beta·C, op(X) = X ('N'), Xᵀ ('T') or Xᴴ ('C') */
     char transa, transb;
     double alpha, beta; /* finite; beta != 0: C's input is read (dataset c) */
-    double alpha_im, beta_im; /* their imaginary parts: 0 but for complex types (the
-                               * driver refuses them on real data); alpha = 0 and
-                               * beta = 0 mean both parts 0 (BLAS's rule) */
+    /* their imaginary parts: 0 but for complex types (the driver refuses
+     * them on real data); alpha = 0 and beta = 0 mean both parts 0 (BLAS) */
+    double alpha_im, beta_im;
     int col;            /* --order col: datasets hold the transpose (column-major writers) */
     int with_c;         /* gen: also write C (M×N) */
     /* outputs */

@@ -98,8 +98,8 @@ int run_load_inputs(run_ctx *c, dd_err *err)
         rc = run_api(c,
                      dd_dtype_complex(c->type)
                          ? dd_plan_prepare_complex(c->plan, (dd_complex128){o->alpha, o->alpha_im},
-                                                   (dd_complex128){o->beta, o->beta_im}, o->transa == 'C',
-                                                   o->transb == 'C', o->check)
+                                                   (dd_complex128){o->beta, o->beta_im},
+                                                   o->transa == 'C', o->transb == 'C', o->check)
                          : dd_plan_prepare(c->plan, o->alpha, o->beta, o->check),
                      err);
     if (!rc && c->read_c && o->check && o->in)

@@ -108,7 +108,7 @@ typedef struct {
     int64_t rows, cols, row0, col0;
     int trans;
     double scale[2]; /* re, im */
-    int conj; /* complex op 'C': the imaginary part negated in memory */
+    int conj;        /* complex op 'C': the imaginary part negated in memory */
     uint64_t salt;
 } sample_of;
 
