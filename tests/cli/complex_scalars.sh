@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# complex_scalars.sh WHAT — complex --alpha and --beta (src/cli/cli.c's
+# complex_scalars.sh WHAT [BACKEND] — complex --alpha and --beta (src/cli/cli.c's
 # parse_scalar, src/driver/run.c's check_scalars):
 #   parse  every spelling taken (RE, IMi, RE+IMi, RE-IMi, i, -i, j for i,
 #          numpy's (1+2j), --alpha=V) shows as the dry run's expression;
@@ -18,6 +18,9 @@
 #          a real file to file pipelined with --alpha 1.5+0i; alpha or beta
 #          forgotten at load (DD_FAULT=no-alpha, no-beta) caught by the
 #          input sampler, which scales by the complex value (exit 3)
+# BACKEND (files): --backend for every multiply, cpu (the default) or cuda
+# (the engine's complex scale on the GPU against the sampler's, bit for
+# bit; exits 77, ctest's skipped, where there is no GPU).
 # Environment: DD_BIN, DD_MPIRUN (launcher prefix without -n); DD_PYTHON:
 # the interpreter (default: the first of /usr/bin/python3 and python3 with
 # numpy and h5py).
@@ -25,7 +28,12 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../need.sh
 . "$(dirname "$0")/../need.sh"
 dd_need DD_BIN DD_MPIRUN
-what=${1:?usage: $0 parse|files}
+what=${1:?usage: $0 parse|files [cpu|cuda]}
+backend=${2:-cpu}
+if [ "$backend" = cuda ] && ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    echo "skipped: --backend cuda needs a GPU"
+    exit 77
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -139,10 +147,11 @@ gemm() {
     shift 8
     rm -f "$out"
     local rc=0
-    "${mpirun[@]}" -n "$ranks" "$DD_BIN" --out "$out" --transa "$ta" --transb "$tb" \
-        --alpha "$alpha" --beta "$beta" --json "$work/r.jsonl" "$@" >"$work/out" 2>"$work/err" ||
-        rc=$?
+    "${mpirun[@]}" -n "$ranks" "$DD_BIN" --backend "$backend" --out "$out" --transa "$ta" \
+        --transb "$tb" --alpha "$alpha" --beta "$beta" --json "$work/r.jsonl" "$@" \
+        >"$work/out" 2>"$work/err" || rc=$?
     [ "$rc" -eq 0 ] || { cat "$work/out" "$work/err" >&2; fail "$name: exit $rc"; }
+    grep -q "^backend   $backend " "$work/out" || { cat "$work/out"; fail "$name: not on the $backend backend"; }
     [ "$(grep -c 'PASSED$' "$work/out")" -eq 1 ] || { cat "$work/out"; fail "$name: no PASSED line"; }
     "$py" "$here/complex_scalars.py" gemm "$in" "$out" "$ta" "$tb" "$alpha" "$beta" >"$work/py" ||
         { cat "$work/py"; fail "$name: C is not numpy's"; }
@@ -182,11 +191,11 @@ files() {
     # the input sampler scales by the complex alpha and beta: forgetting one is caught
     f=$work/c128-TC.h5
     DD_FAULT='no-alpha:*' refuse "no-alpha" 3 'matrix A in memory on rank 0 differs from .* \(times --alpha\)' \
-        --in "$f" --out "$work/out.h5" --transa T --transb C --alpha 0.5+2i --beta 1
+        --backend "$backend" --in "$f" --out "$work/out.h5" --transa T --transb C --alpha 0.5+2i --beta 1
     DD_FAULT='no-beta:*' refuse "no-beta" 3 "C's input in memory on rank 0 differs from --beta times" \
-        --in "$f" --out "$work/out.h5" --transa T --transb C --alpha 2 --beta 1-0.5i
+        --backend "$backend" --in "$f" --out "$work/out.h5" --transa T --transb C --alpha 2 --beta 1-0.5i
     echo "ok   alpha 0.5+2i or beta 1-0.5i forgotten at load: the sampler FAILED it, exit 3, nothing written"
 }
 
 "$what"
-echo "complex scalars: all $what checks passed"
+echo "complex scalars: all $what checks passed${2:+ on the $backend backend}"
