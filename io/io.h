@@ -103,10 +103,10 @@ int io_probe_inputs(MPI_Comm comm, const char *path, const char *a, const char *
  * too, and reports them (*type DD_C128, DD_C64). */
 typedef struct {
     const char *a, *b, *c; /* dataset names */
-    char transa, transb;   /* 'N' or 'T' */
+    char transa, transb;   /* 'N', 'T' or 'C' (the conjugate transpose: stored as 'T') */
     int col;               /* --order col */
     int need_c;            /* beta != 0 */
-    double beta;           /* for messages */
+    double beta, beta_im;  /* for messages (beta_im: complex data's imaginary part) */
 } dd_probe_gemm;
 int io_probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64_t *M, int64_t *N,
                   int64_t *K, dd_dtype *type, dd_err *err);

@@ -452,8 +452,14 @@ static int open_input(const char *path, hid_t *file, dd_err *err)
 /* "--transa T --order col" (the options that differ from the defaults), or "" */
 static void layout_words(const dd_probe_gemm *g, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s%s%s", g->transa == 'T' ? " --transa T" : "",
-             g->transb == 'T' ? " --transb T" : "", g->col ? " --order col" : "");
+    snprintf(buf, n, "%s%s%s",
+             g->transa == 'T'   ? " --transa T"
+             : g->transa == 'C' ? " --transa C"
+                                : "",
+             g->transb == 'T'   ? " --transb T"
+             : g->transb == 'C' ? " --transb C"
+                                : "",
+             g->col ? " --order col" : "");
 }
 
 /* "f64", "c128 (complex)": an element type in a message. */
@@ -466,7 +472,8 @@ static const char *type_words(dd_dtype t)
 static int fit_ab(const char *path, const dd_probe_gemm *g, const probe_mat *ma,
                   const probe_mat *mb, int64_t mnk[3], dd_err *err)
 {
-    int ta = (g->transa == 'T') != (g->col != 0), tb = (g->transb == 'T') != (g->col != 0);
+    /* 'C' (the conjugate transpose) is stored as 'T' is */
+    int ta = (g->transa != 'N') != (g->col != 0), tb = (g->transb != 'N') != (g->col != 0);
     int64_t am = ta ? ma->cols : ma->rows, ak = ta ? ma->rows : ma->cols;
     int64_t bk = tb ? mb->cols : mb->rows, bn = tb ? mb->rows : mb->cols;
     char words[64];
@@ -511,11 +518,19 @@ static int probe_c(hid_t file, const char *path, const dd_probe_gemm *g, dd_dtyp
             !there && (gd.err.msg[0] || broken_link(file, path, g->c, apl, why, sizeof why, 0));
         H5Pclose(apl);
     }
-    if (!there && !broken)
+    if (!there && !broken) {
+        char beta[64]; /* --beta as given: RE, RE+IMi or IMi */
+        if (g->beta_im == 0)
+            snprintf(beta, sizeof beta, "%g", g->beta);
+        else if (g->beta == 0)
+            snprintf(beta, sizeof beta, "%gi", g->beta_im);
+        else
+            snprintf(beta, sizeof beta, "%g%+gi", g->beta, g->beta_im);
         return dd_fail(err, DD_EUSAGE,
-                       "--beta %g needs C's input, but input file %s has no dataset \"%s\": name "
+                       "--beta %s needs C's input, but input file %s has no dataset \"%s\": name "
                        "it with --c, or use --beta 0 (C = alpha·op(A)·op(B))",
-                       g->beta, path, g->c);
+                       beta, path, g->c);
+    }
     int rc = probe_matrix(file, path, "C", g->c, &mc, err);
     int64_t rows = g->col ? mnk[1] : mnk[0], cols = g->col ? mnk[0] : mnk[1];
     if (!rc && mc.type != type)
@@ -604,6 +619,6 @@ int io_probe_gemm_cx(MPI_Comm comm, const char *path, const dd_probe_gemm *g, in
 int io_probe_inputs(MPI_Comm comm, const char *path, const char *a, const char *b, int64_t *M,
                     int64_t *N, int64_t *K, dd_dtype *type, dd_err *err)
 {
-    dd_probe_gemm g = {a ? a : "A", b ? b : "B", "C", 'N', 'N', 0, 0, 0};
+    dd_probe_gemm g = {a ? a : "A", b ? b : "B", "C", 'N', 'N', 0, 0, 0, 0};
     return io_probe_gemm_cx(comm, path, &g, M, N, K, type, err);
 }

@@ -157,8 +157,9 @@ int dd_gen(const dd_run_opts *o)
     double t0 = dd_now();
     const dd_io_ops *ops = io_select(o->io);
     int64_t M = o->size[0], N = o->size[1], K = o->size[2];
-    int ta = o->transa == 'T', tb = o->transb == 'T';
-    /* A and B as a run with the same --transa/--transb reads them */
+    int ta = o->transa != 'N', tb = o->transb != 'N';
+    /* A and B as a run with the same --transa/--transb reads them ('C', the
+     * conjugate transpose, stores them as 'T' does) */
     gen_mat m[3] = {{o->a, RNG_TAG_A, ta ? K : M, ta ? M : K},
                     {o->b, RNG_TAG_B, tb ? N : K, tb ? K : N},
                     {"C", RNG_TAG_C, M, N}};

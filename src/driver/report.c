@@ -66,15 +66,37 @@ double report_unaccounted(const dd_record *r)
     return r->wall - sum;
 }
 
-void report_expr(char *buf, size_t n, char transa, char transb, double alpha, double beta)
+void report_scalar(char *buf, size_t n, double re, double im)
 {
-    char a[40] = "", b[40] = "";
-    if (alpha != 1)
-        snprintf(a, sizeof a, "%g·", alpha);
-    if (beta == 1 || beta == -1)
-        snprintf(b, sizeof b, " %s C", beta > 0 ? "+" : "-");
-    else if (beta != 0)
-        snprintf(b, sizeof b, " %s %g·C", beta > 0 ? "+" : "-", fabs(beta));
+    if (im == 0)
+        snprintf(buf, n, "%g", re);
+    else if (re == 0)
+        snprintf(buf, n, "%gi", im);
+    else
+        snprintf(buf, n, "%g%+gi", re, im);
+}
+
+void report_expr(char *buf, size_t n, char transa, char transb, const double alpha[2],
+                 const double beta[2])
+{
+    char a[40] = "", b[40] = "", v[32];
+    if (alpha[1] != 0 && alpha[0] != 0) { /* both parts: in parentheses */
+        report_scalar(v, sizeof v, alpha[0], alpha[1]);
+        snprintf(a, sizeof a, "(%s)·", v);
+    } else if (alpha[0] != 1 || alpha[1] != 0) {
+        report_scalar(v, sizeof v, alpha[0], alpha[1]);
+        snprintf(a, sizeof a, "%s·", v);
+    }
+    if (beta[1] != 0 && beta[0] != 0) {
+        report_scalar(v, sizeof v, beta[0], beta[1]);
+        snprintf(b, sizeof b, " + (%s)·C", v);
+    } else if (beta[1] != 0) { /* pure imaginary: its sign between the terms */
+        snprintf(b, sizeof b, " %s %gi·C", beta[1] > 0 ? "+" : "-", fabs(beta[1]));
+    } else if (beta[0] == 1 || beta[0] == -1) {
+        snprintf(b, sizeof b, " %s C", beta[0] > 0 ? "+" : "-");
+    } else if (beta[0] != 0) {
+        snprintf(b, sizeof b, " %s %g·C", beta[0] > 0 ? "+" : "-", fabs(beta[0]));
+    }
     snprintf(buf, n, "C = %s%s·%s%s", a,
              transa == 'T'   ? "Aᵀ"
              : transa == 'C' ? "Aᴴ"
@@ -96,8 +118,8 @@ void report_finish(dd_record *r)
     r->tmed = dd_median_sort(s, r->nrep);
     r->tmin = s[0];
     free(s);
-    /* alpha = 0: nothing is multiplied (BLAS's rule), so no rate */
-    double flops = r->alpha == 0 ? 0 : run_flops(r->type, r->M, r->N, r->K);
+    /* alpha = 0 (both parts): nothing is multiplied (BLAS's rule), so no rate */
+    double flops = r->alpha == 0 && r->alpha_im == 0 ? 0 : run_flops(r->type, r->M, r->N, r->K);
     r->tflops = r->tmed > 0 ? flops / r->tmed / 1e12 : 0;
 }
 
@@ -181,7 +203,8 @@ static void print_panels(FILE *f, const dd_record *r)
 void report_print(FILE *f, const dd_record *r)
 {
     char a[32], b[32], c[32], d[32], e[32], g[32], expr[96];
-    report_expr(expr, sizeof expr, r->transa, r->transb, r->alpha, r->beta);
+    const double alpha[2] = {r->alpha, r->alpha_im}, beta[2] = {r->beta, r->beta_im};
+    report_expr(expr, sizeof expr, r->transa, r->transb, alpha, beta);
     fprintf(f, "dgemm-dist %s\n", DGEMM_DIST_VERSION_STRING);
     fprintf(f, "problem   %s  %s  M=%lld N=%lld K=%lld  (%s%s)\n", expr, dd_dtype_name(r->type),
             (long long)r->M, (long long)r->N, (long long)r->K, r->input,
@@ -289,7 +312,9 @@ static void json_problem(FILE *f, const dd_record *r)
     dd_json_kv_str(f, "transa", r->transa == 'T' ? "T" : r->transa == 'C' ? "C" : "N");
     dd_json_kv_str(f, "transb", r->transb == 'T' ? "T" : r->transb == 'C' ? "C" : "N");
     dd_json_kv_num(f, "alpha", r->alpha);
+    dd_json_kv_num(f, "alpha_im", r->alpha_im);
     dd_json_kv_num(f, "beta", r->beta);
+    dd_json_kv_num(f, "beta_im", r->beta_im);
     dd_json_kv_str(f, "order", r->order ? r->order : "row");
 }
 

@@ -41,8 +41,10 @@ typedef struct {
     int64_t M, N, K, nb;
     int lookahead, repeat, warmup;
     dd_dtype type;
-    char transa, transb; /* GEMM's op(A), op(B): 'N' or 'T' */
+    char transa, transb; /* GEMM's op(A), op(B): 'N', 'T' or 'C' */
     double alpha, beta;  /* C = alpha·op(A)·op(B) + beta·C */
+    /* their imaginary parts (0 for the real types) */
+    double alpha_im, beta_im;
     const char *order;   /* "row" or "col": the files' layout */
     const char *input;   /* file name or "generated (seed S)" */
     const char *backend, *backend_why;
@@ -87,8 +89,12 @@ typedef struct {
     const char *tune_line, *model_line, *model_json;
 } dd_record;
 
-/* "C = A·B", or e.g. "C = -0.5·Aᵀ·B + 2.5·C": the expression a run computes. */
-void report_expr(char *buf, size_t n, char transa, char transb, double alpha, double beta);
+/* re + im·i as --alpha and --beta take it: "2", "0.5i" or "2-0.5i". */
+void report_scalar(char *buf, size_t n, double re, double im);
+/* "C = A·B", or e.g. "C = -0.5·Aᵀ·B + 2.5·C", "C = (1-2i)·Aᴴ·B + 0.5i·C": the
+ * expression a run computes; alpha and beta as {re, im}. */
+void report_expr(char *buf, size_t n, char transa, char transb, const double alpha[2],
+                 const double beta[2]);
 /* Seconds of the wall clock that no phase accounts for. */
 double report_unaccounted(const dd_record *r);
 /* Fill tmin/tmed/tflops from mult_times. */

@@ -45,7 +45,9 @@ static tele_over over_ranks(const dd_record *r)
     double tflop = run_flops(r->type, r->M, r->N, r->K) * r->nrep / 1e12;
     if (!o.available)
         o.energy = NAN;
-    o.j_per_tflop = o.available == r->ranks && tflop > 0 && r->alpha != 0 ? o.energy / tflop : NAN;
+    o.j_per_tflop = o.available == r->ranks && tflop > 0 && (r->alpha != 0 || r->alpha_im != 0)
+                        ? o.energy / tflop
+                        : NAN;
     return o;
 }
 

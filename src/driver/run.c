@@ -58,7 +58,30 @@ static void gemm_layout(run_ctx *c)
     c->tA = (o->transa != 'N') != (file && o->col); /* 'C': transposed (and conjugated) */
     c->tB = (o->transb != 'N') != (file && o->col);
     c->tC = o->col;
-    c->read_c = o->beta != 0;
+    c->read_c = o->beta != 0 || o->beta_im != 0;
+    c->alpha0 = o->alpha == 0 && o->alpha_im == 0;
+}
+
+/* An imaginary part of --alpha or --beta needs complex data: real inputs
+ * (--dtype f64|f32, or a real file) have real products only. */
+static int check_scalars(run_ctx *c, dd_err *err)
+{
+    const dd_run_opts *o = c->o;
+    if (dd_dtype_complex(c->type) || (o->alpha_im == 0 && o->beta_im == 0))
+        return DD_OK;
+    int a = o->alpha_im != 0;
+    char v[64];
+    report_scalar(v, sizeof v, a ? o->alpha : o->beta, a ? o->alpha_im : o->beta_im);
+    const char *opt = a ? "--alpha" : "--beta";
+    if (o->in)
+        return dd_fail(err, DD_EUSAGE,
+                       "%s %s has an imaginary part, but %s holds real matrices (%s): give %s a "
+                       "real value, or multiply complex ones (c128 or c64)",
+                       opt, v, o->in, dd_dtype_name(c->type), opt);
+    return dd_fail(err, DD_EUSAGE,
+                   "%s %s has an imaginary part, but --dtype %s is real: give %s a real value, "
+                   "or use --dtype c128 or c64",
+                   opt, v, dd_dtype_name(c->type), opt);
 }
 
 /* The inputs' shape and type: from the file, or from --size. */
@@ -78,11 +101,13 @@ static int resolve_inputs(run_ctx *c, dd_err *err)
         c->K = o->size[2];
         c->type = o->dtype;
         snprintf(c->input, sizeof c->input, "generated, seed %llu", (unsigned long long)o->seed);
-        return DD_OK;
+        return check_scalars(c, err);
     }
     snprintf(c->input, sizeof c->input, "%s", o->in);
-    dd_probe_gemm pg = {o->a, o->b, o->c, o->transa, o->transb, o->col, c->read_c, o->beta};
-    return io_probe_gemm_cx(c->world, o->in, &pg, &c->M, &c->N, &c->K, &c->type, err);
+    dd_probe_gemm pg = {o->a,   o->b,      o->c,    o->transa, o->transb,
+                        o->col, c->read_c, o->beta, o->beta_im};
+    int rc = io_probe_gemm_cx(c->world, o->in, &pg, &c->M, &c->N, &c->K, &c->type, err);
+    return rc ? rc : check_scalars(c, err);
 }
 
 /* The end of setup part `part` (report.h), on rank 0's clock; passes rc. */

@@ -20,9 +20,12 @@ typedef struct {
     dd_dtype dtype;        /* type of generated inputs */
     uint64_t seed;         /* generator seed */
     const char *a, *b, *c; /* dataset names */
-    /* GEMM: C = alpha·op(A)·op(B) + beta·C, op(X) = X ('N') or Xᵀ ('T') */
+    /* GEMM: C = alpha·op(A)·op(B) + beta·C, op(X) = X ('N'), Xᵀ ('T') or Xᴴ ('C') */
     char transa, transb;
     double alpha, beta; /* finite; beta != 0: C's input is read (dataset c) */
+    /* their imaginary parts: 0 but for complex types (the driver refuses
+     * them on real data); alpha = 0 and beta = 0 mean both parts 0 (BLAS) */
+    double alpha_im, beta_im;
     int col;            /* --order col: datasets hold the transpose (column-major writers) */
     int with_c;         /* gen: also write C (M×N) */
     /* outputs */

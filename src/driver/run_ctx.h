@@ -37,7 +37,8 @@ struct run_ctx {
      * op(A), op(B), C; the datasets hold their transposes where these are
      * set (run.c's gemm_layout: --transa, --transb, --order). */
     int tA, tB, tC; /* stored transposed: A's, B's, C's dataset (C's: --order col) */
-    int read_c;     /* beta ≠ 0: C's input is read (generated with --size) into C */
+    int read_c;     /* beta ≠ 0 (either part): C's input is read (generated with --size) into C */
+    int alpha0;     /* alpha = 0 (both parts): A and B are not read, nothing is multiplied */
     int gpu;        /* the backend computes in GPU memory */
     int pipe;       /* file to file through run_pipe.c */
     dd_output out;  /* the output's temporary and final names */
@@ -114,7 +115,7 @@ void run_take_names(run_ctx *c);
 void run_fill_record(run_ctx *c);
 /* The provenance attributes written on C: fills attrs (at least
  * RUN_NATTRS entries) from c; grid_buf keeps the grid string alive. */
-enum { RUN_NATTRS = 17 };
+enum { RUN_NATTRS = 19 };
 int run_output_attrs(const run_ctx *c, dd_attr *attrs, char *grid_buf, size_t grid_len);
 
 #endif

@@ -42,16 +42,16 @@ static int generate_blocks(run_ctx *c, dd_err *err)
 {
     const dd_run_opts *o = c->o;
     int rc = DD_OK;
-    if (o->alpha != 0)
+    if (!c->alpha0)
         rc = run_api(c, dd_plan_generate(c->plan, DD_OPERAND_A, o->seed, o->transa != 'N'), err);
-    if (!rc && o->alpha != 0)
+    if (!rc && !c->alpha0)
         rc = run_api(c, dd_plan_generate(c->plan, DD_OPERAND_B, o->seed, o->transb != 'N'), err);
     if (!rc && c->read_c)
         rc = run_api(c, dd_plan_generate(c->plan, DD_OPERAND_C, o->seed, 0), err);
     return rc;
 }
 
-/* op(A), op(B) (unless alpha = 0: never read) and C's input (beta ≠ 0)
+/* op(A), op(B) (unless alpha = 0, both parts: never read) and C's input (beta ≠ 0)
  * into the plan from the file, transposed where the datasets are.  Every
  * matrix's loads are made even after a failure: the reads may be
  * collective; the first failure's message is kept. */
@@ -60,7 +60,7 @@ static int load_blocks(run_ctx *c, dd_io *io, dd_err *err)
     const dd_run_opts *o = c->o;
     const char *dset[3] = {o->a, o->b, o->c};
     int trans[3] = {c->tA, c->tB, c->tC};
-    int want[3] = {o->alpha != 0, o->alpha != 0, c->read_c}, rc = DD_OK;
+    int want[3] = {!c->alpha0, !c->alpha0, c->read_c}, rc = DD_OK;
     for (int i = 0; i < 3; i++) {
         run_file f = run_file_at(c, io, dset[i], run_rows(c, i), run_cols(c, i), trans[i]);
         if (i == 1 && dd_fault("misread")) /* tests: B read at the wrong offset */
@@ -97,9 +97,9 @@ int run_load_inputs(run_ctx *c, dd_err *err)
     if (!rc)
         rc = run_api(c,
                      dd_dtype_complex(c->type)
-                         ? dd_plan_prepare_complex(c->plan, (dd_complex128){o->alpha, 0},
-                                                   (dd_complex128){o->beta, 0}, o->transa == 'C',
-                                                   o->transb == 'C', o->check)
+                         ? dd_plan_prepare_complex(c->plan, (dd_complex128){o->alpha, o->alpha_im},
+                                                   (dd_complex128){o->beta, o->beta_im},
+                                                   o->transa == 'C', o->transb == 'C', o->check)
                          : dd_plan_prepare(c->plan, o->alpha, o->beta, o->check),
                      err);
     if (!rc && c->read_c && o->check && o->in)
@@ -235,6 +235,7 @@ static int record_median(run_ctx *c, const double *per_rank, const double *expos
     c->rec.N = c->N;
     c->rec.K = c->K;
     c->rec.alpha = c->o->alpha; /* alpha = 0 multiplies nothing: no rate */
+    c->rec.alpha_im = c->o->alpha_im;
     c->rec.type = c->type;      /* complex: 8 flops a multiply-add */
     report_finish(&c->rec);
     const double *t = c->rec.mult_times;

@@ -90,12 +90,15 @@ static void *c_slot(const pipe_t *p, int64_t i, int64_t r0)
 /* Whether this run goes through the pipeline: a file in and out, one
  * untimed-repeat pass, the direct I/O path (no MPI in its reads and
  * writes), op(A) and C stored untransposed (their bands are rows of the
- * datasets), alpha not 0 and nothing empty.  Collective. */
+ * datasets), alpha not 0, a real type (scale_band scales by a real alpha;
+ * complex data, with its complex alpha and beta and conjugations, takes
+ * the phased path, where the plan's prepare scales whole blocks) and
+ * nothing empty.  Collective. */
 int run_pipeline_eligible(const run_ctx *c)
 {
     const dd_run_opts *o = c->o;
     int mine = o->in && o->out && o->repeat == 1 && o->warmup == 0 && !o->host_to_host &&
-               c->io == &dd_io_direct && !c->tA && !c->tC && o->alpha != 0 &&
+               c->io == &dd_io_direct && !c->tA && !c->tC && !c->alpha0 &&
                !dd_dtype_complex(c->type) && c->M > 0 &&
                c->N > 0 && c->K > 0 && !dd_fault("no-pipeline"),
         all = 0; /* agreed: a test's DD_FAULT=no-pipeline on one rank turns it off on all */
@@ -580,6 +583,7 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
     r->N = c->N;
     r->K = c->K;
     r->alpha = o->alpha;
+    r->alpha_im = o->alpha_im;
     r->type = c->type;
     r->mult_times[0] = slowest;
     report_finish(r);

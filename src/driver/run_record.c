@@ -63,7 +63,8 @@ void run_print_dry_run(run_ctx *c)
     if (c->rank != 0 || !all)
         return;
     char expr[96];
-    report_expr(expr, sizeof expr, c->o->transa, c->o->transb, c->o->alpha, c->o->beta);
+    const double alpha[2] = {c->o->alpha, c->o->alpha_im}, beta[2] = {c->o->beta, c->o->beta_im};
+    report_expr(expr, sizeof expr, c->o->transa, c->o->transb, alpha, beta);
     printf("dry run: %s  %s  M=%lld N=%lld K=%lld on a %dx%d grid, panel %lld, "
            "lookahead %d, %lld panels\n",
            expr, dd_dtype_name(c->type), (long long)c->M, (long long)c->N, (long long)c->K, pi->P,
@@ -148,6 +149,8 @@ void run_fill_record(run_ctx *c)
     r->transb = o->transb;
     r->alpha = o->alpha;
     r->beta = o->beta;
+    r->alpha_im = o->alpha_im;
+    r->beta_im = o->beta_im;
     r->order = o->col ? "col" : "row";
     r->input = c->input;
     r->backend = c->names.backend;
@@ -195,7 +198,9 @@ int run_output_attrs(const run_ctx *c, dd_attr *attrs, char *grid, size_t grid_l
         {"transa", DD_ATTR_STR, c->o->transa == 'T' ? "T" : c->o->transa == 'C' ? "C" : "N", 0, 0},
         {"transb", DD_ATTR_STR, c->o->transb == 'T' ? "T" : c->o->transb == 'C' ? "C" : "N", 0, 0},
         {"alpha", DD_ATTR_F64, NULL, c->o->alpha, 0},
+        {"alpha_im", DD_ATTR_F64, NULL, c->o->alpha_im, 0},
         {"beta", DD_ATTR_F64, NULL, c->o->beta, 0},
+        {"beta_im", DD_ATTR_F64, NULL, c->o->beta_im, 0},
         {"order", DD_ATTR_STR, c->o->col ? "col" : "row", 0, 0},
     };
     for (int i = 0; i < RUN_NATTRS; i++)

@@ -21,17 +21,9 @@ static int block_element(run_ctx *c, int which, int64_t i, int64_t j, void *val,
 }
 
 /* s·v in the file's type, as the engine's scale computes it (f32: s
- * rounded to float, one float multiply); s = 1 leaves v as read.  Complex:
- * each part so, the imaginary one negated with conj (op 'C'). */
-static void scale_in_type(dd_dtype t, void *v, double s, int conj)
+ * rounded to float, one float multiply); s = 1 leaves v as read. */
+static void scale_real(dd_dtype t, void *v, double s)
 {
-    if (dd_dtype_complex(t)) {
-        dd_dtype r = dd_dtype_real(t);
-        size_t h = dd_elsize(r);
-        scale_in_type(r, v, s, 0);
-        scale_in_type(r, (char *)v + h, conj ? -s : s, 0);
-        return;
-    }
     if (s == 1)
         return;
     if (t == DD_F64) {
@@ -44,6 +36,42 @@ static void scale_in_type(dd_dtype t, void *v, double s, int conj)
         memcpy(&f, v, sizeof f);
         f *= fs;
         memcpy(v, &f, sizeof f);
+    }
+}
+
+/* (sr + si·i)·v in the file's type, v conjugated first with conj (op 'C'),
+ * as the engine's cscale computes it: a real factor scales each part (the
+ * imaginary one negated with conj); a complex one takes re·sr - im·si and
+ * re·si + im·sr, each product and sum rounded on its own in the type (f32:
+ * sr, si rounded to float), the C11 build contracting nothing.  Real
+ * types: sr only (si is 0 there, the driver refuses it otherwise). */
+static void scale_in_type(dd_dtype t, void *v, double sr, double si, int conj)
+{
+    if (!dd_dtype_complex(t)) {
+        scale_real(t, v, sr);
+        return;
+    }
+    dd_dtype r = dd_dtype_real(t);
+    size_t h = dd_elsize(r);
+    if (si == 0) {
+        scale_real(r, v, sr);
+        scale_real(r, (char *)v + h, conj ? -sr : sr);
+        return;
+    }
+    if (t == DD_C128) {
+        double x[2];
+        memcpy(x, v, sizeof x);
+        double re = x[0], im = conj ? -x[1] : x[1];
+        x[0] = re * sr - im * si;
+        x[1] = re * si + im * sr;
+        memcpy(v, x, sizeof x);
+    } else {
+        float x[2], fr = (float)sr, fi = (float)si;
+        memcpy(x, v, sizeof x);
+        float re = x[0], im = conj ? -x[1] : x[1];
+        x[0] = re * fr - im * fi;
+        x[1] = re * fi + im * fr;
+        memcpy(v, x, sizeof x);
     }
 }
 
@@ -79,8 +107,8 @@ typedef struct {
     int block; /* 0 op(A), 1 op(B), 2 C */
     int64_t rows, cols, row0, col0;
     int trans;
-    double scale;
-    int conj; /* complex op 'C': the imaginary part negated in memory */
+    double scale[2]; /* re, im */
+    int conj;        /* complex op 'C': the imaginary part negated in memory */
     uint64_t salt;
 } sample_of;
 
@@ -107,7 +135,7 @@ static int sample_block(run_ctx *c, dd_io *io, const sample_of *b, int *bad, dd_
         int64_t i = pick[s][0], j = pick[s][1];
         rc = io->ops->read_block(io, b->dset, c->type, b->row0 + (b->trans ? j : i), 1,
                                  b->col0 + (b->trans ? i : j), 1, file, err);
-        scale_in_type(c->type, file, b->scale, b->conj);
+        scale_in_type(c->type, file, b->scale[0], b->scale[1], b->conj);
         if (!rc)
             rc = block_element(c, b->block, i, j, mem, err);
         if (!rc && !same_value(c->type, file, mem))
@@ -117,8 +145,8 @@ static int sample_block(run_ctx *c, dd_io *io, const sample_of *b, int *bad, dd_
 }
 
 /* The sampling plan of block `which` of the plan. */
-static sample_of sample_plan(run_ctx *c, const char *dset, int which, int trans, double scale,
-                             uint64_t salt)
+static sample_of sample_plan(run_ctx *c, const char *dset, int which, int trans, double re,
+                             double im, uint64_t salt)
 {
     dd_range r = run_rows(c, which), k = run_cols(c, which);
     run_file f = run_file_at(c, NULL, dset, r, k, trans);
@@ -126,7 +154,7 @@ static sample_of sample_plan(run_ctx *c, const char *dset, int which, int trans,
     int conj = dd_dtype_complex(c->type) && (which == 0   ? o->transa == 'C'
                                              : which == 1 ? o->transb == 'C'
                                                           : 0);
-    sample_of b = {dset, which, r.len, k.len, f.row0, f.col0, trans, scale, conj, salt};
+    sample_of b = {dset, which, r.len, k.len, f.row0, f.col0, trans, {re, im}, conj, salt};
     return b;
 }
 
@@ -145,13 +173,15 @@ static int sample_input(run_ctx *c, const sample_of *b, int n, int *bad, dd_err 
     return rc;
 }
 
-/* A and B: not read when alpha = 0 (BLAS's rule), so nothing to compare. */
+/* A and B: not read when alpha = 0 (both parts: BLAS's rule), so nothing
+ * to compare. */
 int run_verify_inputs(run_ctx *c, dd_err *err)
 {
-    if (!c->o->in || c->o->alpha == 0)
+    const dd_run_opts *o = c->o;
+    if (!o->in || c->alpha0)
         return DD_OK;
-    sample_of b[2] = {sample_plan(c, c->o->a, 0, c->tA, c->o->alpha, 0xA),
-                      sample_plan(c, c->o->b, 1, c->tB, 1, 0xB)};
+    sample_of b[2] = {sample_plan(c, o->a, 0, c->tA, o->alpha, o->alpha_im, 0xA),
+                      sample_plan(c, o->b, 1, c->tB, 1, 0, 0xB)};
     int bad[2] = {0, 0};
     int rc = sample_input(c, b, 2, bad, err);
     if (!rc && (bad[0] || bad[1]))
@@ -159,14 +189,14 @@ int run_verify_inputs(run_ctx *c, dd_err *err)
                      "matrix %s in memory on rank %d differs from %s%s: a block was read from the "
                      "wrong place or damaged on the way; the product would be of the wrong data",
                      bad[0] ? "A" : "B", c->rank, c->o->in,
-                     bad[0] && c->o->alpha != 1 ? " (times --alpha)" : "");
+                     bad[0] && (o->alpha != 1 || o->alpha_im != 0) ? " (times --alpha)" : "");
     return dd_agree(c->world, rc, err);
 }
 
 /* beta·C_in, right after the load (the multiply overwrites it). */
 int run_verify_c_input(run_ctx *c, dd_err *err)
 {
-    sample_of b = sample_plan(c, c->o->c, 2, c->tC, c->o->beta, 0xC);
+    sample_of b = sample_plan(c, c->o->c, 2, c->tC, c->o->beta, c->o->beta_im, 0xC);
     int bad = 0;
     int rc = sample_input(c, &b, 1, &bad, err);
     if (!rc && bad)

@@ -840,26 +840,26 @@ static void complex_probe(void)
                 "same element type");
 
     path_in_dir(f, sizeof f, "cx-col.h5");
-    dd_probe_gemm g = {"A", "B", "C", 'N', 'N', 1, 1, 1.0};
+    dd_probe_gemm g = {"A", "B", "C", 'N', 'N', 1, 1, 1.0, 0};
     dd_err_clear(&e);
     rc = io_probe_gemm_cx(MPI_COMM_WORLD, f, &g, &M, &N, &K, &t, &e);
     CHECK(rc == DD_OK && M == 3 && N == 2 && K == 4 && t == DD_C128 && same_everywhere(rc, &e),
           "cx-col.h5 --order col: rc %d %s M%lld N%lld K%lld", rc, e.msg, (long long)M,
           (long long)N, (long long)K);
     /* the same file read row-major, A and B transposed: op(A) = A^T is 3×4, op(B) = B^T 4×2 */
-    dd_probe_gemm gt = {"A", "B", "C", 'T', 'T', 0, 0, 0.0};
+    dd_probe_gemm gt = {"A", "B", "C", 'T', 'T', 0, 0, 0.0, 0};
     dd_err_clear(&e);
     rc = io_probe_gemm_cx(MPI_COMM_WORLD, f, &gt, &M, &N, &K, &t, &e);
     CHECK(rc == DD_OK && M == 3 && N == 2 && K == 4 && t == DD_C128,
           "cx-col.h5 --transa T --transb T: rc %d %s", rc, e.msg);
-    dd_probe_gemm gr = {"A", "B", "Creal", 'N', 'N', 1, 1, 2.0};
+    dd_probe_gemm gr = {"A", "B", "Creal", 'N', 'N', 1, 1, 2.0, 0};
     dd_err_clear(&e);
     rc = io_probe_gemm_cx(MPI_COMM_WORLD, f, &gr, &M, &N, &K, &t, &e);
     CHECK(rc == DD_EUSAGE && has(&e, "C (\"Creal\" in") &&
               has(&e, "is f64 but A and B are c128 (complex)") && same_everywhere(rc, &e),
           "a real C for complex A and B: rc %d %s", rc, e.msg);
     /* a caller of real matrices only is never handed complex ones */
-    dd_probe_gemm greal = {"A", "B", "C", 'N', 'N', 1, 0, 0.0};
+    dd_probe_gemm greal = {"A", "B", "C", 'N', 'N', 1, 0, 0.0, 0};
     dd_err_clear(&e);
     rc = io_probe_gemm(MPI_COMM_WORLD, f, &greal, &M, &N, &K, &t, &e);
     CHECK(rc == DD_EUSAGE && has(&e, "are c128 (complex): this program multiplies real matrices") &&
@@ -930,12 +930,12 @@ static void suite_h5py_read(const char *dir)
     int64_t M, N, K;
     dd_dtype t;
     dd_err e;
-    dd_probe_gemm g = {"A", "B", "C", 'N', 'N', 0, 0, 0.0};
+    dd_probe_gemm g = {"A", "B", "C", 'N', 'N', 0, 0, 0.0, 0};
     dd_err_clear(&e);
     int rc = io_probe_gemm_cx(MPI_COMM_WORLD, file, &g, &M, &N, &K, &t, &e);
     CHECK(rc == DD_OK && M == 3 && N == 2 && K == 4 && t == DD_C128, "probe h5py's A, B: rc %d %s",
           rc, e.msg);
-    dd_probe_gemm gc = {"colA", "colB", "C", 'N', 'N', 1, 0, 0.0};
+    dd_probe_gemm gc = {"colA", "colB", "C", 'N', 'N', 1, 0, 0.0, 0};
     dd_err_clear(&e);
     rc = io_probe_gemm_cx(MPI_COMM_WORLD, file, &gc, &M, &N, &K, &t, &e);
     CHECK(rc == DD_OK && M == 3 && N == 2 && K == 4 && t == DD_C64,
