@@ -273,8 +273,9 @@ OZ2_FN double oz2_antisorted(const int *ha, int za, const int *hb)
 
 /* r and q of one entry (see above); both 0 where a or b is all zero (the
  * entry is then exactly 0), INFINITY where the lower bound is 0.  The
- * factor (1 + 2^-40) covers the roundings of the anti-sorted sum (≤ 128
- * additions of positive terms) and of the 1-norms. */
+ * factor (1 + 2^-30) covers the roundings of the anti-sorted sum (≤ 128
+ * additions of positive terms) and of the 1-norms (≤ OZ2_KCHUNK positive
+ * terms in any order: relative error ≤ 2^16·2^-53). */
 OZ2_FN void oz2_guard_entry(const oz2_vsum *a, const int *ha, const oz2_vsum *b, const int *hb,
                             int64_t k, double *r, double *q)
 {
@@ -289,8 +290,8 @@ OZ2_FN void oz2_guard_entry(const oz2_vsum *a, const int *ha, const oz2_vsum *b,
     }
     /* L = 2^(emax_a + emax_b - 2)·s, ||b||_1 = 2^emax_b·n1_b, ... */
     const int da = a->enorm - a->emax, db = b->enorm - b->emax;
-    *r = 4.0 * (ldexp(b->n1, da) + ldexp(a->n1, db)) / s * (1.0 + 0x1p-40);
-    *q = 4.0 * (double)k * ldexp(1.0, da + db) / s * (1.0 + 0x1p-40);
+    *r = 4.0 * (ldexp(b->n1, da) + ldexp(a->n1, db)) / s * (1.0 + 0x1p-30);
+    *q = 4.0 * (double)k * ldexp(1.0, da + db) / s * (1.0 + 0x1p-30);
 }
 
 /* The fewest moduli (OZ2_MIN_MODULI..OZ2_MAX_MODULI) whose H meets
