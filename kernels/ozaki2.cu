@@ -464,6 +464,11 @@ extern "C" const char *dd_ozaki2_note(void)
                           used ? "; " : "", d, sx.fallbacks, calls, what[r], sx.index,
                           r == oz2::REASON_A_RANGE ? "A" : "B", sx.lossy, sx.nnz, OZ2_KEEP_BITS,
                           sx.moduli);
+        else if (r == oz2::REASON_GUARD_NEED || r == oz2::REASON_GUARD_NOBOUND)
+            wr = snprintf(buf + used, sizeof buf - used,
+                          "%sozaki2 (GPU %d): %llu of %llu multiplies fell back to native FP64; "
+                          "last: %s",
+                          used ? "; " : "", d, sx.fallbacks, calls, what[r]);
         else
             wr = snprintf(buf + used, sizeof buf - used,
                           "%sozaki2 (GPU %d): %llu of %llu multiplies fell back to native FP64; "
