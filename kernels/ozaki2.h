@@ -213,13 +213,23 @@ OZ2_FN int oz2_shift(double amax, double sumsq, int half_bits)
 /* What the guard keeps of one row of A or column of B (besides its
  * histogram h[OZ2_HIST_BINS]): e_max (frexp exponent of max|x|), the norm
  * exponent E (oz2_shift_base), the 1-norm normalised by 2^-e_max (rounded
- * up), and the count of values counted as 0 (zero, or below the last
- * bin). */
+ * up), the count of values counted as 0 (zero, or below the last bin), and
+ * the last nonempty bin (-1: none; the pair loop stops there: a uniform
+ * row fills ~log2(k) bins, not OZ2_HIST_BINS). */
 typedef struct {
     int emax, enorm;
     double n1;
-    int zeros;
+    int zeros, last;
 } oz2_vsum;
+
+/* The last nonempty bin of h, -1 when all are empty. */
+OZ2_FN int oz2_hist_last(const int *h)
+{
+    int last = -1;
+    for (int d = 0; d < OZ2_HIST_BINS; ++d)
+        last = h[d] ? d : last;
+    return last;
+}
 
 /* The bin of x for a row of largest exponent emax: d ≥ 0, or -1 when x is
  * 0 or below 2^(emax-OZ2_HIST_BINS) (counted as 0). */
@@ -237,15 +247,18 @@ OZ2_FN int oz2_hist_bin(double x, int emax)
  * Σ count·2^-(da+db) over the pairs of a ascending (za zeros first, then
  * bins from the smallest) with b descending (bins from the largest; b's
  * zeros come last and add nothing).  (|a||b|) ≥ 2^(emax_a-1+emax_b-1) ×
- * this. */
-OZ2_FN double oz2_antisorted(const int *ha, int za, const int *hb)
+ * this.  la, lb: the last nonempty bins of ha, hb (oz2_hist_last). */
+OZ2_FN double oz2_antisorted(const int *ha, int za, int la, const int *hb, int lb)
 {
-    int ib = 0, left = hb[0];
+    const int nb = lb + 1; /* b's bins past lb are empty */
+    int ib = 0, left = nb > 0 ? hb[0] : 0;
+    if (nb <= 0)
+        return 0;
     /* a's zeros take the first za positions of b's descending order */
     int skip = za;
-    while (ib < OZ2_HIST_BINS) {
+    while (ib < nb) {
         if (left == 0) {
-            if (++ib < OZ2_HIST_BINS)
+            if (++ib < nb)
                 left = hb[ib];
             continue;
         }
@@ -255,11 +268,11 @@ OZ2_FN double oz2_antisorted(const int *ha, int za, const int *hb)
         skip -= t, left -= t;
     }
     double s = 0;
-    for (int da = OZ2_HIST_BINS - 1; da >= 0 && ib < OZ2_HIST_BINS; --da) {
+    for (int da = la; da >= 0 && ib < nb; --da) {
         int ca = ha[da];
-        while (ca > 0 && ib < OZ2_HIST_BINS) {
+        while (ca > 0 && ib < nb) {
             if (left == 0) {
-                if (++ib < OZ2_HIST_BINS)
+                if (++ib < nb)
                     left = hb[ib];
                 continue;
             }
@@ -283,7 +296,7 @@ OZ2_FN void oz2_guard_entry(const oz2_vsum *a, const int *ha, const oz2_vsum *b,
         *r = 0, *q = 0;
         return;
     }
-    double s = oz2_antisorted(ha, a->zeros, hb);
+    double s = oz2_antisorted(ha, a->zeros, a->last, hb, b->last);
     if (!(s > 0)) {
         *r = INFINITY, *q = INFINITY;
         return;

@@ -259,6 +259,7 @@ __global__ void __launch_bounds__(256) guard_rows(int k, const double *A, int64_
     if (threadIdx.x == 0) {
         oz2_vsum v;
         v.emax = e, v.enorm = oz2_shift_base(amax, ss), v.n1 = n1, v.zeros = zeros;
+        v.last = oz2_hist_last(hist);
         va[i] = v;
     }
 }
@@ -314,6 +315,7 @@ __global__ void __launch_bounds__(256) guard_cols(int n, int k, const double *B,
             ss += redd[w][lane], n1 += redn[w][lane], zeros += redi[w][lane];
         oz2_vsum v;
         v.emax = e, v.enorm = oz2_shift_base(amax, ss), v.n1 = n1, v.zeros = zeros;
+        v.last = oz2_hist_last(hist[lane]);
         vb[j] = v;
     }
 }

@@ -87,6 +87,7 @@ static int guard_vector(const double *x, int64_t stride, int64_t k, oz2_vsum *v,
     v->emax = e;
     v->enorm = oz2_shift_base(amax, sumsq);
     v->n1 = n1;
+    v->last = oz2_hist_last(h);
     return 0;
 }
 
