@@ -48,6 +48,13 @@ typedef struct {
 /* Local; the strings live as long as the plan. */
 dd_status dd_plan_get_tool_info(const dd_plan *plan, int version, dd_plan_tool_info *info);
 
+/* The local multiply kernel's note on this rank's multiplies so far, "" when
+ * it has none (ozaki2: how many multiplies fell back to native FP64 and why;
+ * ozaki2-auto: how many were emulated and with how many moduli, min/max/last).
+ * Local; synchronises the device.  The string lives until the next call or
+ * the plan's end. */
+const char *dd_plan_kernel_note(dd_plan *plan);
+
 /* What a caller holding its data in host memory waits for: op(A) and op(B)
  * streamed up from host copies panel by panel behind the multiply, C down
  * after it (the plan's host_pass; GPU backends: on the CPU backend there is

@@ -30,7 +30,12 @@
  *
  * The number of moduli: "ozaki2" picks it from k (oz2_auto_moduli: 15-16
  * for k from 256 to 16384), "ozaki2-N" fixes it (kernels.def lists the
- * variants).  Workspace: one per device, grown as needed (never shrunk
+ * variants), "ozaki2-auto" takes it per multiply from the operands: the
+ * guard of ozaki2.h (summaries and histograms of A's rows and B's columns,
+ * the maxima of its bound over every entry of C) runs first and its
+ * maxima come back to the host (one stream synchronisation per multiply:
+ * the count sizes the launches that follow), then the chunk runs at that
+ * count without the range check, or natively, the reason recorded.  Workspace: one per device, grown as needed (never shrunk
  * until kernel_shutdown), about N·(m + n)·k bytes of slices plus the INT32
  * tile; calls on different streams of one device are ordered by an event
  * (they share it). */
@@ -66,6 +71,12 @@ struct workspace {
     int sms;
     double tile_mb; /* products held at once (tile_mb(), at the first call) */
     bool own_i8;    /* the own INT8 GEMM with fused residues (own_int8(), first call) */
+    void *gbuf;     /* ozaki2-auto's guard: summaries and histograms of A and B */
+    size_t gcap;
+    /* ozaki2-auto since the last kernel_note: chunks decided, emulated, and
+     * the moduli of those emulated (min, max, last) */
+    unsigned long long auto_chunks, auto_emul;
+    int auto_min, auto_max, auto_last;
 };
 workspace g_ws[MAX_DEVICES];
 double tile_mb();
@@ -242,9 +253,28 @@ int product_own(workspace *w, const layout &L, int nm, int64_t r0, int64_t rows,
                         sa + r0, sb, beta, C + r0 * ldc, ldc, w->st, w->sms, s);
 }
 
-/* One chunk: k ≤ OZ2_KCHUNK. */
+/* The native product where the multiply is flagged (range check, non-finite
+ * value, or ozaki2-auto's guard): the FP64 production kernel gated on the
+ * flag, else (no TMA here) the simple kernel; the fallback kernel's block 0
+ * records the fallback. */
+int native_tail(workspace *w, int nm, int64_t m, int64_t n, int64_t k, const double *A,
+                int64_t lda, const double *B, int64_t ldb, int beta, double *C, int64_t ldc,
+                cudaStream_t s)
+{
+    int gated = dd_dgemm_dmma_gated(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &w->st->flag);
+    if (gated != cudaSuccess && gated != cudaErrorNotSupported)
+        return gated;
+    const int64_t tiles = ((m + 63) / 64) * ((n + 63) / 64);
+    const int grid = gated == cudaSuccess ? 1 : (int)(tiles < 2LL * w->sms ? tiles : 2LL * w->sms);
+    oz2::fallback<<<grid, 256, 0, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C, ldc, w->st,
+                                       w->sx, nm, gated != cudaSuccess);
+    return (int)cudaGetLastError();
+}
+
+/* One chunk: k ≤ OZ2_KCHUNK.  range 0: no range check (ozaki2-auto). */
 int chunk(workspace *w, int nm, int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
-          const double *B, int64_t ldb, int beta, double *C, int64_t ldc, cudaStream_t s)
+          const double *B, int64_t ldb, int beta, double *C, int64_t ldc, cudaStream_t s,
+          int range)
 {
     const layout L = plan(nm, m, n, k, w->tile_mb, w->own_i8 ? 1 : 4);
     OZ_TRY(grow(w, L.bytes));
@@ -255,10 +285,10 @@ int chunk(workspace *w, int nm, int64_t m, int64_t n, int64_t k, const double *A
     const int pi = nm - OZ2_MIN_MODULI;
     OZ_TRY(cudaMemsetAsync(w->st, 0, sizeof(oz2::status), s));
     oz2::slice_rows<<<(unsigned)m, 256, 0, s>>>(pi, (int)k, (int)L.kp, A, lda, sa, a8, L.m4 * L.kp,
-                                                 w->st);
+                                                 w->st, range);
     OZ_TRY(cudaGetLastError());
     oz2::slice_cols<<<(unsigned)((n + 31) / 32), 256, 0, s>>>(pi, (int)n, (int)k, (int)L.kp, B, ldb,
-                                                              sb, b8, L.n4 * L.kp, w->st);
+                                                              sb, b8, L.n4 * L.kp, w->st, range);
     OZ_TRY(cudaGetLastError());
     for (int64_t r0 = 0; r0 < m; r0 += L.mt) {
         const int64_t rows = m - r0 < L.mt ? m - r0 : L.mt;
@@ -266,17 +296,69 @@ int chunk(workspace *w, int nm, int64_t m, int64_t n, int64_t k, const double *A
                          : product_cublas(w, L, nm, r0, rows, n, a8, b8, cbuf, sa, sb, beta, C,
                                           ldc, s));
     }
-    /* The native product where the range check flagged this multiply: the
-     * FP64 production kernel gated on the flag, else (no TMA here) the
-     * simple kernel; the simple kernel's block 0 records the fallback. */
-    int gated = dd_dgemm_dmma_gated(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &w->st->flag);
-    if (gated != cudaSuccess && gated != cudaErrorNotSupported)
-        return gated;
-    const int64_t tiles = ((m + 63) / 64) * ((n + 63) / 64);
-    const int grid = gated == cudaSuccess ? 1 : (int)(tiles < 2LL * w->sms ? tiles : 2LL * w->sms);
-    oz2::fallback<<<grid, 256, 0, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C, ldc, w->st,
-                                       w->sx, nm, gated != cudaSuccess);
-    return (int)cudaGetLastError();
+    return native_tail(w, nm, m, n, k, A, lda, B, ldb, beta, C, ldc, s);
+}
+
+/* ozaki2-auto, one chunk: the guard's passes (summaries and histograms of
+ * A's rows and B's columns, then the maxima of r and q over every entry of
+ * C), the maxima read back (the one host synchronisation, per chunk), the
+ * count from them (oz2_guard_moduli), and the chunk at that count; native
+ * where the guard asks for more than OZ2_MAX_MODULI, finds an entry
+ * without a lower bound, or the count would be slower than native at this
+ * k (oz2_emulation_pays), or a value is non-finite. */
+int chunk_auto(workspace *w, int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
+               const double *B, int64_t ldb, int beta, double *C, int64_t ldc, cudaStream_t s)
+{
+    const size_t bins = sizeof(int) * OZ2_HIST_BINS;
+    const size_t off_vb = (size_t)up((int64_t)(sizeof(oz2_vsum) * m), 256);
+    const size_t off_ha = off_vb + (size_t)up((int64_t)(sizeof(oz2_vsum) * n), 256);
+    const size_t off_hb = off_ha + (size_t)up((int64_t)(bins * m), 256);
+    const size_t bytes = off_hb + (size_t)up((int64_t)(bins * n), 256);
+    if (bytes > w->gcap) {
+        if (w->gbuf) {
+            OZ_TRY(cudaFree(w->gbuf)); /* synchronises: queued work no longer reads it */
+            w->gbuf = nullptr, w->gcap = 0;
+        }
+        OZ_TRY(cudaMalloc(&w->gbuf, bytes));
+        w->gcap = bytes;
+    }
+    char *g = static_cast<char *>(w->gbuf);
+    oz2_vsum *va = reinterpret_cast<oz2_vsum *>(g), *vb = reinterpret_cast<oz2_vsum *>(g + off_vb);
+    int *ha = reinterpret_cast<int *>(g + off_ha), *hb = reinterpret_cast<int *>(g + off_hb);
+    OZ_TRY(cudaMemsetAsync(w->st, 0, sizeof(oz2::status), s));
+    oz2::guard_rows<<<(unsigned)m, 256, 0, s>>>((int)k, A, lda, va, ha, w->st);
+    OZ_TRY(cudaGetLastError());
+    oz2::guard_cols<<<(unsigned)((n + 31) / 32), 256, 0, s>>>((int)n, (int)k, B, ldb, vb, hb, w->st);
+    OZ_TRY(cudaGetLastError());
+    const int64_t tiles = ((m + 31) / 32) * ((n + 31) / 32);
+    const int grid = (int)(tiles < 8LL * w->sms ? tiles : 8LL * w->sms);
+    oz2::guard_pairs<<<grid, 256, 0, s>>>((int)m, (int)n, (int)k, va, ha, vb, hb, w->st);
+    OZ_TRY(cudaGetLastError());
+    oz2::status h;
+    OZ_TRY(cudaMemcpyAsync(&h, w->st, sizeof h, cudaMemcpyDeviceToHost, s));
+    OZ_TRY(cudaStreamSynchronize(s));
+    unsigned int why = h.flag;
+    int nm = 0;
+    if (!why) {
+        double r, q;
+        memcpy(&r, &h.rbits, sizeof r), memcpy(&q, &h.qbits, sizeof q);
+        nm = oz2_guard_moduli(r, q);
+        why = nm ? (oz2_emulation_pays(nm, k) ? 0u : (unsigned)oz2::REASON_GUARD_SLOW)
+                 : (unsigned)(isinf(r) ? oz2::REASON_GUARD_NOBOUND : oz2::REASON_GUARD_NEED);
+    }
+    ++w->auto_chunks;
+    if (!why) {
+        ++w->auto_emul;
+        w->auto_min = w->auto_emul == 1 || nm < w->auto_min ? nm : w->auto_min;
+        w->auto_max = nm > w->auto_max ? nm : w->auto_max;
+        w->auto_last = nm;
+        return chunk(w, nm, m, n, k, A, lda, B, ldb, beta, C, ldc, s, 0);
+    }
+    if (!h.flag) {
+        oz2::set_flag<<<1, 1, 0, s>>>(w->st, why, nm, (int)k);
+        OZ_TRY(cudaGetLastError());
+    }
+    return native_tail(w, nm, m, n, k, A, lda, B, ldb, beta, C, ldc, s);
 }
 
 int ozaki2_gemm(int nm, DD_LAUNCHER_ARGS(double))
@@ -299,7 +381,9 @@ int ozaki2_gemm(int nm, DD_LAUNCHER_ARGS(double))
         nm = oz2_auto_moduli(k < kc ? k : kc);
     for (int64_t l0 = 0; l0 < k; l0 += kc) {
         const int64_t kk = k - l0 < kc ? k - l0 : kc;
-        OZ_TRY(chunk(w, nm, m, n, kk, A + l0, lda, B + l0 * ldb, ldb, l0 ? 1 : beta, C, ldc, s));
+        const int b = l0 ? 1 : beta;
+        OZ_TRY(nm < 0 ? chunk_auto(w, m, n, kk, A + l0, lda, B + l0 * ldb, ldb, b, C, ldc, s)
+                      : chunk(w, nm, m, n, kk, A + l0, lda, B + l0 * ldb, ldb, b, C, ldc, s, 1));
     }
     OZ_TRY(cudaEventRecord(w->done, s));
     w->recorded = true;
@@ -315,6 +399,7 @@ int ozaki2_gemm(int nm, DD_LAUNCHER_ARGS(double))
         return ozaki2_gemm(N, m, n, k, A, lda, B, ldb, beta, C, ldc, stream);                      \
     }
 OZ_LAUNCHER(ozaki2, 0)
+OZ_LAUNCHER(ozaki2_auto, -1) /* the guard (ozaki2.h) picks the count per multiply */
 OZ_LAUNCHER(ozaki2_14, 14)
 OZ_LAUNCHER(ozaki2_15, 15)
 OZ_LAUNCHER(ozaki2_16, 16)
@@ -323,9 +408,17 @@ OZ_LAUNCHER(ozaki2_18, 18)
 /* kernel.h: the fallbacks since the last call, over every device used. */
 extern "C" const char *dd_ozaki2_note(void)
 {
-    static char buf[512];
-    static const char *what[] = {"", "a row of A holds a non-finite value",
-                                 "a column of B holds a non-finite value", "row", "column"};
+    static char buf[1024];
+    static const char *what[] = {"",
+                                 "a row of A holds a non-finite value",
+                                 "a column of B holds a non-finite value",
+                                 "row",
+                                 "column",
+                                 "guard (ozaki2-auto): the error bound needs more than 20 moduli",
+                                 "guard (ozaki2-auto): emulation would be slower than native",
+                                 "guard (ozaki2-auto): an entry has no lower bound of |A||B| "
+                                 "(sparse rows meeting sparse columns)"};
+    static_assert(sizeof what / sizeof what[0] == oz2::REASON_COUNT, "one text per reason");
     buf[0] = '\0';
     int cur = -1;
     if (cudaGetDevice(&cur) != cudaSuccess)
@@ -340,11 +433,30 @@ extern "C" const char *dd_ozaki2_note(void)
             continue;
         unsigned long long calls = w->calls;
         w->calls = 0;
+        if (w->auto_chunks && used < sizeof buf) {
+            int wr = w->auto_emul
+                         ? snprintf(buf + used, sizeof buf - used,
+                                    "%sozaki2-auto (GPU %d): %llu of %llu multiplies emulated, "
+                                    "moduli min %d max %d last %d",
+                                    used ? "; " : "", d, w->auto_emul, w->auto_chunks,
+                                    w->auto_min, w->auto_max, w->auto_last)
+                         : snprintf(buf + used, sizeof buf - used,
+                                    "%sozaki2-auto (GPU %d): 0 of %llu multiplies emulated",
+                                    used ? "; " : "", d, w->auto_chunks);
+            used += wr > 0 ? (size_t)wr : 0;
+            w->auto_chunks = w->auto_emul = 0;
+            w->auto_min = w->auto_max = w->auto_last = 0;
+        }
         if (!sx.fallbacks || used >= sizeof buf)
             continue;
         int r = (int)sx.reason;
         int wr;
-        if (r == oz2::REASON_A_RANGE || r == oz2::REASON_B_RANGE)
+        if (r == oz2::REASON_GUARD_SLOW)
+            wr = snprintf(buf + used, sizeof buf - used,
+                          "%sozaki2 (GPU %d): %llu of %llu multiplies fell back to native FP64; "
+                          "last: %s (%d moduli at k = %d)",
+                          used ? "; " : "", d, sx.fallbacks, calls, what[r], sx.index, sx.lossy);
+        else if (r == oz2::REASON_A_RANGE || r == oz2::REASON_B_RANGE)
             wr = snprintf(buf + used, sizeof buf - used,
                           "%sozaki2 (GPU %d): %llu of %llu multiplies fell back to native FP64; "
                           "last: %s %d of %s: %d of its %d nonzeros keep < %d bits at %d moduli "
@@ -352,11 +464,17 @@ extern "C" const char *dd_ozaki2_note(void)
                           used ? "; " : "", d, sx.fallbacks, calls, what[r], sx.index,
                           r == oz2::REASON_A_RANGE ? "A" : "B", sx.lossy, sx.nnz, OZ2_KEEP_BITS,
                           sx.moduli);
+        else if (r == oz2::REASON_GUARD_NEED || r == oz2::REASON_GUARD_NOBOUND)
+            wr = snprintf(buf + used, sizeof buf - used,
+                          "%sozaki2 (GPU %d): %llu of %llu multiplies fell back to native FP64; "
+                          "last: %s",
+                          used ? "; " : "", d, sx.fallbacks, calls, what[r]);
         else
             wr = snprintf(buf + used, sizeof buf - used,
                           "%sozaki2 (GPU %d): %llu of %llu multiplies fell back to native FP64; "
                           "last: %s (index %d)",
-                          used ? "; " : "", d, sx.fallbacks, calls, what[r < 5 ? r : 0], sx.index);
+                          used ? "; " : "", d, sx.fallbacks, calls,
+                          what[r < oz2::REASON_COUNT ? r : 0], sx.index);
         used += wr > 0 ? (size_t)wr : 0;
     }
     (void)cudaSetDevice(cur);
@@ -373,6 +491,7 @@ extern "C" void dd_ozaki2_shutdown(void)
         if (!w->ready || cudaSetDevice(d) != cudaSuccess)
             continue;
         cudaFree(w->buf);
+        cudaFree(w->gbuf);
         cudaFree(w->st);
         cudaFree(w->sx);
         cudaEventDestroy(w->done);

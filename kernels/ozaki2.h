@@ -141,8 +141,10 @@ static inline int oz2_auto_moduli(int64_t k)
 
 /* The scale exponent of a row (column) from amax = max|x| and
  * sumsq = Σ (x·2^-e)² with e the exponent of amax (frexp: amax = f·2^e,
- * f in [0.5, 1)), so that ||x·2^s||_2 ≤ 2^H.  An all-zero row gets 0. */
-OZ2_FN int oz2_shift(double amax, double sumsq, int half_bits)
+ * f in [0.5, 1)), so that ||x·2^s||_2 ≤ 2^H: s = H - oz2_shift_base (the
+ * row's "norm exponent", e plus that of the normalised 2-norm, which the
+ * guard below uses too).  An all-zero row gets 0. */
+OZ2_FN int oz2_shift_base(double amax, double sumsq)
 {
     if (!(amax > 0))
         return 0;
@@ -151,7 +153,180 @@ OZ2_FN int oz2_shift(double amax, double sumsq, int half_bits)
     /* sqrt and the sum are each within a few ulps (k ≤ 2^17 terms: far
      * below 2^-30 relative); the factor makes the bound safe. */
     (void)frexp(sqrt(sumsq) * (1.0 + 0x1p-30), &e2);
-    return half_bits - (e + e2);
+    return e + e2;
+}
+OZ2_FN int oz2_shift(double amax, double sumsq, int half_bits)
+{
+    return amax > 0 ? half_bits - oz2_shift_base(amax, sumsq) : 0;
+}
+
+/* ---- The accuracy guard (kernel ozaki2-auto) ------------------------------------
+ *
+ * The number of moduli chosen per multiply from the operands, so that the
+ * emulation's error bound stays within one unit roundoff of the entry's
+ * scale.  Derivation (row a = A_i, column b = B_j, s = s_i, t = t_j):
+ * rounding a·2^s to integers errs by ≤ 1/2 per element, so a' = a + da
+ * with |da_l| ≤ 2^-(s+1) (0 where a_l = 0), likewise |db_l| ≤ 2^-(t+1);
+ * the integer product and the CRT are exact, hence
+ *   |dC_ij| = |Σ da·b + a·db + da·db|
+ *          ≤ 2^-(s+1)·||b||_1 + 2^-(t+1)·||a||_1 + k·2^-(s+t+2).
+ * With s = H - E_a, t = H - E_b (E: oz2_shift_base), that is
+ *   2^-(H+1)·(2^E_a·||b||_1 + 2^E_b·||a||_1) + 2^-(2H+2)·k·2^(E_a+E_b),
+ * and the guard asks it to be ≤ OZ2_GUARD_TAU·u·(|A||B|)_ij, u = 2^-53,
+ * for every entry: the emulation then errs by no more than u·Σ|a||b|
+ * (native FP64's deterministic bound is k·u·Σ|a||b|, its typical error
+ * 0.1-1 of u·Σ|a||b|; the emulation's typical error is ~1/sqrt(3k) of its
+ * bound, the da being independent roundings).  Horner's rule in the CRT adds ≤ (N-1)·u·|C_ij| on top
+ * (relative to the entry itself; each step rounds once), the same order as
+ * native's own final roundings.
+ *
+ * (|A||B|)_ij needs a lower estimate that is sound and cheap.  The one
+ * used: the rearrangement inequality, Σ_l |a_l||b_l| ≥ Σ_p a↑_p·b↓_p
+ * (a sorted ascending against b descending: no pairing of the same values
+ * is smaller), evaluated on power-of-two histograms: each |x| is rounded
+ * down to 2^(e_max-1-d), d the bin (its exponent below the row's largest
+ * exponent e_max, d < OZ2_HIST_BINS; values further down count as 0).
+ * Rounding down is monotone, so the histograms' anti-sorted sum is ≤ the
+ * true anti-sorted sum ≤ (|A||B|)_ij: a lower bound, never an estimate that
+ * could be too high.  It costs one pass over A and B (the histograms,
+ * beside the max and the norms that the scaling needs anyway) and
+ * O(OZ2_HIST_BINS) per entry of C, against O(k) for a low-precision
+ * product of |A| and |B|, whose rounding (BF16 inputs, FP32 sums) would
+ * also have to be bounded.  It is tight where rows and columns have narrow
+ * ranges (uniform: a↑·b↓ sums to 2/3 of the mean pairing) and where large
+ * values meet small ones (the pairing is then the anti-sorted one); it is
+ * pessimistic for heavy tails (lognormal magnitudes exp(φ·randn): about
+ * e^(φ²) below the mean pairing, i.e. ~1.44·φ² bits, ~0.7·φ²/2 moduli),
+ * and it is 0 where the nonzeros of a and b together number ≤ k (sparse
+ * rows meeting sparse columns): such an entry cannot be guarded and the
+ * multiply is done natively.
+ *
+ * Per entry the guard keeps r = (2^E_a·||b||_1 + 2^E_b·||a||_1)/L and
+ * q = k·2^(E_a+E_b)/L (L the lower bound), the multiply their maxima over
+ * all entries; the count is the fewest N with
+ * 2^-(H+1)·max r + 2^-(2H+2)·max q ≤ τ·u (oz2_guard_moduli).  Everything
+ * is computed normalised by each row's 2^e_max, so no value over- or
+ * underflows whatever the inputs' exponents. */
+#define OZ2_HIST_BINS 64
+#define OZ2_GUARD_TAU 1.0
+
+/* What the guard keeps of one row of A or column of B (besides its
+ * histogram h[OZ2_HIST_BINS]): e_max (frexp exponent of max|x|), the norm
+ * exponent E (oz2_shift_base), the 1-norm normalised by 2^-e_max (rounded
+ * up), the count of values counted as 0 (zero, or below the last bin), and
+ * the last nonempty bin (-1: none; the pair loop stops there: a uniform
+ * row fills ~log2(k) bins, not OZ2_HIST_BINS). */
+typedef struct {
+    int emax, enorm;
+    double n1;
+    int zeros, last;
+} oz2_vsum;
+
+/* The last nonempty bin of h, -1 when all are empty. */
+OZ2_FN int oz2_hist_last(const int *h)
+{
+    int last = -1;
+    for (int d = 0; d < OZ2_HIST_BINS; ++d)
+        last = h[d] ? d : last;
+    return last;
+}
+
+/* The bin of x for a row of largest exponent emax: d ≥ 0, or -1 when x is
+ * 0 or below 2^(emax-OZ2_HIST_BINS) (counted as 0). */
+OZ2_FN int oz2_hist_bin(double x, int emax)
+{
+    if (x == 0)
+        return -1;
+    int ex = 0;
+    (void)frexp(x, &ex);
+    int d = emax - ex;
+    return d < OZ2_HIST_BINS ? d : -1;
+}
+
+/* The anti-sorted sum of the rounded-down values, normalised:
+ * Σ count·2^-(da+db) over the pairs of a ascending (za zeros first, then
+ * bins from the smallest) with b descending (bins from the largest; b's
+ * zeros come last and add nothing).  (|a||b|) ≥ 2^(emax_a-1+emax_b-1) ×
+ * this.  la, lb: the last nonempty bins of ha, hb (oz2_hist_last). */
+OZ2_FN double oz2_antisorted(const int *ha, int za, int la, const int *hb, int lb)
+{
+    const int nb = lb + 1; /* b's bins past lb are empty */
+    int ib = 0, left = nb > 0 ? hb[0] : 0;
+    if (nb <= 0)
+        return 0;
+    /* a's zeros take the first za positions of b's descending order */
+    int skip = za;
+    while (ib < nb) {
+        if (left == 0) {
+            if (++ib < nb)
+                left = hb[ib];
+            continue;
+        }
+        if (skip == 0)
+            break;
+        int t = skip < left ? skip : left;
+        skip -= t, left -= t;
+    }
+    double s = 0;
+    for (int da = la; da >= 0 && ib < nb; --da) {
+        int ca = ha[da];
+        while (ca > 0 && ib < nb) {
+            if (left == 0) {
+                if (++ib < nb)
+                    left = hb[ib];
+                continue;
+            }
+            int t = ca < left ? ca : left;
+            s += (double)t * ldexp(1.0, -(da + ib));
+            ca -= t, left -= t;
+        }
+    }
+    return s;
+}
+
+/* r and q of one entry (see above); both 0 where a or b is all zero (the
+ * entry is then exactly 0), INFINITY where the lower bound is 0.  The
+ * factor (1 + 2^-30) covers the roundings of the anti-sorted sum (≤ 128
+ * additions of positive terms) and of the 1-norms (≤ OZ2_KCHUNK positive
+ * terms in any order: relative error ≤ 2^16·2^-53). */
+OZ2_FN void oz2_guard_entry(const oz2_vsum *a, const int *ha, const oz2_vsum *b, const int *hb,
+                            int64_t k, double *r, double *q)
+{
+    if (a->n1 == 0 || b->n1 == 0) {
+        *r = 0, *q = 0;
+        return;
+    }
+    double s = oz2_antisorted(ha, a->zeros, a->last, hb, b->last);
+    if (!(s > 0)) {
+        *r = INFINITY, *q = INFINITY;
+        return;
+    }
+    /* L = 2^(emax_a + emax_b - 2)·s, ||b||_1 = 2^emax_b·n1_b, ... */
+    const int da = a->enorm - a->emax, db = b->enorm - b->emax;
+    *r = 4.0 * (ldexp(b->n1, da) + ldexp(a->n1, db)) / s * (1.0 + 0x1p-30);
+    *q = 4.0 * (double)k * ldexp(1.0, da + db) / s * (1.0 + 0x1p-30);
+}
+
+/* The fewest moduli (OZ2_MIN_MODULI..OZ2_MAX_MODULI) whose H meets
+ * 2^-(H+1)·rmax + 2^-(2H+2)·qmax ≤ τ·2^-53; 0 when none does. */
+static inline int oz2_guard_moduli(double rmax, double qmax)
+{
+    for (int n = OZ2_MIN_MODULI; n <= OZ2_MAX_MODULI; ++n) {
+        int h = (oz2_log2_product(n) - 2) / 2;
+        if (ldexp(rmax, -(h + 1)) + ldexp(qmax, -(2 * h + 2)) <= OZ2_GUARD_TAU * 0x1p-53)
+            return n;
+    }
+    return 0;
+}
+
+/* Whether N moduli at inner dimension k are expected to beat native FP64
+ * (the speed half of ozaki2-auto's choice): time relative to native
+ * ≈ N·(1/24 + 117/k), fitted to the H200 figures in docs/ozaki2.md
+ * (14 moduli: 0.685 of native at k = 16384, 1.39 at k = 2048); so
+ * N·(k + 2816) < 24·k.  k = 4096: up to 14 moduli, 8192: 17, 16384: 20. */
+static inline int oz2_emulation_pays(int n, int64_t k)
+{
+    return (double)n * ((double)k + 2816.0) < 24.0 * (double)k;
 }
 
 /* x·2^s rounded to an integer (an exact double), and whether it is lossy:

@@ -15,11 +15,26 @@ namespace oz2
 {
 
 /* One multiply's verdict (reset before each chunk): flag 0 fine, else the
- * first reason found (REASON_*), with its row/column and counts. */
-enum { REASON_NONE, REASON_A_NONFINITE, REASON_B_NONFINITE, REASON_A_RANGE, REASON_B_RANGE };
+ * first reason found (REASON_*), with its row/column and counts; the
+ * REASON_GUARD_* are ozaki2-auto's (set by set_flag: index = the count the
+ * guard asked for, lossy = k).  rbits / qbits: the guard's maxima of r and
+ * q (ozaki2.h) as the bits of non-negative doubles, which order like the
+ * values (atomicMax). */
+enum {
+    REASON_NONE,
+    REASON_A_NONFINITE,
+    REASON_B_NONFINITE,
+    REASON_A_RANGE,
+    REASON_B_RANGE,
+    REASON_GUARD_NEED,
+    REASON_GUARD_SLOW,
+    REASON_GUARD_NOBOUND,
+    REASON_COUNT
+};
 struct status {
     unsigned int flag;
     int index, lossy, nnz;
+    unsigned long long rbits, qbits;
 };
 /* Kept across multiplies, read and cleared by the host (kernel_note). */
 struct stats {
@@ -57,10 +72,11 @@ template <typename T, bool MAX> __device__ inline T block_reduce(T v, T *red)
 
 /* Row i of A (k values) -> sa[i] and n INT8 slices, slice q at
  * out + q·stride + i·kp, zero past k up to kp (a multiple of 32).  256
- * threads, one block per row. */
+ * threads, one block per row.  range 0: no range check (ozaki2-auto, whose
+ * guard has bounded the error). */
 __global__ void __launch_bounds__(256) slice_rows(int pi, int k, int kp, const double *A,
                                                   int64_t lda, int *sa, int8_t *out,
-                                                  int64_t stride, status *st)
+                                                  int64_t stride, status *st, int range)
 {
     __shared__ double redd[8];
     __shared__ int redi[8];
@@ -113,7 +129,7 @@ __global__ void __launch_bounds__(256) slice_rows(int pi, int k, int kp, const d
     }
     lossy = block_reduce<int, false>(lossy, redi);
     nnz = block_reduce<int, false>(nnz, redi);
-    if (threadIdx.x == 0 && (int64_t)lossy * OZ2_LOSSY_DEN > nnz)
+    if (threadIdx.x == 0 && range && (int64_t)lossy * OZ2_LOSSY_DEN > nnz)
         flag(st, REASON_A_RANGE, i, lossy, nnz);
 }
 
@@ -122,7 +138,7 @@ __global__ void __launch_bounds__(256) slice_rows(int pi, int k, int kp, const d
  * contiguous: the "T" operand of the INT8 GEMM). */
 __global__ void __launch_bounds__(256) slice_cols(int pi, int n, int k, int kp, const double *B,
                                                   int64_t ldb, int *sb, int8_t *out,
-                                                  int64_t stride, status *st)
+                                                  int64_t stride, status *st, int range)
 {
     __shared__ double redd[8][32];
     __shared__ int redi[8][32], redn[8][32];
@@ -188,9 +204,172 @@ __global__ void __launch_bounds__(256) slice_cols(int pi, int n, int k, int kp, 
     if (warp == 0 && ok && !bad) {
         for (int w = 1; w < 8; ++w)
             lossy += redi[w][lane], nnz += redn[w][lane];
-        if ((int64_t)lossy * OZ2_LOSSY_DEN > nnz)
+        if (range && (int64_t)lossy * OZ2_LOSSY_DEN > nnz)
             flag(st, REASON_B_RANGE, j, lossy, nnz);
     }
+}
+
+/* ---- ozaki2-auto's guard (ozaki2.h): summaries, histograms, the pair maxima ---- */
+
+/* Row i of A -> va[i] and its histogram ha[i·OZ2_HIST_BINS ..] (the host
+ * reference's guard_vector); a non-finite value flags the multiply.  256
+ * threads, one block per row. */
+__global__ void __launch_bounds__(256) guard_rows(int k, const double *A, int64_t lda,
+                                                  oz2_vsum *va, int *ha, status *st)
+{
+    __shared__ double redd[8];
+    __shared__ int redi[8];
+    __shared__ int hist[OZ2_HIST_BINS];
+    const int i = blockIdx.x;
+    const double *a = A + (int64_t)i * lda;
+    for (int d = threadIdx.x; d < OZ2_HIST_BINS; d += 256)
+        hist[d] = 0;
+    double amax = 0;
+    int bad = 0;
+    for (int l = threadIdx.x; l < k; l += 256) {
+        double v = fabs(a[l]);
+        bad |= !isfinite(v);
+        amax = fmax(amax, v);
+    }
+    if (block_reduce<int, false>(bad, redi)) { /* also orders hist's zeroing */
+        if (threadIdx.x == 0)
+            flag(st, REASON_A_NONFINITE, i, 0, 0);
+        return;
+    }
+    amax = block_reduce<double, true>(amax, redd);
+    int e = 0;
+    if (amax > 0)
+        (void)frexp(amax, &e);
+    double ss = 0, n1 = 0;
+    int zeros = 0;
+    for (int l = threadIdx.x; l < k; l += 256) {
+        const double x = a[l], v = ldexp(fabs(x), -e);
+        ss += v * v, n1 += v;
+        const int d = oz2_hist_bin(x, e);
+        if (d < 0)
+            ++zeros;
+        else
+            atomicAdd(&hist[d], 1);
+    }
+    ss = block_reduce<double, false>(ss, redd);
+    n1 = block_reduce<double, false>(n1, redd);
+    zeros = block_reduce<int, false>(zeros, redi); /* its barriers order hist's atomics */
+    for (int d = threadIdx.x; d < OZ2_HIST_BINS; d += 256)
+        ha[(int64_t)i * OZ2_HIST_BINS + d] = hist[d];
+    if (threadIdx.x == 0) {
+        oz2_vsum v;
+        v.emax = e, v.enorm = oz2_shift_base(amax, ss), v.n1 = n1, v.zeros = zeros;
+        v.last = oz2_hist_last(hist);
+        va[i] = v;
+    }
+}
+
+/* Columns of B, 32 per block (lane = column, 8 warps share k) -> vb[j],
+ * hb[j·OZ2_HIST_BINS ..]. */
+__global__ void __launch_bounds__(256) guard_cols(int n, int k, const double *B, int64_t ldb,
+                                                  oz2_vsum *vb, int *hb, status *st)
+{
+    __shared__ double redd[8][32], redn[8][32];
+    __shared__ int redi[8][32];
+    __shared__ int hist[32][OZ2_HIST_BINS + 1];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int j = blockIdx.x * 32 + lane;
+    const bool ok = j < n;
+    for (int d = warp; d < OZ2_HIST_BINS; d += 8)
+        hist[lane][d] = 0;
+    double amax = 0;
+    int bad = 0;
+    for (int l = warp; ok && l < k; l += 8) {
+        double v = fabs(B[(int64_t)l * ldb + j]);
+        bad |= !isfinite(v);
+        amax = fmax(amax, v);
+    }
+    redd[warp][lane] = amax, redi[warp][lane] = bad;
+    __syncthreads();
+    for (int w = 0; w < 8; ++w)
+        amax = fmax(amax, redd[w][lane]), bad |= redi[w][lane];
+    __syncthreads();
+    if (bad && warp == 0)
+        flag(st, REASON_B_NONFINITE, j, 0, 0);
+    int e = 0;
+    if (amax > 0)
+        (void)frexp(amax, &e);
+    double ss = 0, n1 = 0;
+    int zeros = 0;
+    for (int l = warp; ok && !bad && l < k; l += 8) {
+        const double x = B[(int64_t)l * ldb + j], v = ldexp(fabs(x), -e);
+        ss += v * v, n1 += v;
+        const int d = oz2_hist_bin(x, e);
+        if (d < 0)
+            ++zeros;
+        else
+            atomicAdd(&hist[lane][d], 1);
+    }
+    redd[warp][lane] = ss, redn[warp][lane] = n1, redi[warp][lane] = zeros;
+    __syncthreads();
+    for (int d = warp; ok && !bad && d < OZ2_HIST_BINS; d += 8)
+        hb[(int64_t)j * OZ2_HIST_BINS + d] = hist[lane][d];
+    if (warp == 0 && ok && !bad) {
+        ss = 0, n1 = 0, zeros = 0;
+        for (int w = 0; w < 8; ++w)
+            ss += redd[w][lane], n1 += redn[w][lane], zeros += redi[w][lane];
+        oz2_vsum v;
+        v.emax = e, v.enorm = oz2_shift_base(amax, ss), v.n1 = n1, v.zeros = zeros;
+        v.last = oz2_hist_last(hist[lane]);
+        vb[j] = v;
+    }
+}
+
+/* The maxima of r and q over every entry of C (oz2_guard_entry) into
+ * st->rbits / qbits: tiles of 32×32 entries, their 64 histograms staged in
+ * shared memory (B's padded: a warp reads 32 columns' bin d at once),
+ * blocks striding over the tiles.  Nothing when the multiply is flagged
+ * (non-finite). */
+__global__ void __launch_bounds__(256) guard_pairs(int m, int n, int k, const oz2_vsum *va,
+                                                   const int *ha, const oz2_vsum *vb,
+                                                   const int *hb, status *st)
+{
+    if (*(volatile const unsigned int *)&st->flag)
+        return;
+    __shared__ int sha[32][OZ2_HIST_BINS], shb[32][OZ2_HIST_BINS + 1];
+    __shared__ oz2_vsum sva[32], svb[32];
+    __shared__ double redd[8];
+    const int64_t tm = (m + 31) / 32, tn = (n + 31) / 32;
+    double rmax = 0, qmax = 0;
+    for (int64_t t = blockIdx.x; t < tm * tn; t += gridDim.x) {
+        const int r0 = (int)(t / tn) * 32, c0 = (int)(t % tn) * 32;
+        __syncthreads(); /* the previous tile's readers are done */
+        for (int q = threadIdx.x; q < 32 * OZ2_HIST_BINS; q += 256) {
+            const int x = q / OZ2_HIST_BINS, d = q % OZ2_HIST_BINS;
+            sha[x][d] = r0 + x < m ? ha[(int64_t)(r0 + x) * OZ2_HIST_BINS + d] : 0;
+            shb[x][d] = c0 + x < n ? hb[(int64_t)(c0 + x) * OZ2_HIST_BINS + d] : 0;
+        }
+        if (threadIdx.x < 32 && r0 + (int)threadIdx.x < m)
+            sva[threadIdx.x] = va[r0 + threadIdx.x];
+        else if (threadIdx.x >= 32 && threadIdx.x < 64 && c0 + (int)threadIdx.x - 32 < n)
+            svb[threadIdx.x - 32] = vb[c0 + threadIdx.x - 32];
+        __syncthreads();
+        for (int q = threadIdx.x; q < 1024; q += 256) {
+            const int x = q / 32, y = q % 32;
+            if (r0 + x >= m || c0 + y >= n)
+                continue;
+            double r, qq;
+            oz2_guard_entry(&sva[x], sha[x], &svb[y], shb[y], k, &r, &qq);
+            rmax = fmax(rmax, r), qmax = fmax(qmax, qq);
+        }
+    }
+    rmax = block_reduce<double, true>(rmax, redd);
+    qmax = block_reduce<double, true>(qmax, redd);
+    if (threadIdx.x == 0) {
+        atomicMax(&st->rbits, (unsigned long long)__double_as_longlong(rmax));
+        atomicMax(&st->qbits, (unsigned long long)__double_as_longlong(qmax));
+    }
+}
+
+/* Flags the multiply from the host's verdict (ozaki2-auto's fallbacks). */
+__global__ void set_flag(status *st, unsigned int why, int index, int lossy)
+{
+    flag(st, why, index, lossy, 0);
 }
 
 /* rows×n entries of C from the N products (product q at c32 + q·cstride,

@@ -59,11 +59,81 @@ static int scale_vector(const double *x, int64_t stride, int64_t k, int half_bit
     return s;
 }
 
-/* Scales of every row of A (sa) and column of B (sb); 0, or 1 with the
- * reason written when some row or column is out of range. */
-static int scale_all(const oz2_params *p, int64_t m, int64_t n, int64_t k, const double *A,
-                     int64_t lda, const double *B, int64_t ldb, int *sa, int *sb, char *why,
+/* The guard's summary and histogram of one row (stride 1) or column
+ * (stride ld) of length k; 1 when it holds a non-finite value. */
+static int guard_vector(const double *x, int64_t stride, int64_t k, oz2_vsum *v, int *h)
+{
+    double amax = 0, sumsq = 0, n1 = 0;
+    for (int64_t l = 0; l < k; ++l) {
+        double a = fabs(x[l * stride]);
+        if (!isfinite(a))
+            return 1;
+        amax = a > amax ? a : amax;
+    }
+    int e = 0;
+    if (amax > 0)
+        (void)frexp(amax, &e);
+    memset(h, 0, sizeof(int) * OZ2_HIST_BINS);
+    v->zeros = 0;
+    for (int64_t l = 0; l < k; ++l) {
+        double a = ldexp(fabs(x[l * stride]), -e);
+        sumsq += a * a, n1 += a;
+        int d = oz2_hist_bin(x[l * stride], e);
+        if (d < 0)
+            ++v->zeros;
+        else
+            ++h[d];
+    }
+    v->emax = e;
+    v->enorm = oz2_shift_base(amax, sumsq);
+    v->n1 = n1;
+    v->last = oz2_hist_last(h);
+    return 0;
+}
+
+/* The guard over one chunk: the maxima of r and q over every entry
+ * (ozaki2.h).  0, 1 with the reason written when A or B holds a
+ * non-finite value, -1 out of memory. */
+static int guard_all(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
+                     const double *B, int64_t ldb, double *rmax, double *qmax, char *why,
                      size_t len)
+{
+    oz2_vsum *va = malloc(sizeof(oz2_vsum) * (size_t)m), *vb = malloc(sizeof(oz2_vsum) * (size_t)n);
+    int *ha = malloc(sizeof(int) * OZ2_HIST_BINS * (size_t)m);
+    int *hb = malloc(sizeof(int) * OZ2_HIST_BINS * (size_t)n);
+    int rc = -1;
+    if (!va || !vb || !ha || !hb)
+        goto out;
+    rc = 0;
+    for (int64_t i = 0; i < m && !rc; ++i)
+        if (guard_vector(A + i * lda, 1, k, &va[i], ha + i * OZ2_HIST_BINS)) {
+            snprintf(why, len, "row %lld of A holds a non-finite value", (long long)i);
+            rc = 1;
+        }
+    for (int64_t j = 0; j < n && !rc; ++j)
+        if (guard_vector(B + j, ldb, k, &vb[j], hb + j * OZ2_HIST_BINS)) {
+            snprintf(why, len, "column %lld of B holds a non-finite value", (long long)j);
+            rc = 1;
+        }
+    *rmax = 0, *qmax = 0;
+    for (int64_t i = 0; i < m && !rc; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+            double r, q;
+            oz2_guard_entry(&va[i], ha + i * OZ2_HIST_BINS, &vb[j], hb + j * OZ2_HIST_BINS, k, &r,
+                            &q);
+            *rmax = r > *rmax ? r : *rmax, *qmax = q > *qmax ? q : *qmax;
+        }
+out:
+    free(va), free(vb), free(ha), free(hb);
+    return rc;
+}
+
+/* Scales of every row of A (sa) and column of B (sb); 0, or 1 with the
+ * reason written when some row or column is out of range (with range 0
+ * only non-finite values count: the guard has bounded the error). */
+static int scale_all(const oz2_params *p, int range, int64_t m, int64_t n, int64_t k,
+                     const double *A, int64_t lda, const double *B, int64_t ldb, int *sa, int *sb,
+                     char *why, size_t len)
 {
     int out = 0;
     for (int64_t v = 0; v < m + n; ++v) {
@@ -74,6 +144,8 @@ static int scale_all(const oz2_params *p, int64_t m, int64_t n, int64_t k, const
         int s = is_a ? scale_vector(A + idx * lda, 1, k, p->half_bits, &bad, &lossy, &nnz)
                      : scale_vector(B + idx, ldb, k, p->half_bits, &bad, &lossy, &nnz);
         (is_a ? sa : sb)[idx] = s;
+        if (bad == 2 && !range)
+            bad = 0;
         if (bad && !out) {
             out = 1;
             if (bad == 1)
@@ -141,18 +213,67 @@ int oz2_ref_int_product(int moduli, int64_t m, int64_t n, int64_t k, const doubl
     return crt_product(&p, m, n, k, A, B, C);
 }
 
+/* The guard's verdict on one chunk: the moduli to use (p set up), or 0
+ * with the reason written: native.  -1 out of memory. */
+static int guard_chunk(const oz2_ref_opts *o, int64_t m, int64_t n, int64_t k, const double *A,
+                       int64_t lda, const double *B, int64_t ldb, oz2_params *p,
+                       oz2_ref_result *res, char *why, size_t len)
+{
+    double rmax = 0, qmax = 0;
+    why[0] = '\0';
+    int g = guard_all(m, n, k, A, lda, B, ldb, &rmax, &qmax, why, len);
+    if (g < 0)
+        return -1;
+    if (g > 0) { /* non-finite: native, whatever force says */
+        res->need = 0;
+        return 0;
+    }
+    int nm = oz2_guard_moduli(rmax, qmax);
+    res->need = nm, res->rmax = rmax, res->qmax = qmax;
+    if (!nm && isinf(rmax))
+        snprintf(why, len, "guard: an entry has no lower bound of |A||B| (sparse rows meeting "
+                           "sparse columns)");
+    else if (!nm)
+        snprintf(why, len, "guard: the error bound needs more than %d moduli (log2 max r = %.1f)",
+                 OZ2_MAX_MODULI, log2(rmax));
+    else if (o->speed && !oz2_emulation_pays(nm, k))
+        snprintf(why, len, "guard: %d moduli at k = %lld would be slower than native", nm,
+                 (long long)k);
+    if (why[0] && !o->force)
+        return 0;
+    oz2_params_init(p, nm ? nm : OZ2_MAX_MODULI);
+    return p->n;
+}
+
 /* One k chunk (k ≤ OZ2_KCHUNK).  Returns 0, -1 out of memory. */
-static int chunk(const oz2_ref_opts *o, const oz2_params *p, int64_t m, int64_t n, int64_t k,
+static int chunk(const oz2_ref_opts *o, const oz2_params *p0, int64_t m, int64_t n, int64_t k,
                  const double *A, int64_t lda, const double *B, int64_t ldb, int beta, double *C,
                  int64_t ldc, oz2_ref_result *res)
 {
     int *sa = malloc(sizeof(int) * (size_t)m), *sb = malloc(sizeof(int) * (size_t)n);
     double *As = malloc(sizeof(double) * (size_t)(m * k)), *Bs = NULL, *X = NULL;
     int rc = -1;
+    oz2_params pg;
+    const oz2_params *p = p0;
     if (!sa || !sb || !As)
         goto out;
     char why[sizeof res->reason];
-    if (scale_all(p, m, n, k, A, lda, B, ldb, sa, sb, why, sizeof why)) {
+    if (o->guard) {
+        int nm = guard_chunk(o, m, n, k, A, lda, B, ldb, &pg, res, why, sizeof why);
+        if (nm < 0)
+            goto out;
+        if (why[0])
+            memcpy(res->reason, why, sizeof why);
+        if (nm == 0) {
+            res->fallback = 1;
+            oz2_ref_native(m, n, k, A, lda, B, ldb, beta, C, ldc);
+            rc = 0;
+            goto out;
+        }
+        p = &pg;
+        res->moduli = nm;
+    }
+    if (scale_all(p, !o->guard, m, n, k, A, lda, B, ldb, sa, sb, why, sizeof why)) {
         if (!res->reason[0])
             memcpy(res->reason, why, sizeof why);
         if (!o->force) {
@@ -197,7 +318,7 @@ int oz2_ref_dgemm(const oz2_ref_opts *o, int64_t m, int64_t n, int64_t k, const 
     oz2_params p;
     oz2_params_init(&p, nm);
     memset(res, 0, sizeof *res);
-    res->moduli = nm;
+    res->moduli = o->guard ? 0 : nm;
     if (m == 0 || n == 0)
         return 0;
     if (k == 0) {

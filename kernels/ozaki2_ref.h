@@ -14,18 +14,26 @@ typedef struct {
     int moduli; /* 0: oz2_auto_moduli(k) */
     int force;  /* 1: never fall back (to measure the emulation out of range) */
     int kchunk; /* 0: OZ2_KCHUNK; smaller to exercise the chunked path */
+    int guard;  /* 1: the accuracy guard (ozaki2.h) picks the moduli per chunk
+                   (moduli ignored, no range check: the guard bounds the error) */
+    int speed;  /* with guard: native where oz2_emulation_pays says no */
 } oz2_ref_opts;
 
 typedef struct {
-    int moduli;       /* moduli used */
-    int fallback;     /* 1: the range check failed; C computed natively */
+    int moduli;       /* moduli used (guard: of the last chunk emulated; 0 if none) */
+    int fallback;     /* 1: the range check or the guard said no; C computed natively */
     char reason[192]; /* why, when fallback (or when force overrode it) */
+    int need;         /* guard: the count its bound asks for (last chunk), 0: > 20 */
+    double rmax, qmax; /* guard: the maxima of r and q (ozaki2.h), last chunk */
 } oz2_ref_result;
 
 /* C(m×n, ldc) = A(m×k, lda)·B(k×n, ldb) + beta·C (beta 0 or 1) through
  * the scheme; out of range inputs (non-finite values, rows or columns of
  * too wide a range) are computed by the native loop instead, unless
- * o->force.  Returns 0, or -1 on bad arguments / out of memory. */
+ * o->force.  With o->guard the count is the guard's per chunk (native
+ * where it asks for more than OZ2_MAX_MODULI, or, with o->speed, where
+ * that count would be slower than native; o->force then emulates at the
+ * guard's count, OZ2_MAX_MODULI when it asks for more).  Returns 0, or -1 on bad arguments / out of memory. */
 int oz2_ref_dgemm(const oz2_ref_opts *o, int64_t m, int64_t n, int64_t k, const double *A,
                   int64_t lda, const double *B, int64_t ldb, int beta, double *C, int64_t ldc,
                   oz2_ref_result *res);

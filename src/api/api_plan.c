@@ -443,6 +443,14 @@ dd_status dd_plan_set_progress(dd_plan *p, void (*fn)(void *, int64_t, int64_t),
     return DD_SUCCESS;
 }
 
+const char *dd_plan_kernel_note(dd_plan *p)
+{
+    if (!p)
+        return "";
+    dd_engine *e = &p->ctx->eng;
+    return e->ops->note ? e->ops->note(e) : "";
+}
+
 dd_status dd_plan_telemetry_start(dd_plan *p)
 {
     if (!p)

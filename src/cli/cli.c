@@ -51,6 +51,7 @@ const opt_spec cli_specs[O_COUNT] = {
     [O_BACKEND] = {"--backend", 0, K_CHOICE, MODE_RUN, 0, 0, NULL},
     [O_COMM] = {"--comm", 0, K_CHOICE, MODE_RUN, 0, 0, NULL},
     [O_KERNEL] = {"--kernel", 0, K_NAME, MODE_RUN, 0, 0, "a kernel"},
+    [O_ACCURACY] = {"--accuracy", 0, K_CHOICE, MODE_RUN, 0, 0, NULL},
     [O_THREADS] = {"--threads", 0, K_NUMBER, MODE_RUN, 1, THREADS_MAX, NULL},
     [O_PROGRESS] = {"--progress", 0, K_NUMBER, MODE_RUN, 0, 86400, NULL},
     [O_REPEAT] = {"--repeat", 0, K_NUMBER, MODE_RUN, 1, REPEAT_MAX, NULL},
@@ -72,6 +73,7 @@ static const char *const comms[] = {"auto", "nccl", "mpi", "ce", "cuda-ipc", NUL
 static const char *const ios[] = {"auto", "direct", "collective", "independent", NULL};
 static const char *const transes[] = {"N", "T", "n", "t", "C", "c", NULL};
 static const char *const orders[] = {"row", "col", NULL};
+static const char *const accuracies[] = {"native", "fp64", NULL};
 /* ---- values ------------------------------------------------------------------ */
 
 /* Plain decimal digits (no sign, space or prefix) from lo to hi. */
@@ -179,6 +181,9 @@ static const char *const *choices_of(int id, const char **expect)
     case O_ORDER:
         *expect = "row (C, numpy, h5py) or col (Fortran, MATLAB, Julia, R)";
         return orders;
+    case O_ACCURACY:
+        *expect = "native or fp64";
+        return accuracies;
     default:
         *expect = "auto, collective or independent";
         return ios;
@@ -200,6 +205,8 @@ static int take_choice(cli_state *st, int id, const char *v)
         *(id == O_TRANSA ? &r->transa : &r->transb) = i >= 4 ? 'C' : i % 2 ? 'T' : 'N';
     else if (id == O_ORDER)
         r->col = i == 1;
+    else if (id == O_ACCURACY)
+        r->accuracy = i;
     else
         *(id == O_BACKEND ? &r->backend : id == O_COMM ? &r->comm : &r->io) = v;
     return DD_OK;
@@ -495,6 +502,13 @@ static int finish_run(cli_state *st)
         return dd_fail(st->err, DD_EUSAGE, "give an input: --in FILE or --size M,N,K (see --help)");
     if (r->in && st->o->have_size)
         return dd_fail(st->err, DD_EUSAGE, "--in and --size are exclusive: pick one input");
+    if (st->seen[O_ACCURACY] && r->kernel)
+        return dd_fail(st->err, DD_EUSAGE,
+                       "--kernel and --accuracy both choose the local multiply kernel: give one "
+                       "(--accuracy %s picks %s)",
+                       accuracies[r->accuracy],
+                       r->accuracy ? "ozaki2-auto or the default kernel per problem"
+                                   : "the default kernel");
     return DD_OK;
 }
 

@@ -36,6 +36,7 @@ enum {
     O_BACKEND,
     O_COMM,
     O_KERNEL,
+    O_ACCURACY,
     O_THREADS,
     O_PROGRESS,
     O_REPEAT,

@@ -215,6 +215,10 @@ void report_print(FILE *f, const dd_record *r)
         fprintf(f, "output    %s\n", r->output);
     fprintf(f, "backend   %s (%s)\n", r->backend, r->backend_why);
     fprintf(f, "kernel    %s\n", r->kernel);
+    if (r->accuracy_why)
+        fprintf(f, "accuracy  fp64: %s\n", r->accuracy_why);
+    if (r->kernel_note)
+        fprintf(f, "kernel    note: %s\n", r->kernel_note);
     fprintf(f, "comm      %s: %s\n", r->comm, r->comm_detail);
     if (r->io)
         fprintf(f, "io        %s\n", r->io);
@@ -375,6 +379,9 @@ static void json_record(FILE *f, const dd_record *r)
     dd_json_kv_str(f, "comm", r->comm);
     dd_json_kv_str(f, "comm_detail", r->comm_detail);
     dd_json_kv_str(f, "kernel", r->kernel);
+    dd_json_kv_str(f, "accuracy", r->accuracy);
+    dd_json_kv_str(f, "accuracy_choice", r->accuracy_why);
+    dd_json_kv_str(f, "kernel_note", r->kernel_note);
     dd_json_kv_str(f, "io", r->io);
     json_problem(f, r);
     fprintf(f,

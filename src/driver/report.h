@@ -50,6 +50,9 @@ typedef struct {
     const char *backend, *backend_why;
     const char *comm, *comm_detail;
     const char *kernel, *io;
+    const char *accuracy;     /* --accuracy: "native" or "fp64" */
+    const char *accuracy_why; /* fp64: the kernel chosen and why; NULL for native */
+    const char *kernel_note;  /* the kernel's note (rank 0), NULL when none */
     int gpus;
     /* per phase over ranks; have[i] = phase ran */
     dd_stat ph[PH_COUNT];

@@ -12,6 +12,8 @@
 
 /* Exit statuses. */
 enum { DD_EXIT_OK = 0, DD_EXIT_ERROR = 1, DD_EXIT_USAGE = 2, DD_EXIT_FAILED = 3 };
+/* --accuracy: native (the default) or fp64 (run.c's choose_kernel) */
+enum { DD_ACC_NATIVE = 0, DD_ACC_FP64 = 1 };
 
 typedef struct {
     /* inputs */
@@ -40,6 +42,8 @@ typedef struct {
     const char *backend; /* auto | cuda | cpu */
     const char *comm;    /* auto | nccl | mpi */
     const char *kernel;  /* NULL = engine default */
+    int accuracy;        /* DD_ACC_NATIVE (the default kernel) or DD_ACC_FP64 (run.c: the
+                            fastest kernel within native FP64's error on this input) */
     const char *io;      /* auto | collective | independent */
     int threads;         /* CPU BLAS threads, 0 = default */
     int repeat, warmup;

@@ -16,6 +16,8 @@
 typedef struct {
     char backend[16], why[192], comm[16], comm_detail[128], kernel[64], device[128], versions[256],
         tune_line[320], model_line[256], model_json[768];
+    char accuracy_why[192]; /* --accuracy fp64: the kernel it chose and why ("" native) */
+    char kernel_note[1024]; /* rank 0's kernel note after the multiplies ("" none) */
 } run_names;
 
 typedef struct run_ctx run_ctx;

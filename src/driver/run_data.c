@@ -299,6 +299,9 @@ int run_multiply(run_ctx *c, dd_err *err)
                     i < o->warmup ? " (warm-up)" : "");
     }
     rc = run_telemetry_stop(c, rc, err);
+    if (!rc && c->rank == 0) /* ozaki2's moduli and fallbacks, for the record */
+        snprintf(c->names.kernel_note, sizeof c->names.kernel_note, "%s",
+                 dd_plan_kernel_note(c->plan));
     if (!rc)
         rc = record_median(c, per_rank, exposed, panels, err);
     dd_plan_set_progress(c->plan, NULL, NULL);

@@ -158,6 +158,9 @@ void run_fill_record(run_ctx *c)
     r->comm = c->names.comm;
     r->comm_detail = c->names.comm_detail;
     r->kernel = c->names.kernel;
+    r->accuracy = o->accuracy == DD_ACC_FP64 ? "fp64" : "native";
+    r->accuracy_why = c->names.accuracy_why[0] ? c->names.accuracy_why : NULL;
+    r->kernel_note = c->names.kernel_note[0] ? c->names.kernel_note : NULL;
     r->io = o->in || o->out ? c->io->name : NULL;
     r->gpus = c->ti.device_index >= 0 ? c->size : 0;
     int len = 0;

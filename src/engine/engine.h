@@ -216,6 +216,11 @@ typedef struct dd_engine_ops {
      * "not available" where NVML is absent.  Local; never fails. */
     void (*telemetry_start)(dd_engine *e);
     void (*telemetry_stop)(dd_engine *e, dd_telemetry *t);
+    /* Optional (NULL: nothing to say, the CPU engine).  The kernel's note
+     * on the multiplies so far (kernel.h's kernel_note: ozaki2's moduli and
+     * fallbacks, ...), "" when none; kept for close, which prints it.
+     * Local; synchronises the device. */
+    const char *(*note)(dd_engine *e);
 } dd_engine_ops;
 
 struct dd_engine {

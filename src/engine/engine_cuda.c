@@ -237,8 +237,11 @@ static void cuda_close(dd_engine *e)
         cudaStreamSynchronize(s->comm);
     if (s->down)
         cudaStreamSynchronize(s->down);
-    /* a kernel's note: ozaki2's native fallbacks, sgemm_dmma's calls on sgemm_simt */
+    /* a kernel's note: ozaki2's native fallbacks, sgemm_dmma's calls on sgemm_simt;
+     * the one the note op read when nothing ran since */
     const char *note = kernel_note();
+    if (!note[0])
+        note = s->note;
     if (note[0])
         fprintf(stderr, "dgemm-dist: kernel %s: %s\n", s->kd ? s->kd->name : "?", note);
     kernel_shutdown();
@@ -552,6 +555,16 @@ static void *cuda_compute_stream(dd_engine *e)
     return (void *)((cuda_state *)e->impl)->compute;
 }
 
+/* The kernel's note so far, kept for close (kernel_note resets it). */
+static const char *cuda_note(dd_engine *e)
+{
+    cuda_state *s = e->impl;
+    const char *n = kernel_note();
+    if (n[0])
+        snprintf(s->note, sizeof s->note, "%s", n);
+    return s->note;
+}
+
 const dd_engine_ops dd_engine_cuda = {
     .name = "cuda",
     .work_is_host = 0,
@@ -595,4 +608,5 @@ const dd_engine_ops dd_engine_cuda = {
     .copy = cuda_copy,
     .telemetry_start = cuda_telemetry_start,
     .telemetry_stop = cuda_telemetry_stop,
+    .note = cuda_note,
 };

@@ -24,6 +24,7 @@ typedef struct {
     void *tbuf;      /* device scratch of the turned copies (upload_t/download_t_async) */
     size_t tbuf_cap; /* its bytes */
     dd_tele_sampler *tele; /* NVML on this GPU (engine_cuda_telemetry.c), NULL before open */
+    char note[1024];       /* the kernel's note as last read by the note op ("" none) */
 } cuda_state;
 
 /* This host's name, for messages. */

@@ -152,7 +152,7 @@ static void test_accuracy(void)
         for (int nm = OZ2_MIN_MODULI; nm <= OZ2_MAX_MODULI; ++nm) {
             oz2_params p;
             oz2_params_init(&p, nm);
-            oz2_ref_opts o = {nm, 0, 0};
+            oz2_ref_opts o = {nm, 0, 0, 0, 0};
             oz2_ref_result res;
             CHECK(oz2_ref_dgemm(&o, m, n, k, A, k, B, n, 0, C, n, &res) == 0, "dgemm");
             int fb = res.fallback;
@@ -190,7 +190,7 @@ static void test_paths(void)
         B[q] = uni();
     for (int q = 0; q < m * ldc; ++q)
         C[q] = C2[q] = R[q] = uni();
-    oz2_ref_opts o = {0, 0, 0}, oc = {0, 0, 50};
+    oz2_ref_opts o = {0, 0, 0, 0, 0}, oc = {0, 0, 50, 0, 0};
     oz2_ref_result res;
     oz2_ref_native(m, n, k, A, k, B, n, 1, R, ldc);
     CHECK(oz2_ref_dgemm(&o, m, n, k, A, k, B, n, 1, C, ldc, &res) == 0 && !res.fallback, "beta");
