@@ -37,12 +37,14 @@ OZ2_FN int oz2s_out_of_range(int64_t lossy, int64_t nnz)
 
 /* The automatic number of moduli: the fewest, at least 8, with
  * H ≥ 22 + ceil(log2 k)/2: 8 (H = 30) for every k up to OZ2_KCHUNK.
- * Derivation: the scaled operands' rounding errors give an entry an error
- * of at most 2^-H·||δa||_1-like sums: 2^-H·sqrt(k)·||a||·||b|| in the worst
- * case (errors all of one sign), 2^-H·||a||·||b|| for errors of random
- * sign; SGEMM's own error on random data is about 2^-24·||a||·||b|| (a
- * sum of k products in FP32 loses about 2^-24 of its partial sums, which
- * grow like ||a||·||b||), and grows with k.  The worst case asks for
+ * Derivation: rounding the scaled row a·2^s to integers moves each
+ * element by at most 1/2 while ||a·2^s||_2 ≥ 2^(H-1), so an entry errs by
+ * Σ δa_l·b_l (and the same for B): at most 2^-H·sqrt(k)·||a||·||b|| when
+ * the k roundings all push one way (||δa||_1 ≤ sqrt(k)·||δa||_2), about
+ * 2^-H·||a||·||b|| when their signs are random.  SGEMM's own error on
+ * random data is about 2^-24·||a||·||b|| (a sum of k products in FP32
+ * loses about 2^-24 of its partial sums, which grow like ||a||·||b||),
+ * and grows with k.  The worst case asks for
  * H ≥ 24 + ceil(log2 k)/2 (9 moduli past k = 4096); the host table
  * (tests/unit/test_ozaki2_s.c, docs/ozaki2.md) shows 8 moduli at 0.02-0.09×
  * the FP32 loop's componentwise error and at most 0.35× its relative
