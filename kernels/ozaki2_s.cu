@@ -13,9 +13,10 @@
  *      check (non-finite values; more than 1/OZ2_LOSSY_DEN of the nonzeros,
  *      and more than one, keeping fewer than OZ2S_KEEP_BITS bits:
  *      oz2s_out_of_range), and N INT8 slices, the
- *      symmetric residues of the scaled integers (oz2_symmod on exact
- *      doubles), A row-major and B transposed: both k-contiguous, k padded
- *      to 32 with zeros;
+ *      symmetric residues of the scaled integers, which are FP32 values
+ *      (oz2s_scaled_f; residues by oz2s_symmodf, exact in FP32: ozaki2_s.h
+ *      proves both), A row-major and B transposed: both k-contiguous, k
+ *      padded to 32 with zeros;
  *   2. the N INT8 products: on compute 9.0 the project's INT8 GEMM
  *      (i8gemm.h, dd_i8gemm_mod: each entry's residue modulo its modulus
  *      written by the GEMM's epilogue, one byte), elsewhere or with
@@ -129,24 +130,26 @@ __global__ void __launch_bounds__(256) slice_rows(int k, int kp, const float *A,
     int e = 0;
     if (amaxd > 0)
         (void)frexp(amaxd, &e);
+    const double down = ldexp(1.0, -e); /* exact scaling: FP32 values are far from FP64's limits */
     double ss = 0;
     for (int l = threadIdx.x; l < k; l += 256) {
-        double v = ldexp((double)a[l], -e);
+        double v = (double)a[l] * down;
         ss += v * v;
     }
     ss = block_reduce<double, false>(ss, redd);
     const int s = oz2_shift(amaxd, ss, p.half_bits);
+    const double pw = ldexp(1.0, s);
     if (threadIdx.x == 0)
         sa[i] = s;
     int lossy = 0, nnz = 0;
     int8_t *row = out + (int64_t)i * kp;
     for (int l0 = 4 * threadIdx.x; l0 < kp; l0 += 1024) {
-        double x[4];
+        float x[4];
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
             int lo = 0, l = l0 + q;
             const float v = l < k ? a[l] : 0.0f;
-            x[q] = oz2s_scaled((double)v, s, &lo);
+            x[q] = oz2s_scaled_f(v, pw, &lo);
             lossy += lo;
             nnz += v != 0;
         }
@@ -155,7 +158,7 @@ __global__ void __launch_bounds__(256) slice_rows(int k, int kp, const float *A,
             uint32_t w = 0;
 #pragma unroll
             for (int b = 0; b < 4; ++b)
-                w |= (uint32_t)(uint8_t)(int8_t)oz2_symmod(x[b], p.m[q], p.rinv[q]) << (8 * b);
+                w |= (uint32_t)(uint8_t)(int8_t)oz2s_symmodf(x[b], p.mf[q], p.rinvf[q]) << (8 * b);
             *reinterpret_cast<uint32_t *>(row + q * stride + l0) = w;
         }
     }
@@ -197,9 +200,10 @@ __global__ void __launch_bounds__(256) slice_cols(int n, int k, int kp, const fl
     int e = 0;
     if (amaxd > 0)
         (void)frexp(amaxd, &e);
+    const double down = ldexp(1.0, -e);
     double ss = 0;
     for (int l = warp; ok && !bad && l < k; l += 8) {
-        double v = ldexp((double)B[(int64_t)l * ldb + j], -e);
+        double v = (double)B[(int64_t)l * ldb + j] * down;
         ss += v * v;
     }
     redd[warp][lane] = ss;
@@ -208,16 +212,17 @@ __global__ void __launch_bounds__(256) slice_cols(int n, int k, int kp, const fl
     for (int w = 0; w < 8; ++w)
         ss += redd[w][lane];
     const int s = oz2_shift(amaxd, ss, p.half_bits);
+    const double pw = ldexp(1.0, s);
     if (warp == 0 && ok)
         sb[j] = s;
     int lossy = 0, nnz = 0;
     for (int l0 = warp * 32; ok && !bad && l0 < kp; l0 += 256) {
-        double x[32];
+        float x[32];
 #pragma unroll
         for (int q = 0; q < 32; ++q) {
             int lo = 0, l = l0 + q;
             const float v = l < k ? B[(int64_t)l * ldb + j] : 0.0f;
-            x[q] = oz2s_scaled((double)v, s, &lo);
+            x[q] = oz2s_scaled_f(v, pw, &lo);
             lossy += lo;
             nnz += v != 0;
         }
@@ -226,7 +231,7 @@ __global__ void __launch_bounds__(256) slice_cols(int n, int k, int kp, const fl
             uint32_t w[8];
 #pragma unroll
             for (int b = 0; b < 32; ++b) {
-                uint32_t r = (uint8_t)(int8_t)oz2_symmod(x[b], p.m[q], p.rinv[q]);
+                uint32_t r = (uint8_t)(int8_t)oz2s_symmodf(x[b], p.mf[q], p.rinvf[q]);
                 w[b / 4] = (b % 4 ? w[b / 4] : 0u) | r << (8 * (b % 4));
             }
             uint4 *dst = reinterpret_cast<uint4 *>(out + q * stride + (int64_t)j * kp + l0);
@@ -242,6 +247,13 @@ __global__ void __launch_bounds__(256) slice_cols(int n, int k, int kp, const fl
         if (oz2s_out_of_range(lossy, nnz))
             flag(st, REASON_B_RANGE, j, lossy, nnz);
     }
+}
+
+/* 2^e as a double from its exponent bits, for |e| ≤ 1022 (the scales of
+ * FP32 rows and columns: |s| < 2^9); ldexp's range handling is not needed. */
+__device__ inline double pow2(int e)
+{
+    return __longlong_as_double((long long)(1023 + e) << 52);
 }
 
 /* rows×n entries of C from the N products (product q at c + q·cstride, ld
@@ -260,7 +272,7 @@ __global__ void __launch_bounds__(256) crt(int rows, int n, const R *c, int64_t 
     const int col = blockIdx.x * blockDim.x + threadIdx.x;
     if (col >= n)
         return;
-    const int sbc = sb[col];
+    const double pb = pow2(-sb[col]);
     for (int r = blockIdx.y; r < rows; r += gridDim.y) {
         const R *src = c + (int64_t)r * nc + col;
         float v[N];
@@ -280,7 +292,7 @@ __global__ void __launch_bounds__(256) crt(int rows, int n, const R *c, int64_t 
 #pragma unroll
         for (int i = N - 2; i >= 0; --i)
             x = fma(p.m[i], x, (double)v[i]);
-        x = ldexp(x, -(sa[r] + sbc));
+        x = x * pow2(-sa[r]) * pb; /* exact: FP64 never under- or overflows here */
         float *dst = C + (int64_t)r * ldc + col;
         *dst = (float)(beta ? (double)*dst + x : x);
     }
@@ -528,7 +540,7 @@ int chunk_dispatch(int nm, workspace *w, int64_t m, int64_t n, int64_t k, const 
     case N:                                                                                        \
         return chunk<N>(w, m, n, k, A, lda, B, ldb, beta, C, ldc, s);
     switch (nm) {
-        OZS_CASE(8) OZS_CASE(9) OZS_CASE(10) OZS_CASE(11) OZS_CASE(12)
+        OZS_CASE(8) OZS_CASE(9) OZS_CASE(10)
     default:
         return cudaErrorInvalidValue;
     }

@@ -12,9 +12,10 @@
 
 #include "ozaki2.h"
 
-/* The numbers of moduli the FP32 kernel takes: 6 (H = 22) to 12 (H = 46). */
+/* The numbers of moduli the FP32 kernel takes: 6 (H = 22) to 10 (H = 38;
+ * the scaled integers stay below 2^38, where oz2s_symmodf is exact). */
 #define OZ2S_MIN_MODULI 6
-#define OZ2S_MAX_MODULI 12
+#define OZ2S_MAX_MODULI 10
 /* The bits an FP32 product keeps: the emulation's error of an entry is
  * about 2^-H·||A_i||·||B_j|| (ozaki2.h), SGEMM's unit roundoff is 2^-24. */
 #define OZ2S_TARGET_BITS 24
@@ -66,7 +67,7 @@ static inline int oz2s_auto_moduli(int64_t k)
     return OZ2S_MAX_MODULI;
 }
 
-/* x·2^s rounded to an integer (an exact double: |x·2^s| ≤ 2^H ≤ 2^46),
+/* x·2^s rounded to an integer (an exact double: |x·2^s| ≤ 2^H ≤ 2^38),
  * and whether it is lossy: nonzero and below 2^OZ2S_KEEP_BITS after
  * scaling. */
 OZ2_FN double oz2s_scaled(double x, int s, int *lossy)
@@ -74,6 +75,42 @@ OZ2_FN double oz2s_scaled(double x, int s, int *lossy)
     double y = ldexp(x, s);
     *lossy = x != 0 && fabs(y) < ldexp(1.0, OZ2S_KEEP_BITS);
     return rint(y);
+}
+
+/* The same from the FP32 value x and pw = 2^s, as an FP32 value: exact.
+ * y = x·pw is exact in FP64 (a 24-bit significand shifted); where
+ * |y| ≥ 2^23 its ulp is ≥ 1, so y is already an integer of at most 24
+ * significant bits, and where |y| < 2^23 rint(y) is an integer below
+ * 2^23: an FP32 value either way.  Lossy as oz2s_scaled. */
+OZ2_FN float oz2s_scaled_f(float x, double pw, int *lossy)
+{
+    const double y = (double)x * pw;
+    *lossy = x != 0 && fabs(y) < (double)(1 << OZ2S_KEEP_BITS);
+    return (float)rint(y);
+}
+
+/* The symmetric residue of an integer-valued FP32 x with |x| ≤ 2^38 (the
+ * scaled operands at ≤ 10 moduli) modulo m (OZ2_MODULI_INIT's: 256 or odd,
+ * 129..255), rinv = 1/m in FP32: the value of oz2_symmod (ozaki2.h) in
+ * FP32 arithmetic, which the GPU runs at twice the FP64 rate.  Exactness:
+ * x·rinv errs from x/m by at most |x/m|·2^-22.9 (two roundings) <
+ * 2^38/129·2^-22.9 < 2^8.2, so the first r = x − q·m (one fma: exact
+ * product, one rounding) has |r| < (2^8.2 + 1/2)·256 < 2^17 and is exact;
+ * then |r·rinv − r/m| < 2^9.1·2^-22.9 < 2^-13, below the distance 1/(2m)
+ * ≥ 2^-9 from r/m to a half-integer for odd m, so the second quotient is
+ * the nearest and r − q·m lies in [−(m−1)/2, (m−1)/2]; for m = 256 rinv
+ * and every product are exact, and the one tie case (r = +128 after
+ * round-to-even) is corrected to −128 as oz2_symmod's range has it.
+ * tests/unit/test_ozaki2_s.c compares it with oz2_symmod. */
+OZ2_FN float oz2s_symmodf(float x, float m, float rinv)
+{
+    float r = fmaf(-rintf(x * rinv), m, x);
+    r = fmaf(-rintf(r * rinv), m, r);
+    if (r > (m - 1) * 0.5f)
+        r -= m;
+    else if (r < -m * 0.5f)
+        r += m;
+    return r;
 }
 
 #endif

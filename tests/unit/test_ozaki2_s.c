@@ -2,7 +2,10 @@
  * (kernels/ozaki2_s_ref.c), against an FP64 reference (FP32 products are
  * exact in FP64; a double-double sum), next to SGEMM's arithmetic (the
  * FP32 triple loop):
- *  - a table on stdout for 6..12 moduli, k = 256, 1024, 4096 (or the k
+ *  - the FP32 slicing arithmetic of the GPU kernel (oz2s_scaled_f,
+ *    oz2s_symmodf) equals the FP64 one (oz2s_scaled, oz2_symmod) on
+ *    every modulus, at the edges of its range and on random values;
+ *  - a table on stdout for 6..10 moduli, k = 256, 1024, 4096 (or the k
  *    given as arguments), on the
  *    classes of issue 34: uniform [-1, 1); rows of A and columns of B
  *    scaled by 2^[-30, 30]; "halves" (A at 2^-10 on the second half of k,
@@ -206,6 +209,52 @@ static void test_paths(void)
           oz2s_auto_moduli(65536));
 }
 
+/* oz2s_symmodf against oz2_symmod, oz2s_scaled_f against oz2s_scaled. */
+static void test_fp32_slicing(void)
+{
+    oz2_params p;
+    oz2_params_init(&p, OZ2S_MAX_MODULI);
+    long long checked = 0, wrong = 0;
+    for (int i = 0; i < p.n; ++i) {
+        const double m = p.m[i];
+        /* near multiples of m and of powers of two, up to 2^38 */
+        for (int e = 0; e <= 38; ++e)
+            for (int d = -300; d <= 300; ++d)
+                for (int sg = -1; sg <= 1; sg += 2) {
+                    double base = ldexp(1.0, e), q = floor(base / m);
+                    double xs[2] = {base + d, q * m + d};
+                    for (int t = 0; t < 2; ++t) {
+                        float x = (float)(sg * xs[t]);
+                        if ((double)x != sg * xs[t] || fabs((double)x) > 0x1p38)
+                            continue; /* not an FP32 integer in range */
+                        float got = oz2s_symmodf(x, p.mf[i], p.rinvf[i]);
+                        double want = oz2_symmod((double)x, m, p.rinv[i]);
+                        ++checked, wrong += (double)got != want;
+                    }
+                }
+        /* random FP32 integers of every magnitude */
+        for (int r = 0; r < 200000; ++r) {
+            int e = irange(0, 38);
+            float x = (float)rint(ldexp(uni(), e));
+            float got = oz2s_symmodf(x, p.mf[i], p.rinvf[i]);
+            ++checked, wrong += (double)got != oz2_symmod((double)x, m, p.rinv[i]);
+        }
+    }
+    CHECK(wrong == 0, "oz2s_symmodf: %lld of %lld residues differ from oz2_symmod", wrong, checked);
+    long long bad = 0;
+    for (int r = 0; r < 1000000; ++r) {
+        float x = (float)ldexp(uni(), irange(-149, 127));
+        int s = irange(-100, 180);
+        if (fabs(ldexp((double)x, s)) > 0x1p38)
+            continue;
+        int l1, l2;
+        float got = oz2s_scaled_f(x, ldexp(1.0, s), &l1);
+        bad += (double)got != oz2s_scaled((double)x, s, &l2) || l1 != l2;
+    }
+    CHECK(bad == 0, "oz2s_scaled_f: %lld values differ from oz2s_scaled", bad);
+    printf("FP32 slicing: %lld residues and 1e6 scaled values equal the FP64 ones\n", checked);
+}
+
 /* Arguments: the values of k for the table (default 256, 1024, 4096; up
  * to 65536), e.g. test-ozaki2-s 16384 65536 for the deeper products (slow:
  * minutes). */
@@ -224,6 +273,7 @@ int main(int argc, char **argv)
             ks[nk++] = v;
         }
     }
+    test_fp32_slicing();
     test_paths();
     test_accuracy(ks, nk);
     if (g_fail)
