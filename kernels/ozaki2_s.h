@@ -37,30 +37,30 @@ OZ2_FN int oz2s_out_of_range(int64_t lossy, int64_t nnz)
 }
 
 /* The automatic number of moduli: the fewest, at least 8, with
- * H ≥ 22 + ceil(log2 k)/2: 8 (H = 30) for every k up to OZ2_KCHUNK.
- * Derivation: rounding the scaled row a·2^s to integers moves each
- * element by at most 1/2 while ||a·2^s||_2 ≥ 2^(H-1), so an entry errs by
- * Σ δa_l·b_l (and the same for B): at most 2^-H·sqrt(k)·||a||·||b|| when
- * the k roundings all push one way (||δa||_1 ≤ sqrt(k)·||δa||_2), about
- * 2^-H·||a||·||b|| when their signs are random.  SGEMM's own error on
- * random data is about 2^-24·||a||·||b|| (a sum of k products in FP32
- * loses about 2^-24 of its partial sums, which grow like ||a||·||b||),
- * and grows with k.  The worst case asks for
- * H ≥ 24 + ceil(log2 k)/2 (9 moduli past k = 4096); the host table
- * (tests/unit/test_ozaki2_s.c, docs/ozaki2.md) shows 8 moduli at 0.02-0.09×
- * the FP32 loop's componentwise error and at most 0.35× its relative
- * error for k = 256 to 16384, the ratio falling as k grows, so the rule
- * takes 2 of those bits as measured slack.  Fewer than 8 moduli are not
- * taken: at 7 (H = 26) the bulk of a uniform row keeps fewer than
- * OZ2S_KEEP_BITS bits, the range check falls back, and where forced the
- * relative error is up to 3.4× the FP32 loop's.  "ozaki2-s9" / "-s10"
- * (kernels.def) keep the worst-case margin. */
+ * H ≥ 23 + ceil(log2 k)/2: 8 (H = 30) up to k = 16384, 9 (H = 34) up to
+ * OZ2_KCHUNK.  Derivation: rounding the scaled row a·2^s to integers moves
+ * each element by at most 1/2 while ||a·2^s||_2 ≥ 2^(H-1), so an entry
+ * errs by Σ δa_l·b_l (and the same for B): at most 2^-H·sqrt(k)·||a||·||b||
+ * when the k roundings all push one way (||δa||_1 ≤ sqrt(k)·||δa||_2),
+ * about 2^-H·||a||·||b|| when their signs are random.  SGEMM's own error
+ * on random data is about 2^-24·||a||·||b|| (a sum of k products in FP32
+ * loses about 2^-24 of its partial sums, which grow like ||a||·||b||) and
+ * grows with k.  The worst case asks for H ≥ 24 + ceil(log2 k)/2; the host
+ * table (tests/unit/test_ozaki2_s.c, docs/ozaki2.md) shows 8 moduli at
+ * 0.02-0.08× the FP32 loop's componentwise error and at most 0.10× its
+ * relative error for k = 256 to 16384 (the ratio falling as k grows), so
+ * the rule takes one bit of that as measured slack.  Past k = 16384 the
+ * range check decides: at 8 moduli the bulk of a uniform row of 65536
+ * keeps 16 bits or fewer often enough (1.6% of its values) to fall back,
+ * at 9 it does not.  Fewer than 8 are not taken: at 7 (H = 26) uniform
+ * rows fall back, and where forced the relative error is up to 3.4× the
+ * FP32 loop's.  "ozaki2-s9" / "-s10" (kernels.def) fix 9 or 10. */
 static inline int oz2s_auto_moduli(int64_t k)
 {
     int lk = 0;
     while (lk < 40 && ((int64_t)1 << lk) < k)
         ++lk;
-    const int need = OZ2S_TARGET_BITS - 2 + (lk + 1) / 2;
+    const int need = OZ2S_TARGET_BITS - 1 + (lk + 1) / 2;
     for (int n = 8; n < OZ2S_MAX_MODULI; ++n)
         if ((oz2_log2_product(n) - 2) / 2 >= need)
             return n;

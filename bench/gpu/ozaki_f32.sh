@@ -6,8 +6,8 @@
 # OUTDIR: where the logs and JSON Lines go (created).
 # 1. gemm-bench --types f32 at n = 4096, 8192, 16384: each kernel is checked
 #    against cuBLAS SGEMM first (FAILED rows are not timed, exit 1), then
-#    timed (median of 5); kernels "ozaki2" (the FP32 slot: moduli from k,
-#    8), ozaki2-s8/-s9/-s10 (name prefix) and sgemm_dmma;
+#    timed (median of 5); kernels "ozaki2" (the FP32 slot: moduli from k:
+#    8 up to k = 16384), ozaki2-s8/-s9/-s10 (name prefix) and sgemm_dmma;
 # 2. the same at 16384 in reverse order (order effects: clocks, power);
 # 3. ozaki-bench --types f32: accuracy on the input classes against an FP64
 #    reference, ozaki2 next to cuBLAS SGEMM, with the fallbacks in the note.

@@ -203,10 +203,11 @@ static void test_paths(void)
     CHECK(oz2s_ref_sgemm(&o, M, NN, K, A, K - 1, B, NN, 0, C, LDC, &res) == -1, "lda < k refused");
     oz2_ref_opts few = {OZ2S_MIN_MODULI - 1, 0, 0};
     CHECK(oz2s_ref_sgemm(&few, M, NN, K, A, K, B, NN, 0, C, LDC, &res) == -1, "5 moduli refused");
-    /* the automatic choice: 8 moduli for every k of one chunk */
-    CHECK(oz2s_auto_moduli(1) == 8 && oz2s_auto_moduli(4096) == 8 && oz2s_auto_moduli(65536) == 8,
-          "auto moduli %d %d %d", oz2s_auto_moduli(1), oz2s_auto_moduli(4096),
-          oz2s_auto_moduli(65536));
+    /* the automatic choice: 8 moduli up to k = 16384, 9 up to 65536 */
+    CHECK(oz2s_auto_moduli(1) == 8 && oz2s_auto_moduli(16384) == 8 &&
+              oz2s_auto_moduli(16385) == 9 && oz2s_auto_moduli(65536) == 9,
+          "auto moduli %d %d %d %d", oz2s_auto_moduli(1), oz2s_auto_moduli(16384),
+          oz2s_auto_moduli(16385), oz2s_auto_moduli(65536));
 }
 
 /* oz2s_symmodf against oz2_symmod, oz2s_scaled_f against oz2s_scaled. */
