@@ -58,14 +58,20 @@ extern "C" {
 /* dgemm_dmma gated on a device word (dgemm_dmma.cu): ozaki2's native
  * fallback, which multiplies only where the word is nonzero. */
 int dd_dgemm_dmma_gated(DD_LAUNCHER_ARGS(double), const unsigned int *gate);
-/* What sgemm_dmma.cu, ozaki2.cu and the complex kernels (cx_dmma.cuh) have
- * to say for kernel_note(), and what
- * kernel_shutdown() frees in ozaki2.cu and kernel_cublas_emu.cu. */
+/* sgemm_dmma gated the same way (sgemm_dmma.cu): ozaki2's FP32 fallback
+ * (ozaki2_s.cu); cudaErrorNotSupported where it cannot run (no TMA, no
+ * workspace for its FP64 copies). */
+int dd_sgemm_dmma_gated(DD_LAUNCHER_ARGS(float), const unsigned int *gate);
+/* What sgemm_dmma.cu, ozaki2.cu, ozaki2_s.cu and the complex kernels
+ * (cx_dmma.cuh) have to say for kernel_note(), and what kernel_shutdown()
+ * frees in ozaki2.cu, ozaki2_s.cu and kernel_cublas_emu.cu. */
 const char *dd_sgemm_dmma_note(void);
 const char *dd_zgemm_dmma_note(void);
 const char *dd_cgemm_dmma_note(void);
 const char *dd_ozaki2_note(void);
 void dd_ozaki2_shutdown(void);
+const char *dd_ozaki2_s_note(void);
+void dd_ozaki2_s_shutdown(void);
 void dd_emu_cublas_shutdown(void);
 
 #ifdef __cplusplus

@@ -163,13 +163,14 @@ extern "C" void kernel_shutdown(void)
     kernel_cublas_shutdown();
     dd_emu_cublas_shutdown();
     dd_ozaki2_shutdown();
+    dd_ozaki2_s_shutdown();
 }
 
 extern "C" const char *kernel_note(void)
 {
     static char buf[1200];
-    const char *part[] = {dd_ozaki2_note(), dd_sgemm_dmma_note(), dd_zgemm_dmma_note(),
-                          dd_cgemm_dmma_note()};
+    const char *part[] = {dd_ozaki2_note(), dd_ozaki2_s_note(), dd_sgemm_dmma_note(),
+                          dd_zgemm_dmma_note(), dd_cgemm_dmma_note()};
     size_t len = 0;
     buf[0] = '\0';
     for (const char *p : part)

@@ -20,7 +20,8 @@
  * about 3% of the time at n = 8192 and 1% on a 16384²×1024 panel.  Falls back
  * to sgemm_simt where the GPU is not compute 9.x (or the build has no
  * sm_90 code) or the workspace cannot be had; kernel_note() counts those
- * calls. */
+ * calls.  dd_sgemm_dmma_gated (launchers.h) is the same multiply gated on a
+ * device word, ozaki2's FP32 fallback (ozaki2_s.cu). */
 #include <atomic>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,10 +34,13 @@ namespace
 {
 
 /* dst (rows × cols, leading dimension ldd) = src widened, a block per row
- * in turn; columns cols .. ldd - 1 are not written (no box reads them). */
+ * in turn; columns cols .. ldd - 1 are not written (no box reads them).
+ * gate: NULL, or a device word read first: zero, and nothing is done. */
 __global__ void widen(const float *__restrict__ src, int64_t lds, double *__restrict__ dst,
-                      int64_t ldd, int rows, int cols)
+                      int64_t ldd, int rows, int cols, const unsigned int *gate)
 {
+    if (gate && !*(volatile const unsigned int *)gate)
+        return;
     for (int r = blockIdx.x; r < rows; r += gridDim.x) {
         const float *s = src + (int64_t)r * lds;
         double *d = dst + (int64_t)r * ldd;
@@ -46,11 +50,11 @@ __global__ void widen(const float *__restrict__ src, int64_t lds, double *__rest
 }
 
 int widen_async(const float *src, int64_t lds, double *dst, int64_t ldd, int64_t rows,
-                int64_t cols, int sms, cudaStream_t s)
+                int64_t cols, int sms, cudaStream_t s, const unsigned int *gate)
 {
     const int64_t cap = 16LL * sms;
     widen<<<(unsigned)(rows < cap ? rows : cap), 256, 0, s>>>(src, lds, dst, ldd, (int)rows,
-                                                               (int)cols);
+                                                               (int)cols, gate);
     return dd::launch_status();
 }
 
@@ -68,7 +72,12 @@ size_t workspace_cap(void)
     return mib < 0 ? SIZE_MAX : (size_t)mib << 20;
 }
 
-int sgemm_dmma(DD_LAUNCHER_ARGS(float))
+/* gate: NULL, or a device word the widening and the kernel read first:
+ * they work only where it is nonzero (sgemm_dmma gated is ozaki2's FP32
+ * fallback, ozaki2_s.cu, decided on the GPU).  Gated calls never run
+ * sgemm_simt and are not counted in the note: cudaErrorNotSupported
+ * instead, and the caller falls back its own way. */
+int sgemm_dmma(DD_LAUNCHER_ARGS(float), const unsigned int *gate = nullptr)
 {
     cudaStream_t s = (cudaStream_t)stream;
     bool go;
@@ -81,8 +90,11 @@ int sgemm_dmma(DD_LAUNCHER_ARGS(float))
     if ((e = tma_target<float>(m, n, k, &dev, &tiles, &ok)) ||
         (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)))
         return e;
-    ++g_calls;
+    if (!gate)
+        ++g_calls;
     if (!ok || dev >= 64 || tiles > INT_MAX) {
+        if (gate)
+            return cudaErrorNotSupported;
         ++g_no_sm90;
         return dd_sgemm_simt(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
     }
@@ -95,16 +107,18 @@ int sgemm_dmma(DD_LAUNCHER_ARGS(float))
         dd_sk::pool_alloc(dev, elems * sizeof(double), s, &ws) != cudaSuccess) {
         if (!pending)
             (void)cudaGetLastError(); /* ours: it only means sgemm_simt */
+        if (gate)
+            return cudaErrorNotSupported;
         ++g_no_space;
         return dd_sgemm_simt(m, n, k, A, lda, B, ldb, beta, C, ldc, stream);
     }
     double *A64 = (double *)ws, *B64 = A64 + (size_t)m * (size_t)ka;
     CUtensorMap ta, tb;
-    if (!(e = widen_async(A, lda, A64, ka, m, k, sms, s)) &&
-        !(e = widen_async(B, ldb, B64, nb, k, n, sms, s)) &&
+    if (!(e = widen_async(A, lda, A64, ka, m, k, sms, s, gate)) &&
+        !(e = widen_async(B, ldb, B64, nb, k, n, sms, s, gate)) &&
         !(e = make_maps(m, n, k, A64, ka, B64, nb, &ta, &tb))) {
         const bool vec = (uintptr_t)C % 8 == 0 && ldc % 2 == 0;
-        e = run_dmma_gemm<float>(ta, tb, m, n, k, beta, C, ldc, tiles, dev, vec, s);
+        e = run_dmma_gemm<float>(ta, tb, m, n, k, beta, C, ldc, tiles, dev, vec, s, gate);
     }
     const int fe = cudaFreeAsync(ws, s);
     return e ? e : fe;
@@ -113,6 +127,11 @@ int sgemm_dmma(DD_LAUNCHER_ARGS(float))
 } // namespace
 
 DD_LAUNCHER(dd_sgemm_dmma, float, sgemm_dmma)
+
+extern "C" int dd_sgemm_dmma_gated(DD_LAUNCHER_ARGS(float), const unsigned int *gate)
+{
+    return sgemm_dmma(m, n, k, A, lda, B, ldb, beta, C, ldc, stream, gate);
+}
 
 /* kernel.h's note: the calls since the last note that ran sgemm_simt. */
 extern "C" const char *dd_sgemm_dmma_note(void)

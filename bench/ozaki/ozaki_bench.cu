@@ -1,8 +1,8 @@
 /* ozaki-bench — ozaki2 (the Ozaki scheme II on INT8 tensor cores) against
  * native cuBLAS DGEMM and cuBLAS's own FP64 emulation, with accuracy.
  *
- *   ozaki-bench [--sizes LIST] [--kernels LIST] [--classes LIST] [--reps N]
- *               [--samples S] [--json FILE] [--test]
+ *   ozaki-bench [--types f64|f32] [--sizes LIST] [--kernels LIST] [--classes LIST]
+ *               [--reps N] [--samples S] [--json FILE] [--test]
  *
  * Per size (N or MxNxK) and input class, data made on the GPU:
  *   uniform   [-1, 1)
@@ -12,7 +12,8 @@
  *             the other way round (the range check must fall back)
  *   halves    the same with 2^-10 (issue 34: within the range check's limit,
  *             where rows meet columns at their small values)
- *   lognormal magnitudes exp(4·randn), random signs (issue 34)
+ *   lognormal magnitudes exp(4·randn), random signs (issue 34;
+ *             FP32: exponents spread inside rows)
  *   phiF      (rand - 0.5)·exp(F·randn), F = 0.5, 1, 2, 3, 4 (GEMMul8's family)
  * cuBLAS DGEMM (native) runs first; then each kernel.  Accuracy on S
  * sampled entries against a double-double dot product computed on the GPU
@@ -31,7 +32,16 @@
  * cuBLAS's (or 2^-52) and median ≤ native's on every class, where it fell
  * back within 2x native's (dgemm_dmma against cuBLAS), and at k ≥ 16384
  * (where up to 20 moduli beat native) uniform, rowcol30 and halves
- * emulated.  Exit 77 where no GPU is present. */
+ * emulated.
+ * --types f32: ozaki2's FP32 launchers (kernels/ozaki2_s.cu) against
+ * cuBLAS SGEMM: the data is made as above in FP64 and rounded to FP32, the
+ * reference is the double-double dot product of those FP32 values, the
+ * check is against cuBLAS SGEMM (err with FP32's epsilon); classes by
+ * default uniform, rowcol30, halves, lognormal; kernels ozaki2.  With
+ * --test: every row passes the check, and ozaki2's sampled cw and rel are
+ * at most cuBLAS SGEMM's on uniform and rowcol30 with no fallback, and on
+ * halves and lognormal too unless it fell back.
+ * Exit 77 where no GPU is present. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
@@ -64,8 +74,10 @@ __device__ inline int expo(uint64_t h)
     return (int)(h % 61) - 30;
 }
 
-/* A (is_b 0, rows×cols = m×k) or B (is_b 1, k×n) of a class, tight. */
-__global__ void gen(double *X, int64_t rows, int64_t cols, int cls, int is_b, uint64_t seed)
+/* A (is_b 0, rows×cols = m×k) or B (is_b 1, k×n) of a class, tight;
+ * X32 not NULL: each value rounded to FP32, there and (widened) in X. */
+__global__ void gen(double *X, int64_t rows, int64_t cols, int cls, int is_b, uint64_t seed,
+                    float *X32)
 {
     const int64_t total = rows * cols;
     for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < total;
@@ -80,14 +92,16 @@ __global__ void gen(double *X, int64_t rows, int64_t cols, int cls, int is_b, ui
             e = expo(mix(seed ^ 0x1234ull, (uint64_t)q));
         else if (cls == BLOCKS || cls == HALVES)
             e = (kidx < kdim / 2) == (is_b == 0) ? 0 : cls == BLOCKS ? -40 : -10;
+        double x = ldexp(u, e);
         if (cls >= LOGNORMAL) { /* Box-Muller from two more hashes */
             uint64_t h1 = mix(seed ^ 0x5151ull, (uint64_t)q), h2 = mix(seed ^ 0x7373ull, (uint64_t)q);
             double u1 = ((double)(h1 >> 11) + 0.5) * 0x1p-53, u2 = (double)(h2 >> 11) * 0x1p-53;
             double g = sqrt(-2.0 * log(u1)) * cospi(2.0 * u2);
-            X[q] = cls == LOGNORMAL ? copysign(exp(4.0 * g), u) : 0.5 * u * exp(c_phi[cls] * g);
-            continue;
+            x = cls == LOGNORMAL ? copysign(exp(4.0 * g), u) : 0.5 * u * exp(c_phi[cls] * g);
         }
-        X[q] = ldexp(u, e);
+        if (X32)
+            X32[q] = (float)x, x = (double)(float)x;
+        X[q] = x;
     }
 }
 
@@ -127,6 +141,7 @@ struct opts {
     int reps = 5, samples = 4096;
     const char *json = nullptr;
     int test = 0;
+    int f32 = 0; /* --types f32 */
 };
 
 std::vector<std::string> split(const char *s)
@@ -152,15 +167,17 @@ struct acc {
 };
 
 /* Sampled accuracy of C (tight, ld n) against the dd reference. */
-acc sampled(const double *C, int64_t n, const std::vector<int64_t> &ij, const std::vector<double2> &ref)
+template <typename T>
+acc sampled(const T *C, int64_t n, const std::vector<int64_t> &ij, const std::vector<double2> &ref)
 {
     acc a;
-    std::vector<double> c(ref.size()), cws;
+    std::vector<T> c(ref.size());
+    std::vector<double> cws;
     for (size_t s = 0; s < ref.size(); ++s)
-        CK(cudaMemcpy(&c[s], C + ij[2 * s] * n + ij[2 * s + 1], sizeof(double),
+        CK(cudaMemcpy(&c[s], C + ij[2 * s] * n + ij[2 * s + 1], sizeof(T),
                       cudaMemcpyDeviceToHost));
     for (size_t s = 0; s < ref.size(); ++s) {
-        double d = fabs(c[s] - ref[s].x);
+        double d = fabs((double)c[s] - ref[s].x);
         if (ref[s].y > 0)
             a.cw = std::max(a.cw, d / ref[s].y), cws.push_back(d / ref[s].y);
         if (ref[s].x != 0)
@@ -173,8 +190,11 @@ acc sampled(const double *C, int64_t n, const std::vector<int64_t> &ij, const st
     return a;
 }
 
-double time_ms(kernel_dgemm_fn fn, int64_t m, int64_t n, int64_t k, const double *A,
-               const double *B, double *C, int reps, cudaStream_t s)
+template <typename T>
+double time_ms(int (*fn)(int64_t, int64_t, int64_t, const T *, int64_t, const T *, int64_t, int,
+                         T *, int64_t, void *),
+               int64_t m, int64_t n, int64_t k, const T *A, const T *B, T *C, int reps,
+               cudaStream_t s)
 {
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
@@ -211,6 +231,8 @@ struct case_data {
     int64_t m, n, k;
     int cls;
     double *A, *B, *C, *R;
+    float *A32, *B32, *C32, *R32; /* --types f32: the data, C, cuBLAS SGEMM's C */
+    bool f32;
     std::vector<int64_t> ij;
     std::vector<double2> ref;
     ddcheck::reducer red;
@@ -225,23 +247,39 @@ void kernel_row(const opts &o, case_data &cd, const char *name, const kernel_des
 {
     const int64_t m = cd.m, n = cd.n, k = cd.k;
     const bool native = !strcmp(d->name, "cublas");
-    double ms = native ? cd.ms_native : time_ms(d->dgemm, m, n, k, cd.A, cd.B, cd.C, o.reps, s);
+    double ms = native    ? cd.ms_native
+                : cd.f32 ? time_ms<float>(d->sgemm, m, n, k, cd.A32, cd.B32, cd.C32, o.reps, s)
+                          : time_ms<double>(d->dgemm, m, n, k, cd.A, cd.B, cd.C, o.reps, s);
     if (ms < 0) {
         printf("%-12s: error (see above)\n", name);
         g_fail += o.test;
         return;
     }
     std::string nt = kernel_note();
-    acc a = native ? cd.native : sampled(cd.C, n, cd.ij, cd.ref);
+    acc a = native   ? cd.native
+            : cd.f32 ? sampled<float>(cd.C32, n, cd.ij, cd.ref)
+                     : sampled<double>(cd.C, n, cd.ij, cd.ref);
     double err = 0;
-    if (!native) {
+    if (!native && cd.f32) {
+        double md = ddcheck::bits_to_double(
+            ddcheck::max_diff<float>(cd.red, cd.C32, n, cd.R32, n, m, n, s).maxbits);
+        err = md / (FLT_EPSILON * (double)k * cd.maxA * cd.maxB);
+    } else if (!native) {
         double md = ddcheck::bits_to_double(
             ddcheck::max_diff<double>(cd.red, cd.C, n, cd.R, n, m, n, s).maxbits);
         err = md / (DBL_EPSILON * (double)k * cd.maxA * cd.maxB);
     }
     const bool ok = err <= DD_CHECK_THRESHOLD, fell = nt.find("fell back") != std::string::npos;
     const bool guarded = !strcmp(d->name, "ozaki2-auto");
-    if (o.test && !native && !guarded) {
+    if (o.test && !native && cd.f32) {
+        /* at most cuBLAS SGEMM's error, or a fallback where the class needs it */
+        const bool acc_ok = a.cw <= cd.native.cw && a.rel <= cd.native.rel;
+        const bool handled = cd.cls == UNIFORM || cd.cls == ROWCOL30;
+        if (!ok || (handled && (!acc_ok || fell)) || (!handled && !acc_ok && !fell)) {
+            ++g_fail;
+            printf("FAIL: ");
+        }
+    } else if (o.test && !native && !guarded) {
         bool acc_ok = a.cw <= 2 * std::max(cd.native.cw, 0x1p-53);
         if (!ok || ((cd.cls == UNIFORM || cd.cls == ROWCOL30) && (!acc_ok || fell)) ||
             (cd.cls == BLOCKS && !fell)) {
@@ -279,6 +317,7 @@ void kernel_row(const opts &o, case_data &cd, const char *name, const kernel_des
         dd_json_kv_int(js, "k", k);
         dd_json_kv_str(js, "class", CLASS_NAME[cd.cls]);
         dd_json_kv_str(js, "kernel", name);
+        dd_json_kv_str(js, "type", cd.f32 ? "f32" : "f64");
         dd_json_kv_num_g(js, "ms", ms, 6);
         dd_json_kv_num_g(js, "tflops", tf, 6);
         dd_json_kv_num_g(js, "speedup_vs_native", cd.ms_native / ms, 4);
@@ -306,9 +345,16 @@ void prepare(const opts &o, case_data &cd, cudaStream_t s)
     CK(cudaMalloc(&cd.B, sizeof(double) * k * n));
     CK(cudaMalloc(&cd.C, sizeof(double) * m * n));
     CK(cudaMalloc(&cd.R, sizeof(double) * m * n));
+    cd.A32 = cd.B32 = cd.C32 = cd.R32 = nullptr;
+    if (cd.f32) {
+        CK(cudaMalloc(&cd.A32, sizeof(float) * m * k));
+        CK(cudaMalloc(&cd.B32, sizeof(float) * k * n));
+        CK(cudaMalloc(&cd.C32, sizeof(float) * m * n));
+        CK(cudaMalloc(&cd.R32, sizeof(float) * m * n));
+    }
     uint64_t seed = 1000 + 17 * (uint64_t)cd.cls + (uint64_t)m;
-    gen<<<1024, 256, 0, s>>>(cd.A, m, k, cd.cls, 0, seed);
-    gen<<<1024, 256, 0, s>>>(cd.B, k, n, cd.cls, 1, seed + 1);
+    gen<<<1024, 256, 0, s>>>(cd.A, m, k, cd.cls, 0, seed, cd.A32);
+    gen<<<1024, 256, 0, s>>>(cd.B, k, n, cd.cls, 1, seed + 1, cd.B32);
     CK(cudaGetLastError());
     cd.ij.resize(2 * (size_t)o.samples);
     uint64_t h = seed;
@@ -348,16 +394,21 @@ void prepare(const opts &o, case_data &cd, cudaStream_t s)
 void run_case(const opts &o, int64_t m, int64_t n, int64_t k, int cls, FILE *js, cudaStream_t s)
 {
     case_data cd;
-    cd.m = m, cd.n = n, cd.k = k, cd.cls = cls;
+    cd.m = m, cd.n = n, cd.k = k, cd.cls = cls, cd.f32 = o.f32 != 0;
     prepare(o, cd, s);
     const kernel_desc *cb = kernel_find("cublas");
-    cd.ms_native = time_ms(cb->dgemm, m, n, k, cd.A, cd.B, cd.R, o.reps, s);
-    cd.native = sampled(cd.R, n, cd.ij, cd.ref);
+    if (cd.f32) {
+        cd.ms_native = time_ms<float>(cb->sgemm, m, n, k, cd.A32, cd.B32, cd.R32, o.reps, s);
+        cd.native = sampled<float>(cd.R32, n, cd.ij, cd.ref);
+    } else {
+        cd.ms_native = time_ms<double>(cb->dgemm, m, n, k, cd.A, cd.B, cd.R, o.reps, s);
+        cd.native = sampled<double>(cd.R, n, cd.ij, cd.ref);
+    }
     kernel_row(o, cd, "cublas", cb, js, s);
     for (const std::string &name : o.kernels) {
         const kernel_desc *d = kernel_find(name.c_str());
-        if (!d || !d->dgemm)
-            printf("%-12s: unknown kernel or no FP64\n", name.c_str());
+        if (!d || !(cd.f32 ? (void *)d->sgemm : (void *)d->dgemm))
+            printf("%-12s: unknown kernel or no %s\n", name.c_str(), cd.f32 ? "FP32" : "FP64");
         else
             kernel_row(o, cd, name.c_str(), d, js, s);
     }
@@ -366,16 +417,21 @@ void run_case(const opts &o, int64_t m, int64_t n, int64_t k, int cls, FILE *js,
     CK(cudaFree(cd.B));
     CK(cudaFree(cd.C));
     CK(cudaFree(cd.R));
+    CK(cudaFree(cd.A32));
+    CK(cudaFree(cd.B32));
+    CK(cudaFree(cd.C32));
+    CK(cudaFree(cd.R32));
 }
 
 static const char USAGE[] =
-    "usage: ozaki-bench [--sizes LIST] [--kernels LIST] [--classes LIST] [--reps N]\n"
-    "                   [--samples S] [--json FILE] [--test]\n"
+    "usage: ozaki-bench [--types f64|f32] [--sizes LIST] [--kernels LIST] [--classes LIST]\n"
+    "                   [--reps N] [--samples S] [--json FILE] [--test]\n"
+    "  --types    f64 (default) or f32 (the kernels' FP32 launchers against cuBLAS SGEMM)\n"
     "  --sizes    comma list of N or MxNxK (default 4096; --test: 1024,2048,1024x1024x16384)\n"
-    "  --kernels  FP64 kernels beside native cuBLAS (default ozaki2,emu_cublas;\n"
-    "             --test: ozaki2,ozaki2-16,ozaki2-auto)\n"
+    "  --kernels  kernels beside native cuBLAS (default ozaki2,emu_cublas;\n"
+    "             --test: ozaki2,ozaki2-16,ozaki2-auto; f32: ozaki2)\n"
     "  --classes  uniform, rowcol30, elem30, blocks, halves, lognormal, phi0.5, phi1,\n"
-    "             phi2, phi3, phi4 (default: all)\n"
+    "             phi2, phi3, phi4 (default: all; f32: uniform, rowcol30, halves, lognormal)\n"
     "  --test     exit 1 unless every row passes (see the head of bench/ozaki/ozaki_bench.cu)\n";
 
 const char *opt_sizes(const char *v, void *dest)
@@ -407,11 +463,20 @@ const char *opt_classes(const char *v, void *dest)
     return c.empty() ? "class names (see --help), comma separated" : nullptr;
 }
 
+const char *opt_types(const char *v, void *dest)
+{
+    if (strcmp(v, "f64") && strcmp(v, "f32"))
+        return "f64 or f32";
+    ((opts *)dest)->f32 = !strcmp(v, "f32");
+    return nullptr;
+}
+
 /* argv into o (bench_opts.h's rules) and the defaults; -1 to run, else the
  * exit status. */
 int parse(int argc, char **argv, opts *o)
 {
     const bench_opt table[] = {
+        {"--types", BENCH_CALL, o, 0, 0, 0, 0, nullptr, opt_types},
         {"--sizes", BENCH_CALL, o, 0, 0, 0, 0, nullptr, opt_sizes},
         {"--kernels", BENCH_CALL, o, 0, 0, 0, 0, nullptr, opt_kernels},
         {"--classes", BENCH_CALL, o, 0, 0, 0, 0, nullptr, opt_classes},
@@ -427,14 +492,17 @@ int parse(int argc, char **argv, opts *o)
         if (o->sizes.empty())
             o->sizes = {{1024, 1024, 1024}, {2048, 2048, 2048}, {1024, 1024, 16384}};
         if (o->kernels.empty())
-            o->kernels = {"ozaki2", "ozaki2-16", "ozaki2-auto"};
+            o->kernels = o->f32 ? std::vector<std::string>{"ozaki2"}
+                                : std::vector<std::string>{"ozaki2", "ozaki2-16", "ozaki2-auto"};
     }
     if (o->sizes.empty())
         o->sizes = {{4096, 4096, 4096}};
     if (o->kernels.empty())
-        o->kernels = {"ozaki2", "emu_cublas"};
+        o->kernels = o->f32 ? std::vector<std::string>{"ozaki2"}
+                            : std::vector<std::string>{"ozaki2", "emu_cublas"};
     if (o->classes.empty())
-        o->classes.assign(CLASS_NAME, CLASS_NAME + NCLASS);
+        o->classes = o->f32 ? std::vector<std::string>{"uniform", "rowcol30", "halves", "lognormal"}
+                            : std::vector<std::string>(CLASS_NAME, CLASS_NAME + NCLASS);
     return BENCH_GO;
 }
 
@@ -457,10 +525,11 @@ int main(int argc, char **argv)
     }
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
-    printf("# ozaki-bench: %s, cuBLAS %s; accuracy on %d sampled entries vs double-double "
+    printf("# ozaki-bench: %s, cuBLAS %s, %s; accuracy on %d sampled entries vs double-double "
            "(cw = max|C-R|/sum|a||b|, rel = max|C-R|/|R|); check = err vs native cuBLAS "
            "(<= %g)\n",
-           prop.name, kernel_cublas_version(), o.samples, DD_CHECK_THRESHOLD);
+           prop.name, kernel_cublas_version(), o.f32 ? "FP32 (native: cuBLAS SGEMM)" : "FP64",
+           o.samples, DD_CHECK_THRESHOLD);
     printf("%-20s %-9s %-12s %9s %8s %6s %9s %7s %9s %9s %8s %5s  %s\n", "MxNxK", "class",
            "kernel", "ms", "TFLOP/s", "xnativ", "cw", "cw/nat", "cw50", "rel", "check", "",
            "note");

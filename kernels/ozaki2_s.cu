@@ -1,0 +1,652 @@
+/* ozaki2_s — FP32 GEMM on the INT8 tensor cores: the Ozaki scheme II of
+ * kernels/ozaki2.cu for FP32 operands, FP32 in and out (issue 34).
+ * ozaki2.h has the scheme and its proofs of exactness, ozaki2_s.h the
+ * FP32 parameters (moduli, range check), ozaki2_s_ref.c the host
+ * reference.  Launchers: the F32 slot of kernels.def's "ozaki2" line
+ * (dd_ozaki2_f32: moduli from k, oz2s_auto_moduli) and the fixed counts
+ * "ozaki2-s8", "ozaki2-s9", "ozaki2-s10".  Per multiply, on the caller's
+ * stream, never synchronising:
+ *
+ *   1. slice_rows / slice_cols: one pass per row of A and per 32 columns
+ *      of B: max and 2-norm (in FP64: FP32 values are exact doubles), the
+ *      power-of-two scale with ||row·2^s||_2 ≤ 2^H (oz2_shift), the range
+ *      check (non-finite values; more than 1/OZ2_LOSSY_DEN of the nonzeros,
+ *      and more than one, keeping fewer than OZ2S_KEEP_BITS bits:
+ *      oz2s_out_of_range), and N INT8 slices, the
+ *      symmetric residues of the scaled integers, which are FP32 values
+ *      (oz2s_scaled_f; residues by oz2s_symmodf, exact in FP32: ozaki2_s.h
+ *      proves both), A row-major and B transposed: both k-contiguous, k
+ *      padded to 32 with zeros;
+ *   2. the N INT8 products: on compute 9.0 the project's INT8 GEMM
+ *      (i8gemm.h, dd_i8gemm_mod: each entry's residue modulo its modulus
+ *      written by the GEMM's epilogue, one byte), elsewhere or with
+ *      DD_OZAKI2_INT8=cublas one cublasGemmStridedBatchedEx with INT32
+ *      out; row tiles of C within DD_OZAKI2_TILE_MB as ozaki2 does;
+ *   3. crt, one fused pass per entry of C: the N residues, Garner's
+ *      mixed-radix digits in FP32 (exact: ozaki2.h's oz2_symmodf_odd),
+ *      Horner in FP64, unscale by 2^-(s_i + t_j), beta, one rounding to
+ *      FP32.  Horner is not done in FP32: its error bound is relative to
+ *      M/2 (the digits are balanced, the partial sums reach M/2 whatever
+ *      the entry), N·2^-24·M/2 ≈ N·2^(2H-23), which at H = 30 is 2^38
+ *      against the 2^(2H+1-H) = 2^31 the scaled operands are exact to: far
+ *      too coarse.  In FP64 it is N·2^(2H-52) ≈ 2^11, 2^-20 of the
+ *      operands' own error, then below the final FP32 rounding.
+ *   k above OZ2_KCHUNK is done in chunks, C accumulating (one FP32
+ *   rounding per chunk).
+ *
+ * Fallback.  Where the scaling finds a non-finite value or a row or column
+ * of too wide a range, a device flag turns the INT8 products and the CRT
+ * off and the FP32 production kernel sgemm_dmma (FP64 tensor cores, gated
+ * on the same flag: dd_sgemm_dmma_gated) on; where that cannot run (no
+ * TMA, no workspace), a simple gated kernel with FP64 sums here does.
+ * kernel_note() reports the fallbacks and why.
+ *
+ * Workspace: one per device, grown as needed, about N·(m + n)·k bytes of
+ * slices plus the tile of products; calls on different streams of one
+ * device are ordered by an event (they share it). */
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cublas_handles.cuh"
+#include "dd_knobs.h"
+#include "gemm_common.cuh"
+#include "i8gemm.h"
+#include "launchers.h"
+#include "ozaki2_s.h"
+
+namespace oz2s
+{
+
+/* One multiply's verdict (reset before each chunk): flag 0 fine, else the
+ * first reason found, with its row/column and counts. */
+enum { REASON_NONE, REASON_A_NONFINITE, REASON_B_NONFINITE, REASON_A_RANGE, REASON_B_RANGE };
+struct status {
+    unsigned int flag;
+    int index, lossy, nnz;
+};
+/* Kept across multiplies, read and cleared by the host (kernel_note). */
+struct stats {
+    unsigned long long fallbacks;
+    unsigned int reason;
+    int index, lossy, nnz, moduli;
+};
+
+/* The parameters of every number of moduli, index n - OZ2S_MIN_MODULI. */
+__constant__ oz2_params c_par[OZ2S_MAX_MODULI - OZ2S_MIN_MODULI + 1];
+
+__device__ inline void flag(status *st, unsigned int why, int index, int lossy, int nnz)
+{
+    if (atomicCAS(&st->flag, 0u, why) == 0u) {
+        st->index = index, st->lossy = lossy, st->nnz = nnz;
+    }
+}
+
+/* Block-wide sum / max over 256 threads (8 warps); every thread gets it. */
+template <typename T, bool MAX> __device__ inline T block_reduce(T v, T *red)
+{
+    for (int o = 16; o > 0; o >>= 1) {
+        T w = __shfl_xor_sync(0xffffffffu, v, o);
+        v = MAX ? (w > v ? w : v) : v + w;
+    }
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0)
+        red[threadIdx.x >> 5] = v;
+    __syncthreads();
+    v = red[0];
+    for (int w = 1; w < 8; ++w)
+        v = MAX ? (red[w] > v ? red[w] : v) : v + red[w];
+    return v;
+}
+
+/* Row i of A (k floats) -> sa[i] and N INT8 slices, slice q at out +
+ * q·stride + i·kp, zero past k up to kp (a multiple of 32).  256 threads,
+ * one block per row; the row is read three times (max, norm, slices: the
+ * second and third from cache). */
+template <int N>
+__global__ void __launch_bounds__(256) slice_rows(int k, int kp, const float *A, int64_t lda,
+                                                  int *sa, int8_t *out, int64_t stride, status *st)
+{
+    __shared__ double redd[8];
+    __shared__ int redi[8];
+    const oz2_params &p = c_par[N - OZ2S_MIN_MODULI];
+    const int i = blockIdx.x;
+    const float *a = A + (int64_t)i * lda;
+    float amax = 0;
+    int bad = 0;
+    for (int l = threadIdx.x; l < k; l += 256) {
+        float v = fabsf(a[l]);
+        bad |= !isfinite(v);
+        amax = fmaxf(amax, v);
+    }
+    if (block_reduce<int, false>(bad, redi)) {
+        if (threadIdx.x == 0)
+            flag(st, REASON_A_NONFINITE, i, 0, 0);
+        return;
+    }
+    const double amaxd = block_reduce<double, true>((double)amax, redd);
+    int e = 0;
+    if (amaxd > 0)
+        (void)frexp(amaxd, &e);
+    const double down = ldexp(1.0, -e); /* exact scaling: FP32 values are far from FP64's limits */
+    double ss = 0;
+    for (int l = threadIdx.x; l < k; l += 256) {
+        double v = (double)a[l] * down;
+        ss += v * v;
+    }
+    ss = block_reduce<double, false>(ss, redd);
+    const int s = oz2_shift(amaxd, ss, p.half_bits);
+    const double pw = ldexp(1.0, s);
+    if (threadIdx.x == 0)
+        sa[i] = s;
+    int lossy = 0, nnz = 0;
+    int8_t *row = out + (int64_t)i * kp;
+    for (int l0 = 4 * threadIdx.x; l0 < kp; l0 += 1024) {
+        float x[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            int lo = 0, l = l0 + q;
+            const float v = l < k ? a[l] : 0.0f;
+            x[q] = oz2s_scaled_f(v, pw, &lo);
+            lossy += lo;
+            nnz += v != 0;
+        }
+#pragma unroll
+        for (int q = 0; q < N; ++q) {
+            uint32_t w = 0;
+#pragma unroll
+            for (int b = 0; b < 4; ++b)
+                w |= (uint32_t)(uint8_t)(int8_t)oz2s_symmodf(x[b], p.mf[q], p.rinvf[q]) << (8 * b);
+            *reinterpret_cast<uint32_t *>(row + q * stride + l0) = w;
+        }
+    }
+    lossy = block_reduce<int, false>(lossy, redi);
+    nnz = block_reduce<int, false>(nnz, redi);
+    if (threadIdx.x == 0 && oz2s_out_of_range(lossy, nnz))
+        flag(st, REASON_A_RANGE, i, lossy, nnz);
+}
+
+/* Columns of B, 32 per block (lane = column, 8 warps share k) -> sb[j]
+ * and the slices of B^T: slice q, column j at out + q·stride + j·kp (k
+ * contiguous: the "T" operand of the INT8 GEMM). */
+template <int N>
+__global__ void __launch_bounds__(256) slice_cols(int n, int k, int kp, const float *B,
+                                                  int64_t ldb, int *sb, int8_t *out,
+                                                  int64_t stride, status *st)
+{
+    __shared__ double redd[8][32];
+    __shared__ int redi[8][32], redn[8][32];
+    const oz2_params &p = c_par[N - OZ2S_MIN_MODULI];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int j = blockIdx.x * 32 + lane;
+    const bool ok = j < n;
+    float amax = 0;
+    int bad = 0;
+    for (int l = warp; ok && l < k; l += 8) {
+        float v = fabsf(B[(int64_t)l * ldb + j]);
+        bad |= !isfinite(v);
+        amax = fmaxf(amax, v);
+    }
+    redd[warp][lane] = amax, redi[warp][lane] = bad;
+    __syncthreads();
+    double amaxd = amax;
+    for (int w = 0; w < 8; ++w)
+        amaxd = fmax(amaxd, redd[w][lane]), bad |= redi[w][lane];
+    __syncthreads();
+    if (bad && warp == 0)
+        flag(st, REASON_B_NONFINITE, j, 0, 0);
+    int e = 0;
+    if (amaxd > 0)
+        (void)frexp(amaxd, &e);
+    const double down = ldexp(1.0, -e);
+    double ss = 0;
+    for (int l = warp; ok && !bad && l < k; l += 8) {
+        double v = (double)B[(int64_t)l * ldb + j] * down;
+        ss += v * v;
+    }
+    redd[warp][lane] = ss;
+    __syncthreads();
+    ss = 0;
+    for (int w = 0; w < 8; ++w)
+        ss += redd[w][lane];
+    const int s = oz2_shift(amaxd, ss, p.half_bits);
+    const double pw = ldexp(1.0, s);
+    if (warp == 0 && ok)
+        sb[j] = s;
+    int lossy = 0, nnz = 0;
+    for (int l0 = warp * 32; ok && !bad && l0 < kp; l0 += 256) {
+        float x[32];
+#pragma unroll
+        for (int q = 0; q < 32; ++q) {
+            int lo = 0, l = l0 + q;
+            const float v = l < k ? B[(int64_t)l * ldb + j] : 0.0f;
+            x[q] = oz2s_scaled_f(v, pw, &lo);
+            lossy += lo;
+            nnz += v != 0;
+        }
+#pragma unroll 1
+        for (int q = 0; q < N; ++q) {
+            uint32_t w[8];
+#pragma unroll
+            for (int b = 0; b < 32; ++b) {
+                uint32_t r = (uint8_t)(int8_t)oz2s_symmodf(x[b], p.mf[q], p.rinvf[q]);
+                w[b / 4] = (b % 4 ? w[b / 4] : 0u) | r << (8 * (b % 4));
+            }
+            uint4 *dst = reinterpret_cast<uint4 *>(out + q * stride + (int64_t)j * kp + l0);
+            dst[0] = make_uint4(w[0], w[1], w[2], w[3]);
+            dst[1] = make_uint4(w[4], w[5], w[6], w[7]);
+        }
+    }
+    redi[warp][lane] = lossy, redn[warp][lane] = nnz;
+    __syncthreads();
+    if (warp == 0 && ok && !bad) {
+        for (int w = 1; w < 8; ++w)
+            lossy += redi[w][lane], nnz += redn[w][lane];
+        if (oz2s_out_of_range(lossy, nnz))
+            flag(st, REASON_B_RANGE, j, lossy, nnz);
+    }
+}
+
+/* 2^e as a double from its exponent bits, for |e| ≤ 1022 (the scales of
+ * FP32 rows and columns: |s| < 2^9); ldexp's range handling is not needed. */
+__device__ inline double pow2(int e)
+{
+    return __longlong_as_double((long long)(1023 + e) << 52);
+}
+
+/* rows×n entries of C from the N products (product q at c + q·cstride, ld
+ * nc: INT8 residues from the own GEMM, or INT32 products from cuBLAS):
+ * residues, Garner (FP32), Horner (FP64), unscale, beta, FP32 out.
+ * Nothing when the range check flagged this multiply.  Columns along x,
+ * rows along y (striding by gridDim.y). */
+template <int N, typename R>
+__global__ void __launch_bounds__(256) crt(int rows, int n, const R *c, int64_t cstride, int nc,
+                                           const int *sa, const int *sb, int beta, float *C,
+                                           int64_t ldc, const status *st)
+{
+    if (*(volatile const unsigned int *)&st->flag)
+        return;
+    const oz2_params &p = c_par[N - OZ2S_MIN_MODULI]; /* compile-time index: constant operands */
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (col >= n)
+        return;
+    const double pb = pow2(-sb[col]);
+    for (int r = blockIdx.y; r < rows; r += gridDim.y) {
+        const R *src = c + (int64_t)r * nc + col;
+        float v[N];
+#pragma unroll
+        for (int i = 0; i < N; ++i) {
+            float t;
+            if constexpr (sizeof(R) == 1) /* a residue already (dd_i8gemm_mod) */
+                t = (float)src[i * cstride];
+            else
+                t = (float)oz2_symmod((double)src[i * cstride], p.m[i], p.rinv[i]);
+#pragma unroll
+            for (int j = 0; j < i; ++j) /* m_i odd for i >= 1 (ozaki2.h) */
+                t = oz2_symmodf_odd((t - v[j]) * p.inv[j][i], p.mf[i], p.rinvf[i]);
+            v[i] = t;
+        }
+        double x = v[N - 1];
+#pragma unroll
+        for (int i = N - 2; i >= 0; --i)
+            x = fma(p.m[i], x, (double)v[i]);
+        x = x * pow2(-sa[r]) * pb; /* exact: FP64 never under- or overflows here */
+        float *dst = C + (int64_t)r * ldc + col;
+        *dst = (float)(beta ? (double)*dst + x : x);
+    }
+}
+
+/* The native product when the range check flagged this multiply (else
+ * every block returns at once), FP32 in, FP64 products and sums (what
+ * sgemm_dmma computes), one rounding: 64×64 tiles, 4×4 per thread, blocks
+ * striding over the tiles.  compute 0: sgemm_dmma, gated on the same
+ * flag, multiplies; this only records.  Block 0 records the fallback. */
+__global__ void __launch_bounds__(256) fallback(int m, int n, int k, const float *A, int64_t lda,
+                                                const float *B, int64_t ldb, int beta, float *C,
+                                                int64_t ldc, const status *st, stats *sx,
+                                                int moduli, int compute)
+{
+    const unsigned int why = *(volatile const unsigned int *)&st->flag;
+    if (!why)
+        return;
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        sx->fallbacks++;
+        sx->reason = why, sx->index = st->index, sx->lossy = st->lossy, sx->nnz = st->nnz;
+        sx->moduli = moduli;
+    }
+    if (!compute)
+        return;
+    __shared__ double As[16][65], Bs[16][64];
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const int tn = (n + 63) / 64, tiles = tn * ((m + 63) / 64);
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const int r0 = (t / tn) * 64, c0 = (t % tn) * 64;
+        double acc[4][4] = {};
+        for (int l0 = 0; l0 < k; l0 += 16) {
+            for (int q = threadIdx.x; q < 1024; q += 256) {
+                int rr = q / 16, ll = q % 16, lb = q / 64, cc = q % 64;
+                As[ll][rr] = (r0 + rr < m && l0 + ll < k) ? A[(int64_t)(r0 + rr) * lda + l0 + ll] : 0;
+                Bs[lb][cc] = (l0 + lb < k && c0 + cc < n) ? B[(int64_t)(l0 + lb) * ldb + c0 + cc] : 0;
+            }
+            __syncthreads();
+#pragma unroll
+            for (int ll = 0; ll < 16; ++ll)
+#pragma unroll
+                for (int a = 0; a < 4; ++a)
+#pragma unroll
+                    for (int b = 0; b < 4; ++b)
+                        acc[a][b] = fma(As[ll][ty + 16 * a], Bs[ll][tx + 16 * b], acc[a][b]);
+            __syncthreads();
+        }
+        for (int a = 0; a < 4; ++a)
+            for (int b = 0; b < 4; ++b) {
+                int r = r0 + ty + 16 * a, cc = c0 + tx + 16 * b;
+                if (r < m && cc < n) {
+                    float *dst = C + (int64_t)r * ldc + cc;
+                    *dst = (float)(beta ? (double)*dst + acc[a][b] : acc[a][b]);
+                }
+            }
+    }
+}
+
+} // namespace oz2s
+
+namespace
+{
+
+constexpr int MAX_DEVICES = 64;
+
+struct workspace {
+    bool ready;
+    cublasHandle_t h;
+    void *buf;
+    size_t cap;
+    oz2s::status *st;
+    oz2s::stats *sx;
+    cudaEvent_t done;
+    bool recorded;
+    unsigned long long calls;
+    int sms;
+    double tile_mb; /* products held at once (tile_mb(), at the first call) */
+    bool own_i8;    /* the own INT8 GEMM with fused residues (first call) */
+};
+workspace g_ws[MAX_DEVICES];
+
+using dd::from_cublas;
+
+#define OZS_TRY(call)                                                                              \
+    do {                                                                                           \
+        int ozs_e_ = (int)(call);                                                                  \
+        if (ozs_e_ != 0)                                                                           \
+            return ozs_e_;                                                                         \
+    } while (0)
+
+/* The products held at once: DD_OZAKI2_TILE_MB (ozaki2's knob, the same
+ * meaning), else 8 GiB or a quarter of the free device memory when less
+ * (at least 256 MiB). */
+double tile_mb()
+{
+    long long set = dd_knob_int(DDK_OZAKI2_TILE_MB); /* 1..1048576, 0: auto */
+    if (set > 0)
+        return (double)set;
+    size_t free_b = 0, total = 0;
+    double mb = 8192.0;
+    if (cudaMemGetInfo(&free_b, &total) == cudaSuccess && free_b / 4 < (size_t)8192 << 20)
+        mb = (double)(free_b / 4) / 1048576.0;
+    return mb < 256.0 ? 256.0 : mb;
+}
+
+/* The workspace of the current device, created on first use. */
+int device_ws(workspace **out)
+{
+    int dev = 0;
+    OZS_TRY(cudaGetDevice(&dev));
+    if (dev < 0 || dev >= MAX_DEVICES)
+        return cudaErrorInvalidDevice;
+    workspace *w = &g_ws[dev];
+    if (!w->ready) {
+        oz2_params par[OZ2S_MAX_MODULI - OZ2S_MIN_MODULI + 1];
+        for (int n = OZ2S_MIN_MODULI; n <= OZ2S_MAX_MODULI; ++n)
+            oz2_params_init(&par[n - OZ2S_MIN_MODULI], n);
+        OZS_TRY(cudaMemcpyToSymbol(oz2s::c_par, par, sizeof par));
+        OZS_TRY(cudaDeviceGetAttribute(&w->sms, cudaDevAttrMultiProcessorCount, dev));
+        OZS_TRY(cudaMalloc(&w->st, sizeof(oz2s::status)));
+        OZS_TRY(cudaMalloc(&w->sx, sizeof(oz2s::stats)));
+        OZS_TRY(cudaMemset(w->sx, 0, sizeof(oz2s::stats)));
+        OZS_TRY(cudaEventCreateWithFlags(&w->done, cudaEventDisableTiming));
+        OZS_TRY(from_cublas(cublasCreate(&w->h)));
+        w->tile_mb = tile_mb();
+        /* DD_OZAKI2_INT8 (0 auto, 1 cublas) as for ozaki2 */
+        w->own_i8 = dd_i8gemm_available() && dd_knob_int(DDK_OZAKI2_INT8) == 0;
+        w->ready = true;
+    }
+    *out = w;
+    return cudaSuccess;
+}
+
+int64_t up(int64_t x, int64_t a)
+{
+    return (x + a - 1) / a * a;
+}
+
+/* The pieces of one chunk's workspace, 256-byte aligned. */
+struct layout {
+    int64_t kp, m4, n4, mt; /* padded k, rows, columns; rows per tile of products */
+    int64_t nc;             /* ld of the products: n4 (INT32), n rounded to 16 (residues) */
+    size_t off_sa, off_sb, off_a, off_b, off_c, bytes;
+};
+
+layout plan(int nm, int64_t m, int64_t n, int64_t k, double mb, int csize)
+{
+    layout L;
+    L.kp = up(k, 32), L.m4 = up(m, 4), L.n4 = up(n, 4);
+    L.nc = csize == 1 ? up(n, 16) : L.n4;
+    int64_t rows = (int64_t)(mb * 1048576.0 / ((double)csize * nm * (double)L.nc));
+    L.mt = rows < 4 ? 4 : rows / 4 * 4;
+    L.mt = L.mt > L.m4 ? L.m4 : L.mt;
+    size_t o = 0;
+    L.off_sa = o, o += up(4 * L.m4, 256);
+    L.off_sb = o, o += up(4 * L.n4, 256);
+    L.off_a = o, o += up((int64_t)nm * L.m4 * L.kp, 256);
+    L.off_b = o, o += up((int64_t)nm * L.n4 * L.kp, 256);
+    L.off_c = o, o += up((int64_t)nm * L.mt * L.nc * csize, 256);
+    L.bytes = o;
+    return L;
+}
+
+int grow(workspace *w, size_t bytes)
+{
+    if (bytes <= w->cap)
+        return cudaSuccess;
+    if (w->buf) {
+        OZS_TRY(cudaFree(w->buf)); /* synchronises: queued work no longer reads it */
+        w->buf = nullptr, w->cap = 0;
+    }
+    OZS_TRY(cudaMalloc(&w->buf, bytes));
+    w->cap = bytes;
+    return cudaSuccess;
+}
+
+/* One chunk (k ≤ OZ2_KCHUNK) with N moduli. */
+template <int N>
+int chunk(workspace *w, int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
+          const float *B, int64_t ldb, int beta, float *C, int64_t ldc, cudaStream_t s)
+{
+    static const int moduli[] = OZ2_MODULI_INIT;
+    const int csize = w->own_i8 ? 1 : 4;
+    const layout L = plan(N, m, n, k, w->tile_mb, csize);
+    OZS_TRY(grow(w, L.bytes));
+    char *base = static_cast<char *>(w->buf);
+    int *sa = reinterpret_cast<int *>(base + L.off_sa), *sb = reinterpret_cast<int *>(base + L.off_sb);
+    int8_t *a8 = reinterpret_cast<int8_t *>(base + L.off_a), *b8 = reinterpret_cast<int8_t *>(base + L.off_b);
+    void *cbuf = base + L.off_c;
+    OZS_TRY(cudaMemsetAsync(w->st, 0, sizeof(oz2s::status), s));
+    oz2s::slice_rows<N><<<(unsigned)m, 256, 0, s>>>((int)k, (int)L.kp, A, lda, sa, a8, L.m4 * L.kp,
+                                                    w->st);
+    OZS_TRY(cudaGetLastError());
+    oz2s::slice_cols<N><<<(unsigned)((n + 31) / 32), 256, 0, s>>>(
+        (int)n, (int)k, (int)L.kp, B, ldb, sb, b8, L.n4 * L.kp, w->st);
+    OZS_TRY(cudaGetLastError());
+    for (int64_t r0 = 0; r0 < m; r0 += L.mt) {
+        const int64_t rows = m - r0 < L.mt ? m - r0 : L.mt;
+        /* columns in blocks of 256 along x; rows along y, enough of them to
+         * give every SM 16 blocks, at most 65535 */
+        const int64_t xb = (n + 255) / 256, want = (16LL * w->sms + xb - 1) / xb;
+        int yb = (int)(want < rows ? want : rows);
+        yb = yb < 1 ? 1 : yb > 65535 ? 65535 : yb;
+        const dim3 grid((unsigned)xb, (unsigned)yb);
+        if (w->own_i8) {
+            int8_t *r8 = static_cast<int8_t *>(cbuf);
+            OZS_TRY(dd_i8gemm_mod(N, rows, n, L.kp, a8 + r0 * L.kp, L.kp, L.m4 * L.kp, b8, L.kp,
+                                  L.n4 * L.kp, moduli, r8, L.nc, L.mt * L.nc, &w->st->flag, s));
+            oz2s::crt<N, int8_t><<<grid, 256, 0, s>>>((int)rows, (int)n, r8, L.mt * L.nc,
+                                                      (int)L.nc, sa + r0, sb, beta, C + r0 * ldc,
+                                                      ldc, w->st);
+        } else {
+            /* column-major C^T (n4 × rows4) = (B^T)^T·A^T, both k-contiguous */
+            const int32_t one = 1, zero = 0;
+            int32_t *c32 = static_cast<int32_t *>(cbuf);
+            OZS_TRY(from_cublas(cublasGemmStridedBatchedEx(
+                w->h, CUBLAS_OP_T, CUBLAS_OP_N, (int)L.n4, (int)up(rows, 4), (int)L.kp, &one, b8,
+                CUDA_R_8I, (int)L.kp, L.n4 * L.kp, a8 + r0 * L.kp, CUDA_R_8I, (int)L.kp,
+                L.m4 * L.kp, &zero, c32, CUDA_R_32I, (int)L.n4, L.mt * L.n4, N,
+                CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT)));
+            oz2s::crt<N, int32_t><<<grid, 256, 0, s>>>((int)rows, (int)n, c32, L.mt * L.n4,
+                                                       (int)L.n4, sa + r0, sb, beta, C + r0 * ldc,
+                                                       ldc, w->st);
+        }
+        OZS_TRY(cudaGetLastError());
+    }
+    /* The native product where the range check flagged this multiply:
+     * sgemm_dmma gated on the flag, else the simple kernel; the simple
+     * kernel's block 0 records the fallback either way. */
+    int gated = dd_sgemm_dmma_gated(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &w->st->flag);
+    if (gated != cudaSuccess && gated != cudaErrorNotSupported)
+        return gated;
+    const int64_t tiles = ((m + 63) / 64) * ((n + 63) / 64);
+    const int grid = gated == cudaSuccess ? 1 : (int)(tiles < 2LL * w->sms ? tiles : 2LL * w->sms);
+    oz2s::fallback<<<grid, 256, 0, s>>>((int)m, (int)n, (int)k, A, lda, B, ldb, beta, C, ldc,
+                                        w->st, w->sx, N, gated != cudaSuccess);
+    return (int)cudaGetLastError();
+}
+
+int chunk_dispatch(int nm, workspace *w, int64_t m, int64_t n, int64_t k, const float *A,
+                   int64_t lda, const float *B, int64_t ldb, int beta, float *C, int64_t ldc,
+                   cudaStream_t s)
+{
+#define OZS_CASE(N)                                                                                \
+    case N:                                                                                        \
+        return chunk<N>(w, m, n, k, A, lda, B, ldb, beta, C, ldc, s);
+    switch (nm) {
+        OZS_CASE(8) OZS_CASE(9) OZS_CASE(10)
+    default:
+        return cudaErrorInvalidValue;
+    }
+#undef OZS_CASE
+}
+
+/* nm 0: the moduli from k (oz2s_auto_moduli). */
+int ozaki2_sgemm(int nm, DD_LAUNCHER_ARGS(float))
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    bool go;
+    int e = dd::gemm_prologue<float>(m, n, k, A, lda, B, ldb, beta, C, ldc, s, &go);
+    if (e != cudaSuccess || !go)
+        return e;
+    if (m > (int64_t)INT32_MAX / 4 || n > (int64_t)INT32_MAX / 4)
+        return cudaErrorInvalidValue;
+    workspace *w;
+    OZS_TRY(device_ws(&w));
+    if (w->recorded)
+        OZS_TRY(cudaStreamWaitEvent(s, w->done, 0));
+    OZS_TRY(from_cublas(cublasSetStream(w->h, s)));
+    const int64_t kc = OZ2_KCHUNK;
+    if (nm == 0)
+        nm = oz2s_auto_moduli(k < kc ? k : kc);
+    for (int64_t l0 = 0; l0 < k; l0 += kc) {
+        const int64_t kk = k - l0 < kc ? k - l0 : kc;
+        OZS_TRY(chunk_dispatch(nm, w, m, n, kk, A + l0, lda, B + l0 * ldb, ldb, l0 ? 1 : beta, C,
+                               ldc, s));
+    }
+    OZS_TRY(cudaEventRecord(w->done, s));
+    w->recorded = true;
+    ++w->calls;
+    return cudaSuccess;
+}
+
+} // namespace
+
+#define OZS_LAUNCHER(id, N)                                                                        \
+    extern "C" int dd_##id(DD_LAUNCHER_ARGS(float))                                                \
+    {                                                                                              \
+        return ozaki2_sgemm(N, m, n, k, A, lda, B, ldb, beta, C, ldc, stream);                     \
+    }
+OZS_LAUNCHER(ozaki2_f32, 0)
+OZS_LAUNCHER(ozaki2_s8, 8)
+OZS_LAUNCHER(ozaki2_s9, 9)
+OZS_LAUNCHER(ozaki2_s10, 10)
+
+/* kernel.h: the FP32 fallbacks since the last call, over every device used. */
+extern "C" const char *dd_ozaki2_s_note(void)
+{
+    static char buf[512];
+    static const char *what[] = {"", "a row of A holds a non-finite value",
+                                 "a column of B holds a non-finite value", "row", "column"};
+    buf[0] = '\0';
+    int cur = -1;
+    if (cudaGetDevice(&cur) != cudaSuccess)
+        return buf;
+    size_t used = 0;
+    for (int d = 0; d < MAX_DEVICES; ++d) {
+        workspace *w = &g_ws[d];
+        oz2s::stats sx;
+        if (!w->ready || cudaSetDevice(d) != cudaSuccess ||
+            cudaMemcpy(&sx, w->sx, sizeof sx, cudaMemcpyDeviceToHost) != cudaSuccess ||
+            cudaMemset(w->sx, 0, sizeof sx) != cudaSuccess)
+            continue;
+        unsigned long long calls = w->calls;
+        w->calls = 0;
+        if (!sx.fallbacks || used >= sizeof buf)
+            continue;
+        int r = (int)sx.reason;
+        int wr;
+        if (r == oz2s::REASON_A_RANGE || r == oz2s::REASON_B_RANGE)
+            wr = snprintf(buf + used, sizeof buf - used,
+                          "%sozaki2 f32 (GPU %d): %llu of %llu multiplies fell back to sgemm_dmma; "
+                          "last: %s %d of %s: %d of its %d nonzeros keep < %d bits at %d moduli "
+                          "(exponent range too wide)",
+                          used ? "; " : "", d, sx.fallbacks, calls, what[r], sx.index,
+                          r == oz2s::REASON_A_RANGE ? "A" : "B", sx.lossy, sx.nnz, OZ2S_KEEP_BITS,
+                          sx.moduli);
+        else
+            wr = snprintf(buf + used, sizeof buf - used,
+                          "%sozaki2 f32 (GPU %d): %llu of %llu multiplies fell back to sgemm_dmma; "
+                          "last: %s (index %d)",
+                          used ? "; " : "", d, sx.fallbacks, calls, what[r < 5 ? r : 0], sx.index);
+        used += wr > 0 ? (size_t)wr : 0;
+    }
+    (void)cudaSetDevice(cur);
+    return buf;
+}
+
+extern "C" void dd_ozaki2_s_shutdown(void)
+{
+    int cur = -1;
+    if (cudaGetDevice(&cur) != cudaSuccess)
+        cur = -1;
+    for (int d = 0; d < MAX_DEVICES; ++d) {
+        workspace *w = &g_ws[d];
+        if (!w->ready || cudaSetDevice(d) != cudaSuccess)
+            continue;
+        cudaFree(w->buf);
+        cudaFree(w->st);
+        cudaFree(w->sx);
+        cudaEventDestroy(w->done);
+        cublasDestroy(w->h);
+        *w = workspace();
+    }
+    if (cur >= 0)
+        (void)cudaSetDevice(cur);
+}
