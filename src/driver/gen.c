@@ -73,10 +73,10 @@ static int verify_matrix(dd_io *io, MPI_Comm world, const dd_run_opts *o, const 
     int64_t at[2][2] = {{r.start, 0}, {r.start + r.len - 1, cols - 1}};
     int rc = DD_OK;
     for (int i = 0; i < 2 && r.len && !rc; i++) {
-        double got = 0, want = 0;
-        gen_band(o, m, &want, at[i][0], 1, at[i][1], 1);
-        rc = io->ops->read_block(io, m->name, o->dtype, at[i][0], 1, at[i][1], 1, &got, err);
-        if (!rc && memcmp(&got, &want, dd_elsize(o->dtype)))
+        double got[2] = {0, 0}, want[2] = {0, 0}; /* one element of any type: c128 is 16 bytes */
+        gen_band(o, m, want, at[i][0], 1, at[i][1], 1);
+        rc = io->ops->read_block(io, m->name, o->dtype, at[i][0], 1, at[i][1], 1, got, err);
+        if (!rc && memcmp(got, want, dd_elsize(o->dtype)))
             *bad = 1;
     }
     return rc;

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # tests/sanitize/run.sh SOURCE_DIR TREE [LABELS] — the library and the CLI
 # built with AddressSanitizer and UndefinedBehaviorSanitizer (host code,
-# CPU backend) in TREE, and the labels (default api|faults|unit) run there.
+# CPU backend) in TREE, and the labels (default api|faults|unit|memsafe)
+# run there.
 # Every sanitizer report goes to a file under TREE/reports as well as to
 # the test's own output, so a report fails this test even inside a case
 # that expected the program to fail (and whose status it would mask).
 set -uo pipefail
-src=$1 tree=$2 labels=${3:-api|faults|unit}
+src=$1 tree=$2 labels=${3:-api|faults|unit|memsafe}
 jobs=${DD_JOBS:-$(nproc)}
 mkdir -p "$tree"
 if ! cmake -S "$src" -B "$tree" -DDD_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug \
