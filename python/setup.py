@@ -40,8 +40,10 @@ def libdir_with_library(prefix):
 
 
 def from_prefix(prefix):
-    """(include dirs, library dir, version) of an install prefix or a build tree."""
-    prefix = os.path.abspath(prefix)
+    """(include dirs, library dir, version) of an install prefix or a build tree.
+    The real path: the extension's rpath then names the tree itself, not a
+    link to it that may be gone when the extension is loaded."""
+    prefix = os.path.realpath(prefix)
     cache = os.path.join(prefix, "CMakeCache.txt")
     if os.path.exists(cache):
         src = None
@@ -119,9 +121,12 @@ def build_library():
 
 
 class build_ext_bundling(build_ext):
-    """build_ext, then the library built here copied beside the extension."""
+    """build_ext, then the library built here copied beside the extension.
+    Always compiled and linked afresh (force): a python/build/ left by an
+    install against another library folder would keep that folder's rpath."""
 
     def run(self):
+        self.force = True
         super().run()
         for f in BUNDLE:
             shutil.copyfile(f, os.path.join(self.build_lib, "dgemm_dist", os.path.basename(f)))
