@@ -54,7 +54,7 @@ enum {
     API_DEV_SLOT,
     API_NDEV = API_DEV_SLOT + 2 * (DD_LOOKAHEAD_MAX + 1)
 };
-enum { API_HOST_RING, API_HOST_STAGE = 2, API_HOST_DOWN, API_NHOST = API_HOST_DOWN + 2 };
+enum { API_HOST_RING, API_HOST_STAGE = 2, API_HOST_DOWN, API_NHOST = API_HOST_DOWN + 3 };
 
 struct dd_context {
     MPI_Comm world, node, row, col; /* world: the caller's communicator, duplicated */

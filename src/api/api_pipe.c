@@ -22,10 +22,14 @@
  *   of A' past K1 go up between them.  Then the bands run as above over the
  *   rest of K, each adding into C''s columns and going down once its K is
  *   done.  The host packs each element once in both schedules; the split
- *   one keeps the GPU busy from the first piece on.
+ *   one keeps the GPU busy from the first piece on.  With C' whole in work
+ *   memory the bands run three deep: band b+2 is packed and queued before
+ *   band b is unpacked, so that the host, the busier of the two, does not
+ *   wait for one band's upload, multiply and download in a row.
  *
  *   The copies between the caller's arrays and pinned memory (two upload
- *   slots, two download slots: slot_bytes() each, kept by the context) are
+ *   slots, two or three download slots: slot_bytes() each, kept by the
+ *   context) are
  *   the host's, over the context's copy threads; the uploads, the
  *   multiplies and the downloads are three engine queues ordered by marks
  *   (engine.h: mark, after, reached), each copy direction on its own copy
@@ -81,13 +85,14 @@ typedef struct {
     int split;             /* the split schedule: K1 for every column first */
     int64_t K1, kp;        /* its first part of K, in pieces of kp */
     int64_t ldc;           /* C's work ld: bw (two bands), N (split: C' whole) */
-    char *A, *B[2], *C[2]; /* work memory: A' whole (ld K), two bands of B' and C' (ld bw) */
+    int depth;             /* bands in flight: 2, split 3 (band b+2 queued before b's unpack) */
+    char *A, *B[3], *C[2]; /* work memory: A' whole (ld K), depth bands of B', two of C' (ld bw) */
     char *B1, *Cw;         /* split: B''s first K1 rows (ld N), C' whole (ld N) */
-    char *up[2], *down[2]; /* pinned slots */
+    char *up[2], *down[3]; /* pinned slots: two up, depth down */
     int64_t pieces;        /* pieces put up so far: piece i in slot i % 2 */
 } pipe_t;
 
-enum { MK_UP = 0, MK_COMP = 2, MK_DOWN = 3 }; /* the engine's marks: 2 + 1 + 2 */
+enum { MK_UP = 0, MK_COMP = 2, MK_DOWN = 3 }; /* the engine's marks: 2 + 1 + depth */
 
 static int64_t min64(int64_t a, int64_t b)
 {
@@ -257,18 +262,20 @@ static int first_part(pipe_t *pp, dd_err *err)
 }
 
 /* Band b: its B' (and beta·C_in) up, A' too in the first, the multiply,
- * its C' down into download slot b % 2 (queued; unpack takes it out). */
+ * its C' down into download slot b % depth (queued; unpack takes it out).
+ * B' band and download slot b % depth were last used by band b - depth,
+ * whose download the host has waited for (unpack) before this is queued. */
 static int band(pipe_t *pp, int64_t b, dd_err *err)
 {
     dd_engine *e = pp->e;
-    int j = (int)(b % 2);
+    int j = (int)(b % pp->depth), jc = (int)(b % 2);
     int64_t n0 = b * pp->bw, h = min64(pp->bw, pp->N - n0), k1 = pp->split ? pp->K1 : 0;
     /* the band's columns of C' (split: in C' whole) and its rows of B' from k1 */
-    char *C = pp->split ? pp->Cw + (size_t)n0 * pp->es : pp->C[j];
+    char *C = pp->split ? pp->Cw + (size_t)n0 * pp->es : pp->C[jc];
     view bk = rows_from(pp, &pp->b, k1);
     int rc = DD_OK;
     if (pp->cin)
-        rc = put(pp, &pp->c, pp->M, n0, h, pp->C[j], pp->bw, err);
+        rc = put(pp, &pp->c, pp->M, n0, h, pp->C[jc], pp->bw, err);
     if (!rc)
         rc = put(pp, &bk, pp->K - k1, n0, h, pp->B[j], pp->bw, err);
     if (b == 0 && !pp->split) /* A' piece by piece, each multiplied once it is up */
@@ -297,7 +304,7 @@ static int band(pipe_t *pp, int64_t b, dd_err *err)
 /* Band b's C' from its download slot into the caller's C. */
 static int unpack(pipe_t *pp, int64_t b, dd_err *err)
 {
-    int j = (int)(b % 2);
+    int j = (int)(b % pp->depth);
     int64_t n0 = b * pp->bw, h = min64(pp->bw, pp->N - n0);
     int rc = pp->e->ops->reached(pp->e, MK_DOWN + j, err);
     api_tick(pp->g, API_T_MULT);
@@ -376,7 +383,7 @@ static int split_plan(pipe_t *pp, size_t slot)
         return 0;
     double need =
         (double)es * ((double)pp->M * (double)pp->K + (double)pp->M * (double)pp->N +
-                      (double)k1 * (double)pp->N + 2.0 * (double)(pp->K - k1) * (double)pp->bw);
+                      (double)k1 * (double)pp->N + 3.0 * (double)(pp->K - k1) * (double)pp->bw);
     if (free_b && need > 0.5 * (double)free_b)
         return 0;
     pp->K1 = k1;
@@ -403,6 +410,10 @@ int api_pipe_gemm(gemm_call *g, dd_err *err)
     pp.nbands = (pp.N + pp.bw - 1) / pp.bw;
     pp.split = split_plan(&pp, slot);
     pp.ldc = pp.split ? pp.N : pp.bw;
+    /* split: C' is whole in work memory, so band b + 2 can be queued before
+     * band b is unpacked (the GPU never waits for the host's unpack; without
+     * the split, two bands of C' are all there is) */
+    pp.depth = pp.split ? 3 : 2;
     void *p[3] = {NULL, NULL, NULL}, *h;
     /* the second band of each 256-byte aligned, whatever the band's size */
     int64_t q = 256 / (int64_t)es, bb = ((pp.K - pp.K1) * pp.bw + q - 1) / q * q,
@@ -410,22 +421,22 @@ int api_pipe_gemm(gemm_call *g, dd_err *err)
     int64_t cw = pp.split ? pp.M * pp.N : 2 * cb; /* split: C' whole */
     int rc = api_dev_get(ctx, API_DEV_A, (size_t)(pp.M * pp.K) * es, &p[0], err);
     if (!rc)
-        rc = api_dev_get(ctx, API_DEV_B, (size_t)(b1 + 2 * bb) * es, &p[1], err);
+        rc = api_dev_get(ctx, API_DEV_B, (size_t)(b1 + pp.depth * bb) * es, &p[1], err);
     if (!rc)
         rc = api_dev_get(ctx, API_DEV_C, (size_t)cw * es, &p[2], err);
-    for (int i = 0; i < 2 && !rc; i++) {
+    for (int i = 0; i < 2 && !rc; i++)
         if (!(rc = api_host_get(ctx, API_HOST_RING + i, slot, &h, err)))
             pp.up[i] = h;
-        if (!rc && !(rc = api_host_get(ctx, API_HOST_DOWN + i, slot, &h, err)))
+    for (int i = 0; i < pp.depth && !rc; i++)
+        if (!(rc = api_host_get(ctx, API_HOST_DOWN + i, slot, &h, err)))
             pp.down[i] = h;
-    }
     pp.A = p[0];
     pp.B1 = p[1];
     pp.Cw = p[2];
-    for (int j = 0; j < 2 && !rc; j++) {
+    for (int j = 0; j < pp.depth && !rc; j++)
         pp.B[j] = (char *)p[1] + (size_t)(b1 + j * bb) * es;
+    for (int j = 0; j < 2 && !rc && !pp.split; j++)
         pp.C[j] = (char *)p[2] + (size_t)(j * cb) * es;
-    }
     api_tick(g, API_T_ALLOC);
     if ((rc = dd_agree(ctx->world, rc, err)))
         return rc;
@@ -436,11 +447,11 @@ int api_pipe_gemm(gemm_call *g, dd_err *err)
         rc = dd_fail(err, DD_EFAIL, "injected fault in the multiply's clock");
     if (!rc && pp.split)
         rc = first_part(&pp, err);
-    if (!rc)
-        rc = band(&pp, 0, err);
+    for (int64_t b = 0; b < pp.depth - 1 && b < pp.nbands && !rc; b++)
+        rc = band(&pp, b, err);
     for (int64_t b = 0; b < pp.nbands && !rc; b++) {
-        if (b + 1 < pp.nbands)
-            rc = band(&pp, b + 1, err); /* queued behind band b's multiply */
+        if (b + pp.depth - 1 < pp.nbands) /* queued behind band b's multiply */
+            rc = band(&pp, b + pp.depth - 1, err);
         if (!rc)
             rc = unpack(&pp, b, err);
     }
