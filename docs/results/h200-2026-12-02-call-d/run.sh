@@ -7,7 +7,9 @@
 #       the drop-in on host data against cuBLASXt for f64 f32 c128 c64
 #       (bench/gpu/hostdata.sh, paths pipeline, nosplit, before);
 #       bench/gpu/ozaki_f32.sh
-#   OUT=dir STAGE=2 bash run.sh   build; bench/gpu/acc_stage.sh; ctest -L gpu
+#   OUT=dir STAGE=2 bash run.sh   build; test-pipe on CUDA and host data for
+#       f64 f32 again (the split schedule three bands deep); the complex
+#       scalars' GPU test; bench/gpu/acc_stage.sh; ctest -L gpu
 set -uo pipefail
 R=$OUT/r
 mkdir -p "$R"
@@ -52,8 +54,18 @@ if [ "$STAGE" = 1 ]; then
     echo "ozaki_f32 rc=$?" | tee -a "$R/steps.txt"
     gpu
 else
+    step "test-pipe cuda; hostdata.sh f64 f32 (the split schedule three bands deep), pipeline nosplit"
+    timeout 60 mpirun -n 1 --bind-to none "$B/tests/api/test-pipe" cuda >"$R/test-pipe.log" 2>&1
+    echo "test-pipe cuda rc=$?" | tee -a "$R/steps.txt"
+    OUT=$R/hostdata DD_HOSTDATA_TESTS=0 XT_BLOCKS=8192 DD_HOSTDATA_DTYPES="f64 f32" \
+        DD_HOSTDATA_TAGS="pipeline nosplit" timeout 120 bash bench/gpu/hostdata.sh "$B" >"$R/hostdata.out" 2>&1
+    echo "hostdata rc=$?" | tee -a "$R/steps.txt"
+    gpu; pack
+    step "gpu_complex_scalars_files_numpy (gen's c128 read-back fixed)"
+    (cd "$B" && timeout 150 ctest -R "gpu_complex_scalars|io_gen_every" --output-on-failure >"$R/complex-tests.log" 2>&1)
+    echo "complex tests rc=$?" | tee -a "$R/steps.txt"
     step "acc_stage.sh"
-    timeout 250 bash bench/gpu/acc_stage.sh "$B" "$R/acc" >"$R/acc.out" 2>&1
+    timeout 200 bash bench/gpu/acc_stage.sh "$B" "$R/acc" >"$R/acc.out" 2>&1
     echo "acc_stage rc=$?" | tee -a "$R/steps.txt"
     gpu; pack
     left=$((570 - SECONDS))
