@@ -118,44 +118,33 @@ static int mark(run_ctx *c, int part, int rc)
 }
 
 /* --accuracy fp64: "the fastest kernel whose error stays within native
- * FP64's on this input".  For FP64 data on the CUDA backend that is
- * ozaki2-auto (the accuracy guard of kernels/ozaki2.h: per multiply, the
- * fewest moduli whose error bound is within u·Σ|a||b| of every entry, or
- * native FP64 where that needs more than 20 moduli or would be slower) when
- * the problem is large enough for emulation to pay: K ≥ 8192 (each SUMMA
- * panel multiply a k of 8192, where up to 17 moduli beat native) and each
- * rank's share of C at least 8192² (at 4096² the slicing and the CRT,
- * per entry of C, make even 14 moduli slower than native: docs/ozaki2.md).
- * Otherwise the default kernel, which is native FP64 — and for FP32 and
- * complex data the default kernels already multiply in FP64 (sgemm_dmma:
- * exact products, FP64 sums, one rounding to FP32), so fp64 changes nothing
- * there.  Returns the kernel to force (NULL: the default) and why in
- * c->names.accuracy_why. */
-static const char *fp64_kernel(run_ctx *c, const char *backend)
+ * FP64's on this input".  For FP32 and complex data the default kernels
+ * multiply in FP64 already (sgemm_dmma: exact products, FP64 sums, one
+ * rounding to FP32).  For FP64 the only emulation held within native's
+ * error on every input class is ozaki2-auto (the accuracy guard of
+ * kernels/ozaki2.h), and with its guard paid for it is not faster than
+ * native FP64 at the panel widths SUMMA multiplies (docs/ozaki2.md, "The
+ * accuracy guard": its measured cost); so fp64 keeps the default kernel
+ * everywhere and says why, in the report and in the record.  ozaki2-auto
+ * stays a --kernel of its own. */
+static void fp64_choice(run_ctx *c, const char *backend)
 {
     char *why = c->names.accuracy_why;
     const size_t n = sizeof c->names.accuracy_why;
     if (c->type != DD_F64)
         snprintf(why, n, "the default kernel (%s data: it multiplies in FP64 already)",
                  dd_dtype_name(c->type));
-    else if (backend && !strcmp(backend, "cpu"))
+    else if (!strcmp(backend, "cpu"))
         snprintf(why, n, "the default kernel (the CPU backend has no emulation)");
-    else if (c->K < 8192 || c->M < 8192 || c->N < 8192 ||
-             (double)c->M * (double)c->N / c->size < 8192.0 * 8192.0)
+    else
         snprintf(why, n,
-                 "the default kernel (emulation pays from K >= 8192 and 8192^2 of C per rank)");
-    else {
-        snprintf(why, n, "ozaki2-auto (emulated FP64, moduli chosen per multiply)");
-        return "ozaki2-auto";
-    }
-    return NULL;
+                 "the default kernel (native FP64: ozaki2-auto, the emulation within native's "
+                 "error, is not faster once its guard is paid for; docs/ozaki2.md)");
 }
 
-/* The library's context (--backend, --comm, --kernel or --accuracy,
- * --threads; grid, panel and lookahead auto unless given): the devices
- * open.  --accuracy fp64 on backend auto opens the default first and, where
- * it turns out to be CUDA and fp64_kernel wants ozaki2-auto, again with it
- * (the CPU engine refuses kernels other than its own). */
+/* The library's context (--backend, --comm, --kernel, --threads; grid,
+ * panel and lookahead auto unless given): the devices open; --accuracy's
+ * choice is then named for the backend that opened. */
 static int open_context(run_ctx *c, dd_err *err)
 {
     const dd_run_opts *o = c->o;
@@ -164,9 +153,6 @@ static int open_context(run_ctx *c, dd_err *err)
     opts.backend = o->backend;
     opts.comm = o->comm;
     opts.kernel = o->kernel;
-    const char *want = o->accuracy == DD_ACC_FP64 ? fp64_kernel(c, o->backend) : NULL;
-    if (want && !strcmp(o->backend, "cuda"))
-        opts.kernel = want, want = NULL;
     opts.panel = o->panel;
     opts.lookahead = o->lookahead;
     opts.P = o->P;
@@ -178,17 +164,8 @@ static int open_context(run_ctx *c, dd_err *err)
     dd_status st = dd_context_create(c->world, &opts, &c->ctx, msg, sizeof msg);
     if (st != DD_SUCCESS)
         return dd_fail(err, dd_code_of(st), "%s", msg);
-    if (want && !strcmp(dd_context_backend(c->ctx), "cpu"))
-        (void)fp64_kernel(c, "cpu"); /* the reason, for the report */
-    else if (want) {
-        dd_context_destroy(c->ctx);
-        c->ctx = NULL;
-        opts.backend = "cuda";
-        opts.kernel = want;
-        st = dd_context_create(c->world, &opts, &c->ctx, msg, sizeof msg);
-        if (st != DD_SUCCESS)
-            return dd_fail(err, dd_code_of(st), "%s", msg);
-    }
+    if (o->accuracy == DD_ACC_FP64)
+        fp64_choice(c, dd_context_backend(c->ctx));
     c->gpu = strcmp(dd_context_backend(c->ctx), "cpu") != 0;
     if (o->host_to_host && !c->gpu && c->rank == 0 && !o->quiet)
         fprintf(stderr,
