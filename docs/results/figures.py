@@ -34,6 +34,10 @@ CURRENT = {
     "two_gpus": ["h200x2-2026-12-01-pergpu-23/default8192/p.jsonl"],
     # dgemm-dist file to file, checked
     "whole_run": ["h200-2026-12-01-wholerun-6/wholerun.jsonl"],
+    # the drop-in on pageable host data against cuBLASXt pinned, one GPU (hostdata.sh);
+    # each dtype from the first record file that holds it
+    "host_data": ["h200-2026-12-02-call-d/stage2/hostdata/hostdata.jsonl",
+                  "h200-2026-12-02-call-d/stage1/hostdata/hostdata.jsonl"],
 }
 
 
@@ -57,6 +61,7 @@ def records(kind):
                 r = json.loads(line)
                 r["kernel"] = ALIAS.get(r.get("kernel"), r.get("kernel"))
                 r["_entry"] = rel.split("/")[0]
+                r["_file"] = rel
                 rows.append(r)
     if not rows:
         sys.exit(f"figures: no records in {CURRENT[kind]}")
@@ -122,6 +127,22 @@ def table(prefix):
     rows.append((f"whole run, file to file, n = {r['m']} FP64, {r['gpus']} GPU, checked",
                  f"{r['wall_seconds']:.2f} s from the launch: read {ph['read']['max']:.2f} s, multiply "
                  f"{ph['multiply']['max']:.2f} s, write {ph['write']['max']:.2f} s", link(r["_entry"])))
+
+    h = records("host_data")
+    dates.update(r["timestamp"][:10] for r in h if "timestamp" in r)
+    cells, entries = [], []
+    for dt in ("f64", "f32", "c128", "c64"):
+        src = need([r["_file"] for r in h if r.get("dtype") == dt], f"host data {dt}")[0]
+        mine = [r for r in h if r["_file"] == src and r.get("dtype") == dt]
+        dd = need([r["seconds"] for r in mine if r.get("impl") == "dgemm-dist" and r.get("tag") == "pipeline"],
+                  f"the drop-in's pipeline, {dt}")
+        xt = need([r["time_median"] for r in mine if r.get("tool") == "cublasxt-bench"
+                   and r.get("host_memory") == "pinned" and r.get("check") == "passed"], f"cuBLASXt pinned, {dt}")
+        cells.append(f"{dt} {dd[0]:.3f} s against {xt[0]:.3f} s ({xt[0] / dd[0]:.2f}×)")
+        if src.split("/")[0] not in entries:
+            entries.append(src.split("/")[0])
+    rows.append(("the `pdgemm_` drop-in on pageable host data, 1 GPU, n = 16384, against cuBLASXt "
+                 "on pinned data (tile 8192)", "; ".join(cells), ", ".join(link(e) for e in entries)))
 
     when = " to ".join(sorted(dates)) if len(dates) > 1 else dates.pop()
     out = [f"Measured {when} on NVIDIA H200 (records: the entries named in the last column).", "",
