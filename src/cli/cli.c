@@ -507,7 +507,7 @@ static int finish_run(cli_state *st)
                        "--kernel and --accuracy both choose the local multiply kernel: give one "
                        "(--accuracy %s picks %s)",
                        accuracies[r->accuracy],
-                       r->accuracy ? "ozaki2-auto or the default kernel per problem"
+                       r->accuracy ? "the fastest kernel within native FP64's error"
                                    : "the default kernel");
     return DD_OK;
 }
