@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Two GPU calls (nvidia-h200, one H200) on the tree with the FP32 ozaki2,
+# Three GPU calls (nvidia-h200, one H200) on the tree with the FP32 ozaki2,
 # the accuracy guard (ozaki2-auto, --accuracy) and the complex CLI scalars
 # merged.  Carried: .gpu/scalapack (Debian 12's libscalapack-openmpi).
 #   OUT=dir STAGE=1 bash run.sh   build; the new GPU tests (FP32 ozaki2,
@@ -10,6 +10,8 @@
 #   OUT=dir STAGE=2 bash run.sh   build; test-pipe on CUDA and host data for
 #       f64 f32 again (the split schedule three bands deep); the complex
 #       scalars' GPU test; bench/gpu/acc_stage.sh; ctest -L gpu
+#   OUT=dir STAGE=3 bash run.sh   build; host data for c128 c64 (three bands
+#       deep); ctest -L gpu on the final tree
 set -uo pipefail
 R=$OUT/r
 mkdir -p "$R"
@@ -53,6 +55,17 @@ if [ "$STAGE" = 1 ]; then
     [ "$left" -gt 30 ] && timeout "$left" bash bench/gpu/ozaki_f32.sh "$B" "$R/ozaki_f32" >"$R/ozaki_f32.out" 2>&1
     echo "ozaki_f32 rc=$?" | tee -a "$R/steps.txt"
     gpu
+elif [ "$STAGE" = 3 ]; then
+    step "hostdata.sh c128 c64, pipeline (three bands deep)"
+    OUT=$R/hostdata DD_HOSTDATA_TESTS=0 XT_BLOCKS=8192 DD_HOSTDATA_DTYPES="c128 c64" \
+        DD_HOSTDATA_TAGS="pipeline" timeout 120 bash bench/gpu/hostdata.sh "$B" >"$R/hostdata.out" 2>&1
+    echo "hostdata rc=$?" | tee -a "$R/steps.txt"
+    gpu; pack
+    left=$((540 - SECONDS))
+    step "ctest -L gpu, ${left} s left"
+    (cd "$B" && timeout "$left" ctest -L gpu -E "gpu_2gpu" -j 1 --timeout 150 --output-on-failure >"$R/gpu-tests.log" 2>&1)
+    echo "ctest rc=$?" | tee -a "$R/steps.txt"
+    grep -E "tests passed|Failed|Skipped|Timeout|Not Run" "$R/gpu-tests.log" | tail -40 >>"$R/steps.txt"
 else
     step "test-pipe cuda; hostdata.sh f64 f32 (the split schedule three bands deep), pipeline nosplit"
     timeout 60 mpirun -n 1 --bind-to none "$B/tests/api/test-pipe" cuda >"$R/test-pipe.log" 2>&1
