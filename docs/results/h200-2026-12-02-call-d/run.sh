@@ -11,7 +11,7 @@
 #       f64 f32 again (the split schedule three bands deep); the complex
 #       scalars' GPU test; bench/gpu/acc_stage.sh; ctest -L gpu
 #   OUT=dir STAGE=3 bash run.sh   build; host data for c128 c64 (three bands
-#       deep); ctest -L gpu on the final tree
+#       deep); zgemm_dmma sustained at 8192; ctest -L gpu on the final tree
 set -uo pipefail
 R=$OUT/r
 mkdir -p "$R"
@@ -60,6 +60,11 @@ elif [ "$STAGE" = 3 ]; then
     OUT=$R/hostdata DD_HOSTDATA_TESTS=0 XT_BLOCKS=8192 DD_HOSTDATA_DTYPES="c128 c64" \
         DD_HOSTDATA_TAGS="pipeline" timeout 120 bash bench/gpu/hostdata.sh "$B" >"$R/hostdata.out" 2>&1
     echo "hostdata rc=$?" | tee -a "$R/steps.txt"
+    gpu; pack
+    step "zgemm_dmma against cuBLAS ZGEMM sustained at 8192 (10 s each)"
+    timeout 60 "$B/bench/gemm-bench" --types c128 --sizes 8192 --kernels zgemm_dmma,cublas --sustain 10 \
+        --json "$R/complex-sustain.jsonl" >"$R/complex-sustain.txt" 2>&1
+    echo "gemm-bench sustain rc=$?" | tee -a "$R/steps.txt"
     gpu; pack
     left=$((540 - SECONDS))
     step "ctest -L gpu, ${left} s left"
