@@ -10,7 +10,7 @@
  *   C' = A'·B' is cut in bands of columns.  A' goes up whole once, in
  *   pieces, during the first band (each piece multiplied as soon as it is
  *   up); every band brings its columns of B' (and of beta·C_in) up and takes
- *   its columns of C' down.  While band b multiplies, band b+1 is packed and
+ *   its columns of C' down.  While band b multiplies, band b+2 is packed and
  *   uploaded and band b-1 is downloaded and unpacked.
  *
  *   Split schedule (beta = 0, two bands or more, the whole C' fits in work
@@ -22,14 +22,13 @@
  *   of A' past K1 go up between them.  Then the bands run as above over the
  *   rest of K, each adding into C''s columns and going down once its K is
  *   done.  The host packs each element once in both schedules; the split
- *   one keeps the GPU busy from the first piece on.  With C' whole in work
- *   memory the bands run three deep: band b+2 is packed and queued before
- *   band b is unpacked, so that the host, the busier of the two, does not
- *   wait for one band's upload, multiply and download in a row.
+ *   one keeps the GPU busy from the first piece on.  In both the bands run
+ *   three deep: band b+2 is packed and queued before band b is unpacked,
+ *   so that the host, the busier of the two, does not wait for one band's
+ *   upload, multiply and download in a row.
  *
  *   The copies between the caller's arrays and pinned memory (two upload
- *   slots, two or three download slots: slot_bytes() each, kept by the
- *   context) are
+ *   slots, three download slots: slot_bytes() each, kept by the context) are
  *   the host's, over the context's copy threads; the uploads, the
  *   multiplies and the downloads are three engine queues ordered by marks
  *   (engine.h: mark, after, reached), each copy direction on its own copy
@@ -84,11 +83,11 @@ typedef struct {
     int64_t nbands;
     int split;             /* the split schedule: K1 for every column first */
     int64_t K1, kp;        /* its first part of K, in pieces of kp */
-    int64_t ldc;           /* C's work ld: bw (two bands), N (split: C' whole) */
-    int depth;             /* bands in flight: 2, split 3 (band b+2 queued before b's unpack) */
-    char *A, *B[3], *C[2]; /* work memory: A' whole (ld K), depth bands of B', two of C' (ld bw) */
+    int64_t ldc;           /* C's work ld: bw (bands), N (split: C' whole) */
+    int depth;             /* bands in flight: 3 (band b+2 queued before b's unpack) */
+    char *A, *B[3], *C[3]; /* work memory: A' whole (ld K), three bands of B' and C' (ld bw) */
     char *B1, *Cw;         /* split: B''s first K1 rows (ld N), C' whole (ld N) */
-    char *up[2], *down[3]; /* pinned slots: two up, depth down */
+    char *up[2], *down[3]; /* pinned slots: two up, three down */
     int64_t pieces;        /* pieces put up so far: piece i in slot i % 2 */
 } pipe_t;
 
@@ -263,19 +262,20 @@ static int first_part(pipe_t *pp, dd_err *err)
 
 /* Band b: its B' (and beta·C_in) up, A' too in the first, the multiply,
  * its C' down into download slot b % depth (queued; unpack takes it out).
- * B' band and download slot b % depth were last used by band b - depth,
- * whose download the host has waited for (unpack) before this is queued. */
+ * The B' and C' bands and the download slot b % depth were last used by
+ * band b - depth, whose download the host has waited for (unpack) before
+ * this is queued. */
 static int band(pipe_t *pp, int64_t b, dd_err *err)
 {
     dd_engine *e = pp->e;
-    int j = (int)(b % pp->depth), jc = (int)(b % 2);
+    int j = (int)(b % pp->depth);
     int64_t n0 = b * pp->bw, h = min64(pp->bw, pp->N - n0), k1 = pp->split ? pp->K1 : 0;
     /* the band's columns of C' (split: in C' whole) and its rows of B' from k1 */
-    char *C = pp->split ? pp->Cw + (size_t)n0 * pp->es : pp->C[jc];
+    char *C = pp->split ? pp->Cw + (size_t)n0 * pp->es : pp->C[j];
     view bk = rows_from(pp, &pp->b, k1);
     int rc = DD_OK;
     if (pp->cin)
-        rc = put(pp, &pp->c, pp->M, n0, h, pp->C[jc], pp->bw, err);
+        rc = put(pp, &pp->c, pp->M, n0, h, pp->C[j], pp->bw, err);
     if (!rc)
         rc = put(pp, &bk, pp->K - k1, n0, h, pp->B[j], pp->bw, err);
     if (b == 0 && !pp->split) /* A' piece by piece, each multiplied once it is up */
@@ -367,7 +367,7 @@ static int64_t fit_width(size_t slot, int64_t lines, size_t es, int64_t n)
 
 /* Whether the split schedule is taken (1), with its K1 and kp set: beta = 0
  * (beta·C_in goes up with each band), two bands or more, K more than one
- * piece, a row of B' fits a slot, and A', C', B''s first K1 rows and two
+ * piece, a row of B' fits a slot, and A', C', B''s first K1 rows and three
  * bands of the rest within half of the work memory free at open (where
  * the engine knows it; the context keeps the buffers).  K1: half of K in
  * whole pieces.  DD_FAULT=no-pipe-split: never (tests, benches). */
@@ -410,15 +410,14 @@ int api_pipe_gemm(gemm_call *g, dd_err *err)
     pp.nbands = (pp.N + pp.bw - 1) / pp.bw;
     pp.split = split_plan(&pp, slot);
     pp.ldc = pp.split ? pp.N : pp.bw;
-    /* split: C' is whole in work memory, so band b + 2 can be queued before
-     * band b is unpacked (the GPU never waits for the host's unpack; without
-     * the split, two bands of C' are all there is) */
-    pp.depth = pp.split ? 3 : 2;
+    /* three bands in flight: band b + 2 queued before band b is unpacked,
+     * so the GPU does not wait for the host's unpack */
+    pp.depth = 3;
     void *p[3] = {NULL, NULL, NULL}, *h;
     /* the second band of each 256-byte aligned, whatever the band's size */
     int64_t q = 256 / (int64_t)es, bb = ((pp.K - pp.K1) * pp.bw + q - 1) / q * q,
             cb = (pp.M * pp.bw + q - 1) / q * q, b1 = (pp.K1 * pp.N + q - 1) / q * q;
-    int64_t cw = pp.split ? pp.M * pp.N : 2 * cb; /* split: C' whole */
+    int64_t cw = pp.split ? pp.M * pp.N : pp.depth * cb; /* split: C' whole */
     int rc = api_dev_get(ctx, API_DEV_A, (size_t)(pp.M * pp.K) * es, &p[0], err);
     if (!rc)
         rc = api_dev_get(ctx, API_DEV_B, (size_t)(b1 + pp.depth * bb) * es, &p[1], err);
@@ -435,7 +434,7 @@ int api_pipe_gemm(gemm_call *g, dd_err *err)
     pp.Cw = p[2];
     for (int j = 0; j < pp.depth && !rc; j++)
         pp.B[j] = (char *)p[1] + (size_t)(b1 + j * bb) * es;
-    for (int j = 0; j < 2 && !rc && !pp.split; j++)
+    for (int j = 0; j < pp.depth && !rc && !pp.split; j++)
         pp.C[j] = (char *)p[2] + (size_t)(j * cb) * es;
     api_tick(g, API_T_ALLOC);
     if ((rc = dd_agree(ctx->world, rc, err)))
