@@ -37,7 +37,7 @@ CURRENT = {
     # the drop-in on pageable host data against cuBLASXt pinned, one GPU (hostdata.sh);
     # each dtype from the first record file that holds it
     "host_data": ["h200-2026-12-02-call-d/stage2/hostdata/hostdata.jsonl",
-                  "h200-2026-12-02-call-d/stage1/hostdata/hostdata.jsonl"],
+                  "h200-2026-12-02-call-d/stage3/hostdata/hostdata.jsonl"],
 }
 
 
