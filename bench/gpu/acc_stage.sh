@@ -7,8 +7,9 @@
 #    ozaki2-auto beside ozaki2, ozaki2-16 and native cuBLAS (the note column
 #    gives ozaki2-auto's moduli and fallbacks); 3. the guard's own cost:
 #    ozaki2-auto (17 moduli on uniform data at k = 16384) between ozaki2-16
-#    and ozaki2-18; 4. dgemm-dist --accuracy fp64 at 8192 and 32768 (kernel
-#    and moduli in the record) and the default at 32768.
+#    and ozaki2-18; 4. dgemm-dist --kernel ozaki2-auto at 8192 and 32768
+#    (moduli in the record's kernel_note), --accuracy fp64 at 32768 (its
+#    choice in accuracy_choice) and the default at 32768.
 #    Each step under a time limit: a hang is a failure, not a lost call.
 set -uo pipefail
 B=$1
@@ -28,7 +29,8 @@ step "$OB" --sizes 8192,16384 --kernels ozaki2,ozaki2-16,ozaki2-auto --reps 3 \
     --classes uniform,rowcol30,halves,lognormal,phi0.5,phi1,phi2,phi3,phi4 --json "$J"
 step "$OB" --sizes 16384 --kernels ozaki2-16,ozaki2-18,ozaki2-auto --reps 5 --classes uniform \
     --json "$J"
-step "$B/dgemm-dist" --backend cuda --accuracy fp64 --size 8192 --repeat 3 --json "$OUT/dd.jsonl"
+step "$B/dgemm-dist" --backend cuda --kernel ozaki2-auto --size 8192 --repeat 3 --json "$OUT/dd.jsonl"
+step "$B/dgemm-dist" --backend cuda --kernel ozaki2-auto --size 32768 --repeat 3 --json "$OUT/dd.jsonl"
 step "$B/dgemm-dist" --backend cuda --accuracy fp64 --size 32768 --repeat 3 --json "$OUT/dd.jsonl"
 step "$B/dgemm-dist" --backend cuda --size 32768 --repeat 3 --json "$OUT/dd.jsonl"
 exit $rc
