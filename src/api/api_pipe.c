@@ -43,8 +43,9 @@
  *
  *   alpha and beta are applied as the host packs (alpha on op(A)'s
  *   elements, beta on C_in's, in the element type, as engine.h's scale
- *   and cscale do; op 'C''s conjugation likewise): no pass of their own.  beta = 0: C is never read; alpha = 0 and
- *   K = 0 take api_gemm.c's path (nothing is multiplied).
+ *   and cscale do; op 'C''s conjugation likewise): no pass of their own.
+ *   beta = 0: C is never read; alpha = 0 and K = 0 take api_gemm.c's path
+ *   (nothing is multiplied).
  *
  * On a failure (an engine call, DD_FAULT=phase or multiply) nothing more is
  * queued, every queue is drained before the return, and each band of C
@@ -70,6 +71,10 @@ typedef struct {
     int conj;    /* op 'C' (complex types): the conjugate transpose */
 } view;
 
+/* Bands in flight: band b + 2 is queued before band b is unpacked, so the
+ * GPU does not wait for the host's unpack. */
+#define PIPE_DEPTH 3
+
 typedef struct {
     gemm_call *g;
     dd_engine *e;
@@ -84,14 +89,13 @@ typedef struct {
     int split;             /* the split schedule: K1 for every column first */
     int64_t K1, kp;        /* its first part of K, in pieces of kp */
     int64_t ldc;           /* C's work ld: bw (bands), N (split: C' whole) */
-    int depth;             /* bands in flight: 3 (band b+2 queued before b's unpack) */
-    char *A, *B[3], *C[3]; /* work memory: A' whole (ld K), three bands of B' and C' (ld bw) */
+    char *A, *B[PIPE_DEPTH], *C[PIPE_DEPTH]; /* work: A' whole (ld K), bands of B', C' (ld bw) */
     char *B1, *Cw;         /* split: B''s first K1 rows (ld N), C' whole (ld N) */
-    char *up[2], *down[3]; /* pinned slots: two up, three down */
+    char *up[2], *down[PIPE_DEPTH]; /* pinned slots: two up, PIPE_DEPTH down */
     int64_t pieces;        /* pieces put up so far: piece i in slot i % 2 */
 } pipe_t;
 
-enum { MK_UP = 0, MK_COMP = 2, MK_DOWN = 3 }; /* the engine's marks: 2 + 1 + depth */
+enum { MK_UP = 0, MK_COMP = 2, MK_DOWN = 3 }; /* the engine's marks: 2 + 1 + PIPE_DEPTH */
 
 static int64_t min64(int64_t a, int64_t b)
 {
@@ -261,14 +265,14 @@ static int first_part(pipe_t *pp, dd_err *err)
 }
 
 /* Band b: its B' (and beta·C_in) up, A' too in the first, the multiply,
- * its C' down into download slot b % depth (queued; unpack takes it out).
- * The B' and C' bands and the download slot b % depth were last used by
- * band b - depth, whose download the host has waited for (unpack) before
+ * its C' down into download slot b % PIPE_DEPTH (queued; unpack takes it out).
+ * The B' and C' bands and the download slot b % PIPE_DEPTH were last used by
+ * band b - PIPE_DEPTH, whose download the host has waited for (unpack) before
  * this is queued. */
 static int band(pipe_t *pp, int64_t b, dd_err *err)
 {
     dd_engine *e = pp->e;
-    int j = (int)(b % pp->depth);
+    int j = (int)(b % PIPE_DEPTH);
     int64_t n0 = b * pp->bw, h = min64(pp->bw, pp->N - n0), k1 = pp->split ? pp->K1 : 0;
     /* the band's columns of C' (split: in C' whole) and its rows of B' from k1 */
     char *C = pp->split ? pp->Cw + (size_t)n0 * pp->es : pp->C[j];
@@ -304,7 +308,7 @@ static int band(pipe_t *pp, int64_t b, dd_err *err)
 /* Band b's C' from its download slot into the caller's C. */
 static int unpack(pipe_t *pp, int64_t b, dd_err *err)
 {
-    int j = (int)(b % pp->depth);
+    int j = (int)(b % PIPE_DEPTH);
     int64_t n0 = b * pp->bw, h = min64(pp->bw, pp->N - n0);
     int rc = pp->e->ops->reached(pp->e, MK_DOWN + j, err);
     api_tick(pp->g, API_T_MULT);
@@ -410,31 +414,28 @@ int api_pipe_gemm(gemm_call *g, dd_err *err)
     pp.nbands = (pp.N + pp.bw - 1) / pp.bw;
     pp.split = split_plan(&pp, slot);
     pp.ldc = pp.split ? pp.N : pp.bw;
-    /* three bands in flight: band b + 2 queued before band b is unpacked,
-     * so the GPU does not wait for the host's unpack */
-    pp.depth = 3;
     void *p[3] = {NULL, NULL, NULL}, *h;
     /* the second band of each 256-byte aligned, whatever the band's size */
     int64_t q = 256 / (int64_t)es, bb = ((pp.K - pp.K1) * pp.bw + q - 1) / q * q,
             cb = (pp.M * pp.bw + q - 1) / q * q, b1 = (pp.K1 * pp.N + q - 1) / q * q;
-    int64_t cw = pp.split ? pp.M * pp.N : pp.depth * cb; /* split: C' whole */
+    int64_t cw = pp.split ? pp.M * pp.N : PIPE_DEPTH * cb; /* split: C' whole */
     int rc = api_dev_get(ctx, API_DEV_A, (size_t)(pp.M * pp.K) * es, &p[0], err);
     if (!rc)
-        rc = api_dev_get(ctx, API_DEV_B, (size_t)(b1 + pp.depth * bb) * es, &p[1], err);
+        rc = api_dev_get(ctx, API_DEV_B, (size_t)(b1 + PIPE_DEPTH * bb) * es, &p[1], err);
     if (!rc)
         rc = api_dev_get(ctx, API_DEV_C, (size_t)cw * es, &p[2], err);
     for (int i = 0; i < 2 && !rc; i++)
         if (!(rc = api_host_get(ctx, API_HOST_RING + i, slot, &h, err)))
             pp.up[i] = h;
-    for (int i = 0; i < pp.depth && !rc; i++)
+    for (int i = 0; i < PIPE_DEPTH && !rc; i++)
         if (!(rc = api_host_get(ctx, API_HOST_DOWN + i, slot, &h, err)))
             pp.down[i] = h;
     pp.A = p[0];
     pp.B1 = p[1];
     pp.Cw = p[2];
-    for (int j = 0; j < pp.depth && !rc; j++)
+    for (int j = 0; j < PIPE_DEPTH && !rc; j++)
         pp.B[j] = (char *)p[1] + (size_t)(b1 + j * bb) * es;
-    for (int j = 0; j < pp.depth && !rc && !pp.split; j++)
+    for (int j = 0; j < PIPE_DEPTH && !rc && !pp.split; j++)
         pp.C[j] = (char *)p[2] + (size_t)(j * cb) * es;
     api_tick(g, API_T_ALLOC);
     if ((rc = dd_agree(ctx->world, rc, err)))
@@ -446,11 +447,11 @@ int api_pipe_gemm(gemm_call *g, dd_err *err)
         rc = dd_fail(err, DD_EFAIL, "injected fault in the multiply's clock");
     if (!rc && pp.split)
         rc = first_part(&pp, err);
-    for (int64_t b = 0; b < pp.depth - 1 && b < pp.nbands && !rc; b++)
+    for (int64_t b = 0; b < PIPE_DEPTH - 1 && b < pp.nbands && !rc; b++)
         rc = band(&pp, b, err);
     for (int64_t b = 0; b < pp.nbands && !rc; b++) {
-        if (b + pp.depth - 1 < pp.nbands) /* queued behind band b's multiply */
-            rc = band(&pp, b + pp.depth - 1, err);
+        if (b + PIPE_DEPTH - 1 < pp.nbands) /* queued behind band b's multiply */
+            rc = band(&pp, b + PIPE_DEPTH - 1, err);
         if (!rc)
             rc = unpack(&pp, b, err);
     }
