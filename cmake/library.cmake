@@ -108,6 +108,7 @@ endforeach()
 add_library(dd_api OBJECT src/api/api_context.c src/api/api_gemm.c src/api/api_entry.c
   src/api/api_operands.c src/api/api_redist.c src/api/api_exchange.c src/api/api_stage.c
   src/api/api_work.c src/api/api_plan.c src/api/api_plan_stream.c src/api/api_plan_data.c
+  src/api/api_plan_rows.c
   src/api/api_pdevice.c src/api/api_cyclic.c src/api/api_sample.c
   src/api/api_pipe.c src/api/api_parallel.c)
 target_include_directories(dd_api PUBLIC ${DD_PUBLIC_INCLUDE_DIRS})

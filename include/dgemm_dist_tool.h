@@ -102,6 +102,27 @@ dd_status dd_plan_take_rows(dd_plan *plan, int64_t r0, int64_t rows);
 dd_status dd_plan_take_rows_end(dd_plan *plan, void *host, int64_t ld);
 dd_status dd_plan_rows_drain(dd_plan *plan);
 
+/* The same moves without the staging slots, where the host rows lie in
+ * memory of dd_plan_host_alloc (pinned on a GPU backend, plain on the
+ * CPU): the copy engines move them straight between that memory and work
+ * memory and no host thread copies them.
+ *
+ * dd_plan_host_alloc: `bytes` of such memory into *host, kept by the plan
+ * (at most DD_PLAN_HOST_BUFS at once) until dd_plan_host_release or
+ * dd_plan_destroy, which first waits for every copy in flight.  Local.
+ *
+ * dd_plan_put_rows with host inside such memory queues the rows' upload
+ * and returns at once: host must stay unchanged until the
+ * dd_plan_multiply_rows that uses the band returns (it waits for the
+ * upload first).  dd_plan_take_rows_to queues rows [r0, r0 + rows) of C's
+ * block straight down into host (row pitch ld, inside such memory) behind
+ * the multiplies so far; dd_plan_take_rows_end with the same host and ld
+ * then waits for it, and host may be read after it returns. */
+#define DD_PLAN_HOST_BUFS 8
+dd_status dd_plan_host_alloc(dd_plan *plan, size_t bytes, void **host);
+void dd_plan_host_release(dd_plan *plan, void *host);
+dd_status dd_plan_take_rows_to(dd_plan *plan, int64_t r0, int64_t rows, void *host, int64_t ld);
+
 /* Where work memory is host memory (the CPU backend), the address of block
  * `which` of an allocated plan (row-major, dd_plan_info's rows × cols, its
  * row pitch cols), so a caller can fill and drain bands in place instead of

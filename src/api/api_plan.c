@@ -497,6 +497,9 @@ void dd_plan_destroy(dd_plan *p)
             if (host[i])
                 e->ops->host_free(e, host[i]);
     }
+    for (int i = 0; i < DD_PLAN_HOST_BUFS && p->ctx->eng_open; i++)
+        if (p->hbuf[i].p) /* dd_plan_host_alloc's, after the wait above */
+            e->ops->host_free(e, p->hbuf[i].p);
     check_cterm_free(&p->cin);
     p->ctx->plan = NULL;
     free(p);

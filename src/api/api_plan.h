@@ -1,7 +1,8 @@
 /* api_plan.h — plans of the public API (dgemm_dist_plan.h), private to src/api:
  * api_plan.c makes, describes, allocates and frees them; api_plan_stream.c
  * moves blocks between streams and work memory; api_plan_data.c computes
- * (generate, prepare, multiply, host pass, check). */
+ * (generate, prepare, multiply, host pass, check); api_plan_rows.c
+ * multiplies and moves bands of rows (the file pipeline's). */
 #ifndef DD_API_PLAN_H
 #define DD_API_PLAN_H
 
@@ -29,11 +30,17 @@ struct dd_plan {
     int owns;      /* dd_plan_allocate ran: dd_plan_destroy frees what it got */
     uint64_t check_seed;
     size_t work_bytes, slot_bytes;
-    /* the band pipeline's staged moves (api_plan_data.c: dd_plan_put_rows) */
+    /* the band pipeline's staged moves (api_plan_rows.c: dd_plan_put_rows) */
     int64_t rows_put, rows_used; /* puts made, and those a multiply has waited for */
     int64_t rows_piece;          /* upload pieces so far: piece i in slot i % 2 */
     int64_t take_r0, take_rows, take_per, take_queued; /* the take under way, in pieces */
     int take_on;                 /* a take is queued and not ended */
+    void *take_host;             /* dd_plan_take_rows_to's host rows (NULL: the slots') */
+    int64_t take_ld;
+    struct {
+        char *p;
+        size_t bytes;
+    } hbuf[DD_PLAN_HOST_BUFS]; /* dd_plan_host_alloc's memory */
     double alloc_sec[3];
 };
 
@@ -54,6 +61,10 @@ void *plan_block(const dd_plan *p, int which, int64_t *rows, int64_t *cols);
 /* The public entries' start: the plan's context's message cleared; the
  * end: an internal code as a status. */
 dd_err *plan_err(dd_plan *p);
+
+/* api_plan_data.c: a public entry's start on a plan (not NULL): its
+ * message cleared into *err, and whether it is allocated (not agreed). */
+int plan_enter(dd_plan *p, dd_err **err);
 
 /* api_plan_stream.c */
 int plan_use_ring(const dd_plan *p);

@@ -241,13 +241,14 @@ void report_print(FILE *f, const dd_record *r)
     if (r->pipeline_bands)
         fprintf(f,
                 "pipeline  %lld bands of C: read %s (%s hidden) · multiply %s · write %s (%s "
-                "hidden), slowest rank; band loop %s\n",
+                "hidden), slowest rank; band loop %s, slots %s\n",
                 (long long)r->pipeline_bands, human_time(r->ph[PH_READ].max, a, sizeof a),
                 human_time(r->hidden[PH_READ].max, b, sizeof b),
                 human_time(r->ph[PH_MULTIPLY].max, c, sizeof c),
                 human_time(r->ph[PH_WRITE].max, d, sizeof d),
                 human_time(r->hidden[PH_WRITE].max, e, sizeof e),
-                human_time(r->pipeline_wall, g, sizeof g));
+                human_time(r->pipeline_wall, g, sizeof g),
+                r->pipeline_slots ? r->pipeline_slots : "in place");
     fprintf(f, "\nmultiply  %d timed (+%d warm-up): min %s  median %s%s\n", r->nrep, r->warmup,
             human_time(r->tmin, a, sizeof a), human_time(r->tmed, b, sizeof b),
             r->nrep > 1 ? "  (the slowest rank's; the table shows each rank's in the median "
@@ -418,6 +419,7 @@ static void json_record(FILE *f, const dd_record *r)
     if (r->pipeline_bands) {
         fprintf(f, ",\"pipeline\":{\"bands\":%lld", (long long)r->pipeline_bands);
         dd_json_kv_num(f, "loop_seconds", r->pipeline_wall);
+        fprintf(f, ",\"slots\":\"%s\"", r->pipeline_slots ? r->pipeline_slots : "in place");
         fputs(",\"hidden\":{\"read\":", f);
         dd_json_num(f, r->hidden[PH_READ].max);
         dd_json_kv_num(f, "write", r->hidden[PH_WRITE].max);

@@ -64,6 +64,9 @@ typedef struct {
     int64_t pipeline_bands;
     dd_stat hidden[PH_COUNT];
     double pipeline_wall; /* seconds of the band loop, slowest rank */
+    const char *pipeline_slots; /* where the bands lie on the host: "pinned" (the copy
+                                 * engines move them), "staged" (copied through the
+                                 * plan's staging) or "in place" (host work memory) */
     double setup_at[SP_COUNT + 1]; /* rank 0: dd_now() at the start, then at each part's end */
     double *mult_times; /* per repetition, slowest rank */
     int nrep;

@@ -6,19 +6,23 @@
  * written behind the next band's multiply.
  *
  * Three threads per rank.  The main thread owns the library (engine,
- * MPI): it puts each band of op(A) into the plan through its pinned
- * staging (dd_plan_put_rows, the band after the one it multiplies next),
- * multiplies, and takes the band of C out behind the next band's multiply
- * (dd_plan_take_rows): staged_loop.  Two I/O threads own
- * the files, at once: a reader fills two host slots with bands of op(A), a
- * writer writes bands of C from two more, through the direct path's
- * pread/pwrite, which makes no MPI call (the run is MPI_THREAD_FUNNELED)
- * and no HDF5 call (the reader's fallback read aside, made while no other
- * thread calls HDF5).  Where the blocks are host memory (the CPU backend,
- * dd_plan_host_block) the bands are read and written in place, rows the
- * multiply of the band under way does not touch, and nothing is copied.  The main thread agrees on every band's state before
- * its multiply, so a failure on one rank (a read, a write, the multiply)
- * ends the loop on every rank at the same band; the I/O threads are joined
+ * MPI): it puts each band of op(A) into the plan (dd_plan_put_rows, the
+ * band after the one it multiplies next), multiplies, and takes the band
+ * of C down behind the next band's multiply: staged_loop.  On a GPU the
+ * band slots are the plan's pinned memory (dd_plan_host_alloc), so the
+ * copy engines move the bands and no thread copies them; where that
+ * memory cannot be had, plain slots go through the plan's staging.  Two
+ * I/O threads own the files, at once: a reader fills the slots of op(A)
+ * with its bands, a writer writes bands of C from theirs, through the
+ * direct path's pread/pwrite, which makes no MPI call (the run is
+ * MPI_THREAD_FUNNELED) and no HDF5 call (the reader's fallback read aside,
+ * made while no other thread calls HDF5).  Where the blocks are host
+ * memory (the CPU backend, dd_plan_host_block) the bands are read and
+ * written in place, rows the multiply of the band under way does not
+ * touch, and nothing is copied.  The main thread agrees on every band's
+ * state before its multiply, so a failure on one rank (a read, a write,
+ * the multiply) ends the loop on every rank at the same band; the I/O
+ * threads are joined
  * on every path, and the output, never committed, is removed by the
  * caller's abort as today.
  *
@@ -53,7 +57,10 @@ typedef struct {
     int64_t crow0, ccol0;    /* C's block in its dataset */
     size_t es;
     double alpha;
-    void *abuf[2], *cbuf[2]; /* host slots: band i in slot i % 2 */
+    void *abuf[3], *cbuf[2]; /* host slots: band i of op(A) in abuf[i % na], of C in cbuf[i % 2] */
+    int na;                  /* slots of op(A): 3 where pinned, else 2 */
+    int pinned;              /* the slots are the plan's pinned memory (dd_plan_host_alloc):
+                              * moved by the copy engines, no host copy */
     char *hA, *hC; /* the plan's blocks where they are host memory (the CPU
                     * backend): bands read and written in place, no slots */
     pthread_mutex_t mu;
@@ -64,6 +71,7 @@ typedef struct {
     int io_rc;    /* the I/O threads' first failure */
     dd_err io_err;
     double read_sec, write_sec; /* the I/O threads' busy time */
+    double slots_sec;           /* the slots' allocation */
     /* for what was hidden: the I/O threads' operations (reading or not,
      * start, end), 2·nb at most, and the main thread's waits for it */
     double (*ops)[3], (*waits)[2];
@@ -79,7 +87,7 @@ static void band_rows(const pipe_t *p, int64_t i, int64_t *r0, int64_t *h)
 /* Where band i (rows from r0) of op(A) is read to, and of C written from. */
 static void *a_slot(const pipe_t *p, int64_t i, int64_t r0)
 {
-    return p->hA ? p->hA + (size_t)(r0 * p->Kq) * p->es : p->abuf[i % 2];
+    return p->hA ? p->hA + (size_t)(r0 * p->Kq) * p->es : p->abuf[i % p->na];
 }
 
 static void *c_slot(const pipe_t *p, int64_t i, int64_t r0)
@@ -149,7 +157,7 @@ static void io_loop(pipe_t *p, int reader)
     int64_t next_read = reader ? 0 : p->nb, next_write = reader ? p->nb : 0;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->stop && !p->io_rc && !(next_read < p->nb && next_read < p->a_used + 2) &&
+        while (!p->stop && !p->io_rc && !(next_read < p->nb && next_read < p->a_used + p->na) &&
                !(next_write < p->nb && next_write < p->c_given))
             pthread_cond_wait(&p->cv, &p->mu);
         if (p->stop || p->io_rc || (next_read >= p->nb && next_write >= p->nb))
@@ -308,14 +316,22 @@ static int multiply_band(run_ctx *c, int64_t r0, int64_t h, double *mult, double
     return rc;
 }
 
-/* The band loop through the plan's pinned staging (the GPU backend, or
+/* The band loop through the plan's moves (the GPU backend, or
  * DD_FAULT=pipe-slots on the CPU): band i+1 of op(A) is put
  * (dd_plan_put_rows) before band i multiplies, so its upload runs during
- * that multiply, and band i of C is taken down (dd_plan_take_rows) behind
- * its multiply and unpacked into its slot after band i+1's multiply, so
- * its download runs during that one.  Every rank makes the same calls and
- * agrees each band; on any failure every staged copy is drained before the
- * return. */
+ * that multiply, and band i of C is taken down behind its multiply
+ * (dd_plan_take_rows, or dd_plan_take_rows_to straight into its slot) and
+ * ended after band i+1's multiply, so its download runs during that one.
+ *
+ * Where the slots are the plan's pinned memory (p->pinned) the copy
+ * engines move the bands between the slots and the GPU and the main
+ * thread copies nothing: a slot of op(A) is the reader's again once the
+ * multiply of its band has returned (three slots, so the read of band i+1
+ * runs during band i-1's multiply), a slot of C once its band is written.
+ * Otherwise dd_plan_put_rows packs the slot into the context's staging
+ * (free on return) and dd_plan_take_rows_end unpacks into it.  Every rank
+ * makes the same calls and agrees each band; on any failure every copy
+ * in flight is drained before the return. */
 static int staged_loop(pipe_t *p, double *mult, double *gemm, double *slowest, double *waits,
                        double *moves, dd_err *err)
 {
@@ -328,7 +344,8 @@ static int staged_loop(pipe_t *p, double *mult, double *gemm, double *slowest, d
     if (!rc)
         rc = run_api(c, dd_plan_put_rows(c->plan, r0, h, p->abuf[0], p->Kq), err);
     moves[0] += dd_now() - t0;
-    publish(p, &p->a_used, 1); /* the slot is copied out: the reader may refill it */
+    if (!p->pinned)
+        publish(p, &p->a_used, 1); /* the slot is copied out: the reader may refill it */
     rc = dd_agree(c->world, rc, err);
     for (int64_t i = 0; i < p->nb && !rc; i++) {
         if (i + 1 < p->nb) {
@@ -337,20 +354,23 @@ static int staged_loop(pipe_t *p, double *mult, double *gemm, double *slowest, d
             t0 = dd_now();
             band_rows(p, i + 1, &r0, &h);
             if (!rc)
-                rc = run_api(c, dd_plan_put_rows(c->plan, r0, h, p->abuf[(i + 1) % 2], p->Kq),
-                             err);
+                rc = run_api(
+                    c, dd_plan_put_rows(c->plan, r0, h, p->abuf[(i + 1) % p->na], p->Kq), err);
             moves[0] += dd_now() - t0;
-            publish(p, &p->a_used, i + 2);
+            if (!p->pinned)
+                publish(p, &p->a_used, i + 2);
         }
         if ((rc = dd_agree(c->world, rc, err)))
             break;
         band_rows(p, i, &r0, &h);
         if ((rc = multiply_band(c, r0, h, mult, gemm, slowest, err)))
             break;
-        /* band i-1 of C, down during band i's multiply, into its slot, free
-         * once band i-3 is written */
+        if (p->pinned) /* band i is up and multiplied: its slot is free */
+            publish(p, &p->a_used, i + 1);
+        /* band i-1 of C, down during band i's multiply, into (or in) its
+         * slot: given to the writer */
         if (i >= 1) {
-            if (i >= 3)
+            if (i >= 3 && !p->pinned) /* the slot is free once band i-3 is written */
                 *waits += wait_for(p, &p->c_written, i - 2);
             rc = io_failed(p, err);
             if (!rc && i - 1 == p->nb / 2 && dd_fault("pipe-store"))
@@ -363,14 +383,21 @@ static int staged_loop(pipe_t *p, double *mult, double *gemm, double *slowest, d
             if (!rc)
                 publish(p, &p->c_given, i);
         }
+        if (!rc && i >= 2 && p->pinned) /* band i lands in band i-2's slot: written first */
+            *waits += wait_for(p, &p->c_written, i - 1);
+        if (!rc)
+            rc = io_failed(p, err);
         t0 = dd_now();
         if (!rc)
-            rc = run_api(c, dd_plan_take_rows(c->plan, r0, h), err);
+            rc = run_api(c,
+                         p->pinned ? dd_plan_take_rows_to(c->plan, r0, h, p->cbuf[i % 2], p->Nq)
+                                   : dd_plan_take_rows(c->plan, r0, h),
+                         err);
         moves[1] += dd_now() - t0;
         rc = dd_agree(c->world, rc, err);
     }
     if (!rc) { /* the last band of C */
-        if (p->nb >= 3)
+        if (p->nb >= 3 && !p->pinned)
             *waits += wait_for(p, &p->c_written, p->nb - 2);
         rc = io_failed(p, err);
         if (!rc && p->nb - 1 == p->nb / 2 && dd_fault("pipe-store"))
@@ -442,6 +469,39 @@ static int band_loop(pipe_t *p, double *mult, double *gemm, double *slowest, dou
     return dd_agree(c->world, rc, err);
 }
 
+/* The band slots back: the plan's pinned memory where `pinned`, else
+ * plain memory. */
+static void slots_free(run_ctx *c, pipe_t *p, int pinned)
+{
+    void **all[5] = {&p->abuf[0], &p->abuf[1], &p->abuf[2], &p->cbuf[0], &p->cbuf[1]};
+    for (int k = 0; k < 5; k++) {
+        if (pinned)
+            dd_plan_host_release(c->plan, *all[k]);
+        else
+            free(*all[k]);
+        *all[k] = NULL;
+    }
+}
+
+/* The band slots as the plan's pinned memory (dd_plan_host_alloc): three
+ * of ab bytes for op(A), two of cb for C.  Where that memory cannot be had
+ * (or DD_FAULT=pipe-pageable, for tests and for the bench's comparison)
+ * none is kept and the caller takes plain memory through the staging.
+ * Local: each rank's slots are its own. */
+static int slots_pinned(run_ctx *c, pipe_t *p, size_t ab, size_t cb)
+{
+    if (dd_fault("pipe-pageable"))
+        return 0;
+    int ok = 1;
+    for (int k = 0; k < 3 && ok; k++)
+        ok = dd_plan_host_alloc(c->plan, ab ? ab : 1, &p->abuf[k]) == DD_SUCCESS;
+    for (int k = 0; k < 2 && ok; k++)
+        ok = dd_plan_host_alloc(c->plan, cb ? cb : 1, &p->cbuf[k]) == DD_SUCCESS;
+    if (!ok) /* what was had goes back; the plain slots take over */
+        slots_free(c, p, 1);
+    return ok;
+}
+
 /* Opens the input, creates the output, reads op(B) (and C's input),
  * prepares, runs the bands, and closes the input.  The output stays open
  * in *out for the caller's attributes, close, read-back and commit. */
@@ -505,10 +565,15 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
         int slots = dd_fault("pipe-slots"); /* tests: the GPU's slots on the CPU */
         p.hA = slots ? NULL : dd_plan_host_block(c->plan, DD_OPERAND_A);
         p.hC = slots ? NULL : dd_plan_host_block(c->plan, DD_OPERAND_C);
-        for (int k = 0; k < 2; k++) {
+        double t_slots = dd_now();
+        if (!p.hA && !p.hC)
+            p.pinned = slots_pinned(c, &p, ab, cb);
+        p.na = p.pinned ? 3 : 2;
+        for (int k = 0; k < 2 && !p.pinned; k++) {
             p.abuf[k] = p.hA ? NULL : malloc(ab ? ab : 1);
             p.cbuf[k] = p.hC ? NULL : malloc(cb ? cb : 1);
         }
+        p.slots_sec = dd_now() - t_slots;
         p.ops = calloc((size_t)(2 * p.nb), sizeof *p.ops);
         p.waits = calloc((size_t)(2 * p.nb + 2), sizeof *p.waits);
         if ((!p.hA && (!p.abuf[0] || !p.abuf[1])) || (!p.hC && (!p.cbuf[0] || !p.cbuf[1])) ||
@@ -533,7 +598,9 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
     }
     if (inited)
         rc = dd_agree(c->world, rc, err);
-    double mult = 0, gemm = 0, slowest = 0, waits = 0, moves[2] = {0, 0}, t_loop = dd_now();
+    /* the upload's figure includes the slots' allocation */
+    double mult = 0, gemm = 0, slowest = 0, waits = 0, moves[2] = {p.slots_sec, 0},
+           t_loop = dd_now();
     if (!rc) {
         c->prog.t0 = c->prog.last = dd_now();
         c->prog.reps = 1;
@@ -548,10 +615,7 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
         pthread_mutex_destroy(&p.mu);
         pthread_cond_destroy(&p.cv);
     }
-    for (int k = 0; k < 2; k++) {
-        free(p.abuf[k]);
-        free(p.cbuf[k]);
-    }
+    slots_free(c, &p, p.pinned);
     double hid_read = hidden_of(&p, 1), hid_write = hidden_of(&p, 0);
     free(p.ops);
     free(p.waits);
@@ -577,6 +641,7 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
     r->have[PH_DOWNLOAD] = !p.hC;
     r->pipeline_bands = p.nb;
     r->pipeline_wall = dd_stat_over(c->world, t_loop).max;
+    r->pipeline_slots = p.hA ? "in place" : p.pinned ? "pinned" : "staged";
     *t_read = read;
     r->nrep = 1;
     r->M = c->M;

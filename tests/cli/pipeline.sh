@@ -3,9 +3,11 @@
 # single pass from --in to --out runs C in bands of rows, op(A) read and C
 # written behind the multiply.  At 1, 2, 3 and 4 ranks, with alpha, beta
 # and C's input, with a transposed B, and through the GPU's host slots
-# (DD_FAULT=pipe-slots: the plan's pinned staging, dd_plan_put_rows and
-# dd_plan_take_rows, in pieces of 3 rows with pipe-narrow, and its error
-# path with pipe-stage; the CPU reads and writes bands in place): the check
+# (DD_FAULT=pipe-slots: slots of dd_plan_host_alloc moved straight by
+# dd_plan_put_rows and dd_plan_take_rows_to; with pipe-pageable plain slots
+# through the plan's staging, in pieces of 3 rows with pipe-narrow; the
+# error path of each with pipe-stage; the CPU reads and writes bands in
+# place): the check
 # PASSED, C equal to the file's product within dd-compare's bound, the
 # report's "pipeline" line with the hidden seconds, the JSON record's
 # "pipeline" object, and every key of the record in docs/json-record.md;
@@ -60,24 +62,42 @@ for n in 1 2 3 4; do
     "$DD_COMPARE" gemm in.h5 "c-gemm$n.h5" --alpha -0.5 --beta 2.5 >/dev/null ||
         fail "gemm$n: C is not alpha·A·B + beta·C"
 done
-# the GPU's way on the CPU: bands through host slots (dd_plan_write, dd_plan_read)
+# slots NAME WHAT: the record's pipeline.slots is WHAT
+slots() {
+    python3 -c 'import json,sys
+r=json.loads(open(sys.argv[1]).read().splitlines()[-1])
+assert r["pipeline"]["slots"] == sys.argv[2], r["pipeline"]' "r-$1.json" "$2" ||
+        fail "$1: the bands' slots are not $2"
+}
+# the GPU's way on the CPU: bands through host slots of dd_plan_host_alloc,
+# moved straight (dd_plan_put_rows, dd_plan_take_rows_to), three slots of
+# op(A) turned with 5 or more bands
 DD_FAULT='pipe-slots:*' one 3 slots --panel 8 --alpha 1.5 --beta -1
 { grep -Eq '^upload ' out && grep -Eq '^download ' out; } || fail "slots: no upload/download phases"
+grep -q 'slots pinned$' out || fail "slots: the report does not say the slots are pinned"
+slots slots pinned
 "$DD_COMPARE" gemm in.h5 c-slots.h5 --alpha 1.5 --beta -1 >/dev/null || fail "slots: C is wrong"
-# the same through the plan's pinned staging in pieces of 3 rows (DD_FAULT=pipe-narrow:
-# several pieces per band, both slots turned); pipe-stage fails the second band's put on
-# rank 1 alone: the run ends with that message on every rank (the staging's error path)
-DD_FAULT='pipe-slots:*,pipe-narrow:*' one 2 narrow --panel 8 --alpha 1.5 --beta -1
+[ "$(bands r-slots.json)" -ge 4 ] || fail "slots: fewer than 4 bands: the third slot not turned"
+one 1 none --panel 8
+slots none "in place"
+# plain slots through the plan's staging in pieces of 3 rows (DD_FAULT=pipe-pageable, as
+# where pinned memory cannot be had; pipe-narrow: several pieces per band, both slots
+# turned); pipe-stage fails the second band's put on rank 1 alone: the run ends with that
+# message on every rank (each way's error path)
+DD_FAULT='pipe-slots:*,pipe-pageable:*,pipe-narrow:*' one 2 narrow --panel 8 --alpha 1.5 --beta -1
+slots narrow staged
 "$DD_COMPARE" gemm in.h5 c-narrow.h5 --alpha 1.5 --beta -1 >/dev/null || fail "narrow: C is wrong"
-rm -f c-stage.h5
-if DD_FAULT='pipe-slots:*,pipe-stage:1' timeout 60 "${mpirun[@]}" -n 2 "$DD_BIN" --in in.h5 \
-    --out c-stage.h5 --panel 8 >out 2>err; then
-    fail "stage: the injected staging fault did not fail the run"
-fi
-grep -q 'injected fault staging the second band of A on rank 1' err ||
-    { cat out err >&2; fail "stage: no message naming the staging fault"; }
-[ ! -e c-stage.h5 ] || fail "stage: an output was left"
-echo "ok   staged bands: pieces of 3 rows, and a staging fault on one rank"
+for way in 'pipe-slots:*' 'pipe-slots:*,pipe-pageable:*'; do
+    rm -f c-stage.h5
+    if DD_FAULT="$way,pipe-stage:1" timeout 60 "${mpirun[@]}" -n 2 "$DD_BIN" --in in.h5 \
+        --out c-stage.h5 --panel 8 >out 2>err; then
+        fail "stage ($way): the injected staging fault did not fail the run"
+    fi
+    grep -q 'injected fault staging the second band of A on rank 1' err ||
+        { cat out err >&2; fail "stage ($way): no message naming the staging fault"; }
+    [ ! -e c-stage.h5 ] || fail "stage ($way): an output was left"
+done
+echo "ok   staged bands: pieces of 3 rows, and a staging fault on one rank, pinned and plain"
 "${mpirun[@]}" -n 1 "$DD_BIN" gen --out bt.h5 -m 33 -n 41 -k 29 --transb T --quiet
 rm -f c-bt.h5
 "${mpirun[@]}" -n 2 "$DD_BIN" --in bt.h5 --out c-bt.h5 --transb T --json r-bt.json --quiet >out

@@ -4,9 +4,10 @@
 # (DD_FAULT=pipe-read:1), its write of a band of C (pipe-write:1), the main
 # thread's store of a band (pipe-store:1), the multiply of a band
 # (multiply:1), each at the middle band, and the put of the second band
-# through the plan's pinned staging (pipe-stage:1 with pipe-slots:*, the
-# GPU's staged copies on the CPU, drained on the error path), and the read
-# and the store with pipe-slots:* (failing in that staged loop).  Every rank
+# (pipe-stage:1 with pipe-slots:*, the GPU's moves on the CPU: in slots of
+# dd_plan_host_alloc, and with pipe-pageable in plain slots through the
+# staging; drained on the error path), and the read and the store with
+# pipe-slots:* (failing in that loop).  Every rank
 # ends within seconds
 # with the same status (1) and one "dgemm-dist: error:" line naming the
 # fault; the old output is kept, no temporary is left, nothing hangs (the
@@ -21,13 +22,15 @@ cd "$work" || exit 1
 "${mpirun[@]}" -n 1 "$DD_BIN" --in in.h5 --out c.h5 --quiet || exit 1
 old=$(sum c.h5)
 
-for fault in pipe-read pipe-write pipe-store multiply pipe-stage staged-read staged-store; do
+for fault in pipe-read pipe-write pipe-store multiply pipe-stage plain-stage staged-read staged-store; do
     for where in "1 2" "1 4" "0 2"; do
         read -r rank n <<<"$where"
         begin "${fault}_fault_mid_pipeline_on_rank${rank}_of_${n}"
         faults="$fault:$rank"
-        # the staged bands (the GPU's pinned staging) fail on the second band's put
+        # the GPU's bands fail on the second band's put: in pinned slots moved
+        # straight, and in plain slots through the staging (pipe-pageable)
         [ "$fault" = pipe-stage ] && faults="pipe-slots:*,pipe-stage:$rank"
+        [ "$fault" = plain-stage ] && faults="pipe-slots:*,pipe-pageable:*,pipe-stage:$rank"
         # the read and the store failing inside the staged loop: message and
         # rank kept
         [ "$fault" = staged-read ] && faults="pipe-slots:*,pipe-read:$rank"
