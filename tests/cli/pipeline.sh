@@ -78,7 +78,7 @@ grep -q 'slots pinned$' out || fail "slots: the report does not say the slots ar
 slots slots pinned
 "$DD_COMPARE" gemm in.h5 c-slots.h5 --alpha 1.5 --beta -1 >/dev/null || fail "slots: C is wrong"
 [ "$(bands r-slots.json)" -ge 4 ] || fail "slots: fewer than 4 bands: the third slot not turned"
-one 1 none --panel 8
+one 1 none --panel 8 --backend cpu
 slots none "in place"
 # plain slots through the plan's staging in pieces of 3 rows (DD_FAULT=pipe-pageable, as
 # where pinned memory cannot be had; pipe-narrow: several pieces per band, both slots

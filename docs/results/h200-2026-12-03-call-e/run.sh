@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# One GPU call (nvidia-h200, one H200): file to file with the band slots in
+# pinned memory.  Carried: .gpu/scalapack (Debian 12's libscalapack-openmpi)
+# and .gpu/cublasmp (the cuBLASMp 0.7 wheels' libraries, bench/gpu/cublasmp.sh).
+#   OUT=dir bash run.sh   build; the pipeline's GPU tests and test-pipe;
+#       bench/gpu/pipeline.sh at n = 32768 (pinned, twice; plain slots;
+#       phased; the h5py + PyTorch script); bench/gpu/cublasmp.sh (FP64 and
+#       FP32, 16384 and 32768, no ozaki2); ctest -L gpu with the time left
+set -uo pipefail
+R=$OUT/r
+mkdir -p "$R"
+export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export PATH=/usr/local/cuda/bin:$PATH
+pack() { tar -czf "$OUT/results.tgz" -C "$R" . 2>/dev/null; }
+step() { echo "== $(date +%T) +$SECONDS s: $*" | tee -a "$R/steps.txt"; }
+gpu() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu,clocks_event_reasons.active --format=csv,noheader >>"$R/gpu.csv"; }
+gpu
+SL=$PWD/.gpu/scalapack
+(cd "$SL" && xz -dkf libscalapack-openmpi.so.2.2.1.xz && ln -sf libscalapack-openmpi.so.2.2.1 libscalapack-openmpi.so.2.2 &&
+    ln -sf libscalapack-openmpi.so.2.2 libscalapack-openmpi.so)
+export DD_SCALAPACK_DIR=$SL LD_LIBRARY_PATH=$SL:${LD_LIBRARY_PATH:-}
+B=$PWD/.gpubuild/b
+step "configure and build (all targets)"
+cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DCMAKE_LIBRARY_PATH="$SL" >"$R/build.log" 2>&1 &&
+    timeout 240 cmake --build "$B" -j 16 >>"$R/build.log" 2>&1
+echo "build rc=$?" | tee -a "$R/steps.txt"
+tail -3 "$R/build.log" >>"$R/steps.txt"
+pack
+step "the pipeline's GPU tests, test-pipe cuda"
+(cd "$B" && timeout 150 ctest -R "gpu_1gpu_pipeline|gpu_1gpu_2ranks_pipeline|gpu_1gpu_1x1" \
+    -j 1 --timeout 100 --output-on-failure >"$R/pipe-tests.log" 2>&1)
+echo "pipeline tests rc=$?" | tee -a "$R/steps.txt"
+grep -E "tests passed|Failed|Timeout|Skipped" "$R/pipe-tests.log" >>"$R/steps.txt"
+timeout 60 mpirun -n 1 --bind-to none "$B/tests/api/test-pipe" cuda >"$R/test-pipe.log" 2>&1
+echo "test-pipe cuda rc=$?" | tee -a "$R/steps.txt"
+gpu; pack
+step "pipeline.sh n=32768"
+OUT=$R/pipeline DD_RING_MIB=256 timeout 260 bash bench/gpu/pipeline.sh "$B" 32768 >"$R/pipeline.out" 2>&1
+echo "pipeline rc=$?" | tee -a "$R/steps.txt"
+gpu; pack
+step "cublasmp.sh FP64 FP32 16384 32768"
+OUT=$R/cublasmp SIZES=16384,32768 REPS=3 OZAKI=0 timeout 170 bash bench/gpu/cublasmp.sh "$B" >"$R/cublasmp.out" 2>&1
+echo "cublasmp rc=$?" | tee -a "$R/steps.txt"
+gpu; pack
+left=$((570 - SECONDS))
+step "ctest -L gpu, ${left} s left"
+[ "$left" -gt 30 ] && (cd "$B" && timeout "$left" ctest -L gpu -E "gpu_2gpu|gpu_1gpu_pipeline|gpu_1gpu_2ranks_pipeline|gpu_1gpu_1x1" -j 1 --timeout 150 --output-on-failure >"$R/gpu-tests.log" 2>&1)
+echo "ctest rc=$?" | tee -a "$R/steps.txt"
+grep -E "tests passed|Failed|Skipped|Timeout|Not Run" "$R/gpu-tests.log" | tail -40 >>"$R/steps.txt"
+gpu; pack
