@@ -107,9 +107,13 @@ dd_status dd_plan_rows_drain(dd_plan *plan);
  * CPU): the copy engines move them straight between that memory and work
  * memory and no host thread copies them.
  *
- * dd_plan_host_alloc: `bytes` of such memory into *host, kept by the plan
- * (at most DD_PLAN_HOST_BUFS at once) until dd_plan_host_release or
- * dd_plan_destroy, which first waits for every copy in flight.  Local.
+ * dd_plan_host_alloc: `bytes` (> 0) of such memory into *host, kept by the
+ * plan (at most DD_PLAN_HOST_BUFS at once) until dd_plan_host_release or
+ * dd_plan_destroy, which first waits for every copy in flight; the plan
+ * must be allocated.  Local, and the one call that may run on another
+ * thread while the plan's other calls run (pinning is slow: a caller
+ * allocates while it reads); it sets no message: DD_ERROR_USAGE for a
+ * bad argument or a full table, else the allocation's status.
  *
  * dd_plan_put_rows with host inside such memory queues the rows' upload
  * and returns at once: host must stay unchanged until the

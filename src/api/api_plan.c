@@ -220,6 +220,7 @@ dd_status dd_plan_create(dd_context *ctx, const dd_plan_params *pp, dd_plan **ou
         return api_status(rc);
     }
     p->ctx = ctx;
+    pthread_mutex_init(&p->hmu, NULL);
     p->t = (dd_dtype)pp->type; /* checked above; the same values (api_impl.h) */
     p->M = pp->M;
     p->N = pp->N;
@@ -235,6 +236,7 @@ dd_status dd_plan_create(dd_context *ctx, const dd_plan_params *pp, dd_plan **ou
     if (!rc && !(rc = settings(p, err)))
         rc = layout(p, err);
     if (rc) {
+        pthread_mutex_destroy(&p->hmu);
         free(p);
         return api_status(rc);
     }
@@ -498,8 +500,9 @@ void dd_plan_destroy(dd_plan *p)
                 e->ops->host_free(e, host[i]);
     }
     for (int i = 0; i < DD_PLAN_HOST_BUFS && p->ctx->eng_open; i++)
-        if (p->hbuf[i].p) /* dd_plan_host_alloc's, after the wait above */
+        if (p->hbuf[i].p && p->hbuf[i].bytes) /* dd_plan_host_alloc's, after the wait above */
             e->ops->host_free(e, p->hbuf[i].p);
+    pthread_mutex_destroy(&p->hmu);
     check_cterm_free(&p->cin);
     p->ctx->plan = NULL;
     free(p);

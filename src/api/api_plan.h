@@ -6,6 +6,8 @@
 #ifndef DD_API_PLAN_H
 #define DD_API_PLAN_H
 
+#include <pthread.h>
+
 #include "api_impl.h"
 #include "tune.h"
 
@@ -41,6 +43,7 @@ struct dd_plan {
         char *p;
         size_t bytes;
     } hbuf[DD_PLAN_HOST_BUFS]; /* dd_plan_host_alloc's memory */
+    pthread_mutex_t hmu;       /* guards hbuf (dd_plan_host_alloc may run on another thread) */
     double alloc_sec[3];
 };
 

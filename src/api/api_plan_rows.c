@@ -3,6 +3,7 @@
  * band pipeline's moves of op(A)'s and C's rows between host memory and
  * work memory, through the context's pinned staging slots or straight from
  * and into dd_plan_host_alloc's memory. */
+#include <pthread.h>
 #include <string.h>
 
 #include "agree.h"
@@ -146,38 +147,47 @@ static size_t rows_extent(int64_t rows, int64_t cols, int64_t ld, size_t es)
 static int in_host_buf(const dd_plan *p, const void *host, size_t bytes)
 {
     const char *h = host;
-    for (int i = 0; i < DD_PLAN_HOST_BUFS && bytes; i++) {
+    int in = 0;
+    pthread_mutex_lock((pthread_mutex_t *)&p->hmu);
+    for (int i = 0; i < DD_PLAN_HOST_BUFS && bytes && !in; i++) {
         const char *b = p->hbuf[i].p;
-        if (b && h >= b && (size_t)(h - b) <= p->hbuf[i].bytes &&
-            bytes <= p->hbuf[i].bytes - (size_t)(h - b))
-            return 1;
+        in = b && p->hbuf[i].bytes && h >= b && (size_t)(h - b) <= p->hbuf[i].bytes &&
+             bytes <= p->hbuf[i].bytes - (size_t)(h - b);
     }
-    return 0;
+    pthread_mutex_unlock((pthread_mutex_t *)&p->hmu);
+    return in;
 }
 
+/* Touches only the buffer table (under hmu) and the engine's host_alloc,
+ * which any thread may call: the caller may allocate on a thread of its
+ * own while the plan's other calls run (the pipeline does, during op(B)'s
+ * read).  Its message goes to the plan's context only from the thread
+ * that made the plan's other calls, so it stays local here. */
 dd_status dd_plan_host_alloc(dd_plan *p, size_t bytes, void **host)
 {
     if (!p || !host)
         return DD_ERROR_USAGE;
     *host = NULL;
-    dd_err *err;
-    int rc = plan_enter(p, &err);
+    if (!p->allocated || bytes == 0)
+        return DD_ERROR_USAGE;
+    pthread_mutex_lock(&p->hmu);
     int i = 0;
-    while (!rc && i < DD_PLAN_HOST_BUFS && p->hbuf[i].p)
+    while (i < DD_PLAN_HOST_BUFS && p->hbuf[i].p)
         i++;
-    if (!rc && i == DD_PLAN_HOST_BUFS)
-        rc = dd_fail(err, DD_EUSAGE,
-                     "dd_plan_host_alloc: the plan keeps %d buffers already: release one first",
-                     DD_PLAN_HOST_BUFS);
-    if (!rc && bytes == 0)
-        rc = dd_fail(err, DD_EUSAGE, "dd_plan_host_alloc: 0 bytes asked for");
+    if (i < DD_PLAN_HOST_BUFS)
+        p->hbuf[i].p = (char *)1; /* taken while the allocation runs unlocked */
+    pthread_mutex_unlock(&p->hmu);
+    if (i == DD_PLAN_HOST_BUFS)
+        return DD_ERROR_USAGE;
+    dd_err local = {{0}};
     void *m = NULL;
-    if (!rc)
-        rc = p->ctx->eng.ops->host_alloc(&p->ctx->eng, bytes, &m, err);
+    int rc = p->ctx->eng.ops->host_alloc(&p->ctx->eng, bytes, &m, &local);
+    pthread_mutex_lock(&p->hmu);
+    p->hbuf[i].p = rc ? NULL : m;
+    p->hbuf[i].bytes = rc ? 0 : bytes;
+    pthread_mutex_unlock(&p->hmu);
     if (rc)
         return api_status(rc);
-    p->hbuf[i].p = m;
-    p->hbuf[i].bytes = bytes;
     *host = m;
     return DD_SUCCESS;
 }
@@ -187,7 +197,7 @@ void dd_plan_host_release(dd_plan *p, void *host)
     if (!p || !host)
         return;
     for (int i = 0; i < DD_PLAN_HOST_BUFS; i++)
-        if (p->hbuf[i].p == host) {
+        if (p->hbuf[i].p == host && p->hbuf[i].bytes) {
             dd_engine *e = &p->ctx->eng;
             dd_err ignored = {{0}}; /* no copy in flight lands in freed memory */
             e->ops->wait_copies(e, &ignored);

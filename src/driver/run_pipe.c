@@ -46,6 +46,8 @@
 #define PIPE_BAND_BYTES ((uint64_t)256 << 20)
 #define PIPE_BANDS_MIN 4
 #define PIPE_BANDS_MAX 16
+#define PIPE_PINNED_BAND_BYTES ((uint64_t)128 << 20)
+#define PIPE_PINNED_BANDS_MAX 64
 
 typedef struct {
     run_ctx *c;
@@ -284,18 +286,24 @@ static int io_failed(pipe_t *p, dd_err *err)
 
 /* The band count: about PIPE_BAND_BYTES of C per band on the rank with
  * the largest block, within [PIPE_BANDS_MIN, PIPE_BANDS_MAX], and no more
- * than the fewest rows any rank has (at least 1).  Collective. */
-static int band_count(run_ctx *c, int64_t Mp, int64_t Nq, int64_t *nb, dd_err *err)
+ * than the fewest rows any rank has (at least 1).  Where the bands go
+ * through pinned slots on a grid of one process row (no panel of op(B) is
+ * broadcast again per band) they are PIPE_PINNED_BAND_BYTES, up to
+ * PIPE_PINNED_BANDS_MAX: the slots, pinned at about 2 GB/s, stay small.
+ * Collective. */
+static int band_count(run_ctx *c, int64_t Mp, int64_t Nq, int pinned, int64_t *nb, dd_err *err)
 {
-    long long v[2] = {-(long long)Mp, (long long)((uint64_t)Mp * (uint64_t)Nq * dd_elsize(c->type) /
-                                                   PIPE_BAND_BYTES)},
+    int small = pinned && c->pi.P == 1;
+    uint64_t per = small ? PIPE_PINNED_BAND_BYTES : PIPE_BAND_BYTES;
+    long long v[2] = {-(long long)Mp,
+                      (long long)((uint64_t)Mp * (uint64_t)Nq * dd_elsize(c->type) / per)},
               most[2];
     int rc = dd_mpi_check(MPI_Allreduce(v, most, 2, MPI_LONG_LONG, MPI_MAX, c->world),
                           "MPI_Allreduce of the band count", err);
     if ((rc = dd_agree(c->world, rc, err)))
         return rc;
-    long long fewest = -most[0], n = most[1];
-    n = n < PIPE_BANDS_MIN ? PIPE_BANDS_MIN : n > PIPE_BANDS_MAX ? PIPE_BANDS_MAX : n;
+    long long fewest = -most[0], n = most[1], top = small ? PIPE_PINNED_BANDS_MAX : PIPE_BANDS_MAX;
+    n = n < PIPE_BANDS_MIN ? PIPE_BANDS_MIN : n > top ? top : n;
     n = n > fewest ? fewest : n;
     *nb = n < 1 ? 1 : n;
     return DD_OK;
@@ -484,22 +492,31 @@ static void slots_free(run_ctx *c, pipe_t *p, int pinned)
 }
 
 /* The band slots as the plan's pinned memory (dd_plan_host_alloc): three
- * of ab bytes for op(A), two of cb for C.  Where that memory cannot be had
- * (or DD_FAULT=pipe-pageable, for tests and for the bench's comparison)
- * none is kept and the caller takes plain memory through the staging.
- * Local: each rank's slots are its own. */
-static int slots_pinned(run_ctx *c, pipe_t *p, size_t ab, size_t cb)
+ * of ab bytes for op(A), two of cb for C, on a thread of the pipeline's
+ * own during op(B)'s read (dd_plan_host_alloc may run beside the plan's
+ * other calls).  Where that memory cannot be had (ok 0) the main thread
+ * gives back what was had and takes plain memory through the staging.  Local: each rank's
+ * slots are its own. */
+typedef struct {
+    run_ctx *c;
+    pipe_t *p;
+    size_t ab, cb;
+    int ok;
+    double sec;
+} slot_job;
+
+static void *slot_alloc(void *arg)
 {
-    if (dd_fault("pipe-pageable"))
-        return 0;
+    slot_job *j = arg;
+    double t0 = dd_now();
     int ok = 1;
     for (int k = 0; k < 3 && ok; k++)
-        ok = dd_plan_host_alloc(c->plan, ab ? ab : 1, &p->abuf[k]) == DD_SUCCESS;
+        ok = dd_plan_host_alloc(j->c->plan, j->ab ? j->ab : 1, &j->p->abuf[k]) == DD_SUCCESS;
     for (int k = 0; k < 2 && ok; k++)
-        ok = dd_plan_host_alloc(c->plan, cb ? cb : 1, &p->cbuf[k]) == DD_SUCCESS;
-    if (!ok) /* what was had goes back; the plain slots take over */
-        slots_free(c, p, 1);
-    return ok;
+        ok = dd_plan_host_alloc(j->c->plan, j->cb ? j->cb : 1, &j->p->cbuf[k]) == DD_SUCCESS;
+    j->ok = ok; /* not ok: the main thread gives back what was had */
+    j->sec = dd_now() - t0;
+    return NULL;
 }
 
 /* Opens the input, creates the output, reads op(B) (and C's input),
@@ -512,13 +529,43 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
     int rc = dd_agree(c->world, in->ops->open_read(in, c->world, o->in, err), err);
     if (rc)
         return rc;
+    pipe_t p;
+    memset(&p, 0, sizeof p);
+    p.c = c;
+    p.in = in;
+    p.out = out;
+    p.adset = o->a;
+    p.cdset = o->c;
+    p.Mp = c->pi.rows[2];
+    p.Kq = c->pi.cols[0];
+    p.Nq = c->pi.cols[2];
+    p.arow0 = c->pi.row0[0];
+    p.acol0 = c->pi.col0[0];
+    p.crow0 = c->pi.row0[2];
+    p.ccol0 = dd_fault("miswrite") ? 0 : c->pi.col0[2]; /* tests: C written at the wrong place */
+    p.es = dd_elsize(c->type);
+    p.alpha = dd_fault("no-alpha") ? 1 : o->alpha; /* tests: alpha forgotten */
+    int slots = dd_fault("pipe-slots"); /* tests: the GPU's slots on the CPU */
+    p.hA = slots ? NULL : dd_plan_host_block(c->plan, DD_OPERAND_A);
+    p.hC = slots ? NULL : dd_plan_host_block(c->plan, DD_OPERAND_C);
+    int want_pinned = !p.hA && !p.hC && !dd_fault("pipe-pageable");
+    rc = band_count(c, p.Mp, p.Nq, want_pinned, &p.nb, err);
+    int64_t most = rc ? 0 : (p.Mp + p.nb - 1) / p.nb;
+    slot_job job = {c, &p, (size_t)(most * p.Kq) * p.es, (size_t)(most * p.Nq) * p.es, 0, 0};
+    /* the pinned slots on a thread of their own while op(B) is read */
+    pthread_t alloc_th;
+    int alloc_started = !rc && want_pinned && pthread_create(&alloc_th, NULL, slot_alloc, &job) == 0;
+    if (!rc && want_pinned && !alloc_started)
+        slot_alloc(&job);
+
     const char *names[1] = {o->c};
     int64_t dims[1][2] = {{c->M, c->N}};
     double t_create = dd_now();
-    rc = dd_agree(c->world,
-                  out->ops->create(out, c->world, c->out.tmp, 1, names, (const int64_t(*)[2])dims,
-                                   c->type, err),
-                  err);
+    if (!rc)
+        rc = dd_agree(c->world,
+                      out->ops->create(out, c->world, c->out.tmp, 1, names,
+                                       (const int64_t(*)[2])dims, c->type, err),
+                      err);
     t_create = dd_now() - t_create; /* the output's creation and space: the write's */
     if (!rc && dd_fault("slow-write")) /* a window for tests that signal a run mid-write */
         sleep(30);
@@ -540,40 +587,21 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
     if (!rc && c->read_c && o->check)
         rc = run_verify_c_input(c, err);
     double t_resident = dd_now() - t0 - t_create;
-
-    pipe_t p;
-    memset(&p, 0, sizeof p);
-    p.c = c;
-    p.in = in;
-    p.out = out;
-    p.adset = o->a;
-    p.cdset = o->c;
-    p.Mp = c->pi.rows[2];
-    p.Kq = c->pi.cols[0];
-    p.Nq = c->pi.cols[2];
-    p.arow0 = c->pi.row0[0];
-    p.acol0 = c->pi.col0[0];
-    p.crow0 = c->pi.row0[2];
-    p.ccol0 = dd_fault("miswrite") ? 0 : c->pi.col0[2]; /* tests: C written at the wrong place */
-    p.es = dd_elsize(c->type);
-    p.alpha = dd_fault("no-alpha") ? 1 : o->alpha; /* tests: alpha forgotten */
-    if (!rc)
-        rc = band_count(c, p.Mp, p.Nq, &p.nb, err);
+    /* joined on every path; what it took beyond op(B)'s read is the upload's */
+    double t_join = dd_now();
+    if (alloc_started)
+        pthread_join(alloc_th, NULL);
+    if (want_pinned && !job.ok)
+        slots_free(c, &p, 1);
+    p.pinned = job.ok;
+    p.slots_sec = alloc_started ? dd_now() - t_join : job.sec;
+    p.na = p.pinned ? 3 : 2;
     if (!rc) {
-        int64_t most = (p.Mp + p.nb - 1) / p.nb;
-        size_t ab = (size_t)(most * p.Kq) * p.es, cb = (size_t)(most * p.Nq) * p.es;
-        int slots = dd_fault("pipe-slots"); /* tests: the GPU's slots on the CPU */
-        p.hA = slots ? NULL : dd_plan_host_block(c->plan, DD_OPERAND_A);
-        p.hC = slots ? NULL : dd_plan_host_block(c->plan, DD_OPERAND_C);
-        double t_slots = dd_now();
-        if (!p.hA && !p.hC)
-            p.pinned = slots_pinned(c, &p, ab, cb);
-        p.na = p.pinned ? 3 : 2;
+        size_t ab = job.ab, cb = job.cb;
         for (int k = 0; k < 2 && !p.pinned; k++) {
             p.abuf[k] = p.hA ? NULL : malloc(ab ? ab : 1);
             p.cbuf[k] = p.hC ? NULL : malloc(cb ? cb : 1);
         }
-        p.slots_sec = dd_now() - t_slots;
         p.ops = calloc((size_t)(2 * p.nb), sizeof *p.ops);
         p.waits = calloc((size_t)(2 * p.nb + 2), sizeof *p.waits);
         if ((!p.hA && (!p.abuf[0] || !p.abuf[1])) || (!p.hC && (!p.cbuf[0] || !p.cbuf[1])) ||

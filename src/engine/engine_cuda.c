@@ -310,13 +310,20 @@ static void cuda_free(dd_engine *e, void *p)
         cudaFree(p);
 }
 
+/* Callable from any thread: the engine's device is made the calling
+ * thread's first, so another thread's allocation makes no context on the
+ * runtime's default device. */
 static int cuda_host_alloc(dd_engine *e, size_t bytes, void **p, dd_err *err)
 {
-    (void)e;
+    cuda_state *s = e->impl;
     *p = NULL;
     if (bytes == 0)
         return DD_OK;
-    cudaError_t cr = cudaHostAlloc(p, bytes, cudaHostAllocDefault);
+    cudaError_t cr = s ? cudaSetDevice(s->device) : cudaSuccess;
+    if (cr != cudaSuccess)
+        return dd_fail(err, DD_EFAIL, "cudaSetDevice(%d) for pinned memory on host %s failed: %s",
+                       s->device, cuda_host_name(), cudaGetErrorString(cr));
+    cr = cudaHostAlloc(p, bytes, cudaHostAllocDefault);
     if (cr == cudaSuccess)
         return DD_OK;
     *p = NULL;

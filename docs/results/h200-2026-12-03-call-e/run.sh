@@ -6,6 +6,10 @@
 #       bench/gpu/pipeline.sh at n = 32768 (pinned, twice; plain slots;
 #       phased; the h5py + PyTorch script); bench/gpu/cublasmp.sh (FP64 and
 #       FP32, 16384 and 32768, no ozaki2); ctest -L gpu with the time left
+#   OUT=dir STAGE=2 bash run.sh   the same without cublasmp.sh and with
+#       ctest -L gpu limited to 200 s (the second call's tree: smaller
+#       pinned slots, allocated during op(B)'s read)
+STAGE=${STAGE:-1}
 set -uo pipefail
 R=$OUT/r
 mkdir -p "$R"
@@ -39,11 +43,11 @@ step "pipeline.sh n=32768"
 OUT=$R/pipeline DD_RING_MIB=256 timeout 260 bash bench/gpu/pipeline.sh "$B" 32768 >"$R/pipeline.out" 2>&1
 echo "pipeline rc=$?" | tee -a "$R/steps.txt"
 gpu; pack
-step "cublasmp.sh FP64 FP32 16384 32768"
-OUT=$R/cublasmp SIZES=16384,32768 REPS=3 OZAKI=0 timeout 170 bash bench/gpu/cublasmp.sh "$B" >"$R/cublasmp.out" 2>&1
+[ "$STAGE" = 1 ] && step "cublasmp.sh FP64 FP32 16384 32768" && OUT=$R/cublasmp SIZES=16384,32768 REPS=3 OZAKI=0 timeout 170 bash bench/gpu/cublasmp.sh "$B" >"$R/cublasmp.out" 2>&1
 echo "cublasmp rc=$?" | tee -a "$R/steps.txt"
 gpu; pack
 left=$((570 - SECONDS))
+[ "$STAGE" = 2 ] && left=$((left < 200 ? left : 200))
 step "ctest -L gpu, ${left} s left"
 [ "$left" -gt 30 ] && (cd "$B" && timeout "$left" ctest -L gpu -E "gpu_2gpu|gpu_1gpu_pipeline|gpu_1gpu_2ranks_pipeline|gpu_1gpu_1x1" -j 1 --timeout 150 --output-on-failure >"$R/gpu-tests.log" 2>&1)
 echo "ctest rc=$?" | tee -a "$R/steps.txt"
