@@ -4,7 +4,7 @@
 # is computed in bands of rows and op(A) read and C written behind the
 # multiply (src/driver/run_pipe.c).  Correctness first (a small pipelined
 # run must say PASSED and report its pipeline), then the input generated,
-# the pipelined run twice, once with plain band slots through the staging
+# the pipelined run twice (PIPE_RUNS), once with plain band slots through the staging
 # (DD_FAULT=pipe-pageable:0, as where pinned memory cannot be had) and the
 # phased run once (DD_FAULT=no-pipeline:0, the phases one after another)
 # under /usr/bin/time, then the h5py + PyTorch script on the same file
@@ -16,6 +16,7 @@
 # Records: $OUT/pipeline.jsonl (dgemm-dist's), $OUT/pipeline.log, and
 # $OUT/pipeline.md (the table).  About 2 minutes at n = 32768.
 #   bench/gpu/pipeline.sh BUILD_DIR [N]      (a CUDA build; N default 32768)
+# PIPE_RUNS=N: the pinned run N times (default 2).
 # RANKS=2: every run on 2 ranks, one GPU each (GPUs 0..RANKS-1; default 1).
 set -uo pipefail
 B=${1:?usage: bench/gpu/pipeline.sh BUILD_DIR [N]}
@@ -63,7 +64,7 @@ sync
 cat "$in" >/dev/null # the page cache warm, as the runs of issue 33 found it
 : >"$OUT/walls.txt"
 t=nan
-for run in pipelined-1 pipelined-2 pageable phased; do
+for run in $(seq -f "pipelined-%g" 1 "${PIPE_RUNS:-2}") pageable phased; do
     fault=""
     [ "$run" = phased ] && fault="no-pipeline:0"
     [ "$run" = pageable ] && fault="pipe-pageable:0"

@@ -75,8 +75,9 @@ typedef struct {
     double read_sec, write_sec; /* the I/O threads' busy time */
     double slots_sec;           /* the slots' allocation */
     /* for what was hidden: the I/O threads' operations (reading or not,
-     * start, end), 2·nb at most, and the main thread's waits for it */
-    double (*ops)[3], (*waits)[2];
+     * start, end), 2·nb at most, and the main thread's waits for them (for
+     * a read or not, start, end) */
+    double (*ops)[3], (*waits)[3];
     int64_t nops, nwaits;
 } pipe_t;
 
@@ -237,16 +238,17 @@ static double wait_for(pipe_t *p, const int64_t *count, int64_t need)
     }
     double t1 = dd_now();
     if (waited && p->nwaits < 2 * p->nb + 2) {
-        p->waits[p->nwaits][0] = t0;
-        p->waits[p->nwaits++][1] = t1;
+        p->waits[p->nwaits][0] = count == &p->a_read;
+        p->waits[p->nwaits][1] = t0;
+        p->waits[p->nwaits++][2] = t1;
     }
     pthread_mutex_unlock(&p->mu);
     return t1 - t0;
 }
 
 /* Seconds of the I/O threads' reads (reading 1) or writes (0) during which
- * the main thread was not waiting for it: hidden behind the multiply and
- * the band moves. */
+ * the main thread was not waiting for a read (a write): hidden behind the
+ * multiply, the band moves and the other I/O thread's work. */
 static double hidden_of(const pipe_t *p, int reading)
 {
     double hidden = 0;
@@ -256,8 +258,10 @@ static double hidden_of(const pipe_t *p, int reading)
             continue;
         double h = op[2] - op[1];
         for (int64_t j = 0; j < p->nwaits; j++) {
-            double a = op[1] > p->waits[j][0] ? op[1] : p->waits[j][0];
-            double b = op[2] < p->waits[j][1] ? op[2] : p->waits[j][1];
+            if ((int)p->waits[j][0] != reading)
+                continue;
+            double a = op[1] > p->waits[j][1] ? op[1] : p->waits[j][1];
+            double b = op[2] < p->waits[j][2] ? op[2] : p->waits[j][2];
             if (b > a)
                 h -= b - a;
         }

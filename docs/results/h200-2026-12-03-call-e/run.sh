@@ -9,6 +9,8 @@
 #   OUT=dir STAGE=2 bash run.sh   the same without cublasmp.sh and with
 #       ctest -L gpu limited to 200 s (the second call's tree: smaller
 #       pinned slots, allocated during op(B)'s read)
+#   OUT=dir STAGE=3 bash run.sh   build; the pipeline tests; pipeline.sh with PIPE_RUNS=4 (the
+#       hidden reads counted against the main thread's waits for reads only)
 STAGE=${STAGE:-1}
 set -uo pipefail
 R=$OUT/r
@@ -40,9 +42,11 @@ timeout 60 mpirun -n 1 --bind-to none "$B/tests/api/test-pipe" cuda >"$R/test-pi
 echo "test-pipe cuda rc=$?" | tee -a "$R/steps.txt"
 gpu; pack
 step "pipeline.sh n=32768"
+[ "$STAGE" = 3 ] && export PIPE_RUNS=4
 OUT=$R/pipeline DD_RING_MIB=256 timeout 260 bash bench/gpu/pipeline.sh "$B" 32768 >"$R/pipeline.out" 2>&1
 echo "pipeline rc=$?" | tee -a "$R/steps.txt"
 gpu; pack
+[ "$STAGE" = 3 ] && { pack; exit 0; }
 [ "$STAGE" = 1 ] && step "cublasmp.sh FP64 FP32 16384 32768" && OUT=$R/cublasmp SIZES=16384,32768 REPS=3 OZAKI=0 timeout 170 bash bench/gpu/cublasmp.sh "$B" >"$R/cublasmp.out" 2>&1
 echo "cublasmp rc=$?" | tee -a "$R/steps.txt"
 gpu; pack
