@@ -33,7 +33,8 @@ CURRENT = {
     # dgemm-dist on 1 and 2 GPUs of one host, alternated in one call
     "two_gpus": ["h200x2-2026-12-01-pergpu-23/default8192/p.jsonl"],
     # dgemm-dist file to file, checked
-    "whole_run": ["h200-2026-12-01-wholerun-6/wholerun.jsonl"],
+    # file to file: the pipelined runs (pinned slots) of one call; the median wall
+    "whole_run": ["h200-2026-12-03-call-e/stage3/pipeline/pipeline.jsonl"],
     # the drop-in on pageable host data against cuBLASXt pinned, one GPU (hostdata.sh);
     # each dtype from the first record file that holds it
     "host_data": ["h200-2026-12-02-call-d/stage2/hostdata/hostdata.jsonl",
@@ -120,13 +121,16 @@ def table(prefix):
                  "speed-up over each 1-GPU run of the same call",
                  f"{' / '.join(per)} TFLOP/s; {' / '.join(speed)}", link(two[0]["_entry"])))
 
-    w = records("whole_run")
+    w = need([r for r in records("whole_run") if (r.get("pipeline") or {}).get("slots") == "pinned"
+              and r["check"]["passed"]], "pipelined file-to-file runs")
     dates.update(r["timestamp"][:10] for r in w)
-    r = w[0]
-    ph = r["phases"]
-    rows.append((f"whole run, file to file, n = {r['m']} FP64, {r['gpus']} GPU, checked",
-                 f"{r['wall_seconds']:.2f} s from the launch: read {ph['read']['max']:.2f} s, multiply "
-                 f"{ph['multiply']['max']:.2f} s, write {ph['write']['max']:.2f} s", link(r["_entry"])))
+    w.sort(key=lambda r: r["wall_seconds"])
+    r = w[(len(w) - 1) // 2]
+    ph, hid = r["phases"], r["pipeline"]["hidden"]
+    rows.append((f"whole run, file to file as one pipeline, n = {r['m']} FP64, {r['gpus']} GPU, checked",
+                 f"{r['wall_seconds']:.2f} s from the launch (median of {len(w)} runs): read "
+                 f"{ph['read']['max']:.2f} s ({hid['read']:.2f} hidden), multiply {ph['multiply']['max']:.2f} s, "
+                 f"write {ph['write']['max']:.2f} s ({hid['write']:.2f} hidden)", link(r["_entry"])))
 
     h = records("host_data")
     dates.update(r["timestamp"][:10] for r in h if "timestamp" in r)
@@ -144,7 +148,7 @@ def table(prefix):
     rows.append(("the `pdgemm_` drop-in on pageable host data, 1 GPU, n = 16384, against cuBLASXt "
                  "on pinned data (tile 8192)", "; ".join(cells), ", ".join(link(e) for e in entries)))
 
-    when = " to ".join(sorted(dates)) if len(dates) > 1 else dates.pop()
+    when = f"{min(dates)} to {max(dates)}" if len(dates) > 1 else dates.pop()
     out = [f"Measured {when} on NVIDIA H200 (records: the entries named in the last column).", "",
            "| what | measured | record |", "| --- | --- | --- |"]
     out += [f"| {a} | {b} | {c} |" for a, b, c in rows]
