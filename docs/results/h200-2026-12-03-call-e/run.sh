@@ -11,7 +11,27 @@
 #       pinned slots, allocated during op(B)'s read)
 #   OUT=dir STAGE=3 bash run.sh   build; the pipeline tests; pipeline.sh with PIPE_RUNS=4 (the
 #       hidden reads counted against the main thread's waits for reads only)
+#   OUT=dir STAGE=4 bash run.sh   build; pipeline.sh (PIPE_RUNS=3) with the
+#       stream ring at its default (DD_RING_MIB unset: 64) and at 256, as the
+#       other stages ran it (op(B)'s read and the ring's pinning in setup)
 STAGE=${STAGE:-1}
+if [ "$STAGE" = 4 ]; then
+    R=$OUT/r; mkdir -p "$R"
+    export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PATH=/usr/local/cuda/bin:$PATH
+    B=$PWD/.gpubuild/b
+    nvidia-smi --query-gpu=name,clocks.sm,power.draw,power.limit --format=csv,noheader >>"$R/gpu.csv"
+    cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >"$R/build.log" 2>&1 &&
+        timeout 240 cmake --build "$B" -j 16 --target dgemm-dist >>"$R/build.log" 2>&1
+    echo "build rc=$?" | tee -a "$R/steps.txt"
+    for ring in 64 256; do
+        echo "== $(date +%T) pipeline.sh DD_RING_MIB=$ring" | tee -a "$R/steps.txt"
+        OUT=$R/ring$ring DD_RING_MIB=$ring PIPE_RUNS=3 timeout 200 bash bench/gpu/pipeline.sh "$B" 32768 >"$R/ring$ring.out" 2>&1
+        echo "pipeline rc=$?" | tee -a "$R/steps.txt"
+    done
+    nvidia-smi --query-gpu=name,clocks.sm,power.draw,power.limit --format=csv,noheader >>"$R/gpu.csv"
+    tar -czf "$OUT/results.tgz" -C "$R" .
+    exit 0
+fi
 set -uo pipefail
 R=$OUT/r
 mkdir -p "$R"
