@@ -12,9 +12,9 @@
  * band slots are the plan's pinned memory (dd_plan_host_alloc), so the
  * copy engines move the bands and no thread copies them; where that
  * memory cannot be had, plain slots go through the plan's staging.  Two
- * I/O threads own the files, at once: a reader fills the slots of op(A)
- * with its bands, a writer writes bands of C from theirs, through the
- * direct path's pread/pwrite, which makes no MPI call (the run is
+ * I/O threads (src/driver/run_pipe_io.c) own the files, at once: a reader
+ * fills the slots of op(A) with its bands, a writer writes bands of C from
+ * theirs, through the direct path's pread/pwrite, which makes no MPI call (the run is
  * MPI_THREAD_FUNNELED) and no HDF5 call (the reader's fallback read aside,
  * made while no other thread calls HDF5).  Where the blocks are host
  * memory (the CPU backend, dd_plan_host_block) the bands are read and
@@ -37,7 +37,7 @@
 
 #include "agree.h"
 #include "dd_fault.h"
-#include "run_ctx.h"
+#include "run_pipe.h"
 #include "timer.h"
 
 /* Bands: about PIPE_BAND_BYTES of C each, at least PIPE_BANDS_MIN (so the
@@ -48,55 +48,6 @@
 #define PIPE_BANDS_MAX 16
 #define PIPE_PINNED_BAND_BYTES ((uint64_t)128 << 20)
 #define PIPE_PINNED_BANDS_MAX 64
-
-typedef struct {
-    run_ctx *c;
-    dd_io *in, *out;
-    const char *adset, *cdset;
-    int64_t nb;              /* bands, the same on every rank */
-    int64_t Mp, Kq, Nq;      /* this rank's block shapes */
-    int64_t arow0, acol0;    /* op(A)'s block in its dataset */
-    int64_t crow0, ccol0;    /* C's block in its dataset */
-    size_t es;
-    double alpha;
-    void *abuf[3], *cbuf[2]; /* host slots: band i of op(A) in abuf[i % na], of C in cbuf[i % 2] */
-    int na;                  /* slots of op(A): 3 where pinned, else 2 */
-    int pinned;              /* the slots are the plan's pinned memory (dd_plan_host_alloc):
-                              * moved by the copy engines, no host copy */
-    char *hA, *hC; /* the plan's blocks where they are host memory (the CPU
-                    * backend): bands read and written in place, no slots */
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    /* under mu */
-    int64_t a_read, a_used, c_given, c_written;
-    int64_t stop; /* the main thread leaves: the I/O threads end */
-    int io_rc;    /* the I/O threads' first failure */
-    dd_err io_err;
-    double read_sec, write_sec; /* the I/O threads' busy time */
-    double slots_sec;           /* the slots' allocation */
-    /* for what was hidden: the I/O threads' operations (reading or not,
-     * start, end), 2·nb at most, and the main thread's waits for them (for
-     * a read or not, start, end) */
-    double (*ops)[3], (*waits)[3];
-    int64_t nops, nwaits;
-} pipe_t;
-
-static void band_rows(const pipe_t *p, int64_t i, int64_t *r0, int64_t *h)
-{
-    *r0 = p->Mp * i / p->nb;
-    *h = p->Mp * (i + 1) / p->nb - *r0;
-}
-
-/* Where band i (rows from r0) of op(A) is read to, and of C written from. */
-static void *a_slot(const pipe_t *p, int64_t i, int64_t r0)
-{
-    return p->hA ? p->hA + (size_t)(r0 * p->Kq) * p->es : p->abuf[i % p->na];
-}
-
-static void *c_slot(const pipe_t *p, int64_t i, int64_t r0)
-{
-    return p->hC ? p->hC + (size_t)(r0 * p->Nq) * p->es : p->cbuf[i % 2];
-}
 
 /* Whether this run goes through the pipeline: a file in and out, one
  * untimed-repeat pass, the direct I/O path (no MPI in its reads and
@@ -116,176 +67,6 @@ int run_pipeline_eligible(const run_ctx *c)
     if (MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, c->world) != MPI_SUCCESS)
         return 0;
     return all;
-}
-
-static void scale_band(void *buf, size_t n, dd_dtype t, double alpha)
-{
-    if (alpha == 1)
-        return;
-    if (t == DD_F64) {
-        double *x = buf;
-        for (size_t i = 0; i < n; i++)
-            x[i] *= alpha;
-    } else {
-        float *x = buf, f = (float)alpha;
-        for (size_t i = 0; i < n; i++)
-            x[i] *= f;
-    }
-}
-
-/* Rows of a band written in pieces of at most IO_PIECE_BYTES (io.h), so a
- * signal's handler runs between them, as io_write_pieces does; without its
- * agreed piece count, which needs MPI (the direct path's pwrite makes no
- * collective call). */
-static int write_band(pipe_t *p, int64_t r0, int64_t h, const void *buf, dd_err *err)
-{
-    size_t row = (size_t)p->Nq * p->es;
-    int64_t per = row && IO_PIECE_BYTES / row > 0 ? (int64_t)(IO_PIECE_BYTES / row) : 1;
-    int rc = DD_OK;
-    for (int64_t r = 0; r < h && !rc; r += per) {
-        int64_t n = h - r < per ? h - r : per;
-        rc = p->out->ops->write_block(p->out, p->cdset, p->c->type, p->crow0 + r0 + r, n,
-                                      p->ccol0, p->Nq, (const char *)buf + (size_t)r * row, err);
-    }
-    return rc;
-}
-
-/* An I/O thread: the reader reads each band of op(A) once a slot is free
- * (two ahead of the main thread at most), the writer writes each band of C
- * once it is given; they run at once (a band's write and the next bands'
- * reads overlap).  Either ends at its last band, at stop, or once either
- * failed. */
-static void io_loop(pipe_t *p, int reader)
-{
-    int64_t next_read = reader ? 0 : p->nb, next_write = reader ? p->nb : 0;
-    pthread_mutex_lock(&p->mu);
-    for (;;) {
-        while (!p->stop && !p->io_rc && !(next_read < p->nb && next_read < p->a_used + p->na) &&
-               !(next_write < p->nb && next_write < p->c_given))
-            pthread_cond_wait(&p->cv, &p->mu);
-        if (p->stop || p->io_rc || (next_read >= p->nb && next_write >= p->nb))
-            break;
-        int reading = reader;
-        int64_t i = reading ? next_read : next_write, r0, h;
-        pthread_mutex_unlock(&p->mu);
-        band_rows(p, i, &r0, &h);
-        dd_err e;
-        dd_err_clear(&e);
-        double t0 = dd_now();
-        int rc;
-        if (reading) {
-            rc = p->in->ops->read_block(p->in, p->adset, p->c->type, p->arow0 + r0, h, p->acol0,
-                                        p->Kq, a_slot(p, i, r0), &e);
-            if (!rc && i == p->nb / 2 && dd_fault("pipe-read"))
-                rc = dd_fail(&e, DD_EIO, "injected fault reading band %lld of A on rank %d",
-                             (long long)i, p->c->rank);
-            if (!rc)
-                scale_band(a_slot(p, i, r0), (size_t)(h * p->Kq), p->c->type, p->alpha);
-        } else {
-            rc = write_band(p, r0, h, c_slot(p, i, r0), &e);
-            if (!rc && i == p->nb / 2 && dd_fault("pipe-write"))
-                rc = dd_fail(&e, DD_EIO, "injected fault writing band %lld of C on rank %d",
-                             (long long)i, p->c->rank);
-        }
-        double t1 = dd_now();
-        pthread_mutex_lock(&p->mu);
-        *(reading ? &p->read_sec : &p->write_sec) += t1 - t0;
-        if (p->nops < 2 * p->nb) {
-            double *op = p->ops[p->nops++];
-            op[0] = reading;
-            op[1] = t0;
-            op[2] = t1;
-        }
-        if (rc) {
-            if (!p->io_rc) {
-                p->io_rc = rc;
-                p->io_err = e;
-            }
-            pthread_cond_broadcast(&p->cv);
-            break;
-        }
-        if (reading)
-            p->a_read = ++next_read;
-        else
-            p->c_written = ++next_write;
-        pthread_cond_broadcast(&p->cv);
-    }
-    pthread_mutex_unlock(&p->mu);
-}
-
-static void *io_reader(void *arg)
-{
-    io_loop(arg, 1);
-    return NULL;
-}
-
-static void *io_writer(void *arg)
-{
-    io_loop(arg, 0);
-    return NULL;
-}
-
-/* The main thread waits until `*count` passes `need` or an I/O thread
- * failed; returns the seconds waited (exposed I/O), kept as an interval. */
-static double wait_for(pipe_t *p, const int64_t *count, int64_t need)
-{
-    double t0 = dd_now();
-    pthread_mutex_lock(&p->mu);
-    int waited = 0;
-    while (*count < need && !p->io_rc) {
-        pthread_cond_wait(&p->cv, &p->mu);
-        waited = 1;
-    }
-    double t1 = dd_now();
-    if (waited && p->nwaits < 2 * p->nb + 2) {
-        p->waits[p->nwaits][0] = count == &p->a_read;
-        p->waits[p->nwaits][1] = t0;
-        p->waits[p->nwaits++][2] = t1;
-    }
-    pthread_mutex_unlock(&p->mu);
-    return t1 - t0;
-}
-
-/* Seconds of the I/O threads' reads (reading 1) or writes (0) during which
- * the main thread was not waiting for a read (a write): hidden behind the
- * multiply, the band moves and the other I/O thread's work. */
-static double hidden_of(const pipe_t *p, int reading)
-{
-    double hidden = 0;
-    for (int64_t i = 0; i < p->nops; i++) {
-        const double *op = p->ops[i];
-        if ((int)op[0] != reading)
-            continue;
-        double h = op[2] - op[1];
-        for (int64_t j = 0; j < p->nwaits; j++) {
-            if ((int)p->waits[j][0] != reading)
-                continue;
-            double a = op[1] > p->waits[j][1] ? op[1] : p->waits[j][1];
-            double b = op[2] < p->waits[j][2] ? op[2] : p->waits[j][2];
-            if (b > a)
-                h -= b - a;
-        }
-        hidden += h > 0 ? h : 0;
-    }
-    return hidden;
-}
-
-static void publish(pipe_t *p, int64_t *count, int64_t value)
-{
-    pthread_mutex_lock(&p->mu);
-    *count = value;
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-}
-
-static int io_failed(pipe_t *p, dd_err *err)
-{
-    pthread_mutex_lock(&p->mu);
-    int rc = p->io_rc;
-    if (rc)
-        *err = p->io_err;
-    pthread_mutex_unlock(&p->mu);
-    return rc;
 }
 
 /* The band count: about PIPE_BAND_BYTES of C per band on the rank with
@@ -349,20 +130,20 @@ static int staged_loop(pipe_t *p, double *mult, double *gemm, double *slowest, d
 {
     run_ctx *c = p->c;
     int64_t r0, h;
-    *waits += wait_for(p, &p->a_read, 1);
-    int rc = io_failed(p, err);
+    *waits += pipe_wait(p, &p->a_read, 1);
+    int rc = pipe_io_failed(p, err);
     double t0 = dd_now();
     band_rows(p, 0, &r0, &h);
     if (!rc)
         rc = run_api(c, dd_plan_put_rows(c->plan, r0, h, p->abuf[0], p->Kq), err);
     moves[0] += dd_now() - t0;
     if (!p->pinned)
-        publish(p, &p->a_used, 1); /* the slot is copied out: the reader may refill it */
+        pipe_publish(p, &p->a_used, 1); /* the slot is copied out: the reader may refill it */
     rc = dd_agree(c->world, rc, err);
     for (int64_t i = 0; i < p->nb && !rc; i++) {
         if (i + 1 < p->nb) {
-            *waits += wait_for(p, &p->a_read, i + 2);
-            rc = io_failed(p, err);
+            *waits += pipe_wait(p, &p->a_read, i + 2);
+            rc = pipe_io_failed(p, err);
             t0 = dd_now();
             band_rows(p, i + 1, &r0, &h);
             if (!rc)
@@ -370,7 +151,7 @@ static int staged_loop(pipe_t *p, double *mult, double *gemm, double *slowest, d
                     c, dd_plan_put_rows(c->plan, r0, h, p->abuf[(i + 1) % p->na], p->Kq), err);
             moves[0] += dd_now() - t0;
             if (!p->pinned)
-                publish(p, &p->a_used, i + 2);
+                pipe_publish(p, &p->a_used, i + 2);
         }
         if ((rc = dd_agree(c->world, rc, err)))
             break;
@@ -378,13 +159,13 @@ static int staged_loop(pipe_t *p, double *mult, double *gemm, double *slowest, d
         if ((rc = multiply_band(c, r0, h, mult, gemm, slowest, err)))
             break;
         if (p->pinned) /* band i is up and multiplied: its slot is free */
-            publish(p, &p->a_used, i + 1);
+            pipe_publish(p, &p->a_used, i + 1);
         /* band i-1 of C, down during band i's multiply, into (or in) its
          * slot: given to the writer */
         if (i >= 1) {
             if (i >= 3 && !p->pinned) /* the slot is free once band i-3 is written */
-                *waits += wait_for(p, &p->c_written, i - 2);
-            rc = io_failed(p, err);
+                *waits += pipe_wait(p, &p->c_written, i - 2);
+            rc = pipe_io_failed(p, err);
             if (!rc && i - 1 == p->nb / 2 && dd_fault("pipe-store"))
                 rc = dd_fail(err, DD_EFAIL, "injected fault storing band %lld of C on rank %d",
                              (long long)(i - 1), c->rank);
@@ -393,12 +174,12 @@ static int staged_loop(pipe_t *p, double *mult, double *gemm, double *slowest, d
                 rc = run_api(c, dd_plan_take_rows_end(c->plan, p->cbuf[(i - 1) % 2], p->Nq), err);
             moves[1] += dd_now() - t0;
             if (!rc)
-                publish(p, &p->c_given, i);
+                pipe_publish(p, &p->c_given, i);
         }
         if (!rc && i >= 2 && p->pinned) /* band i lands in band i-2's slot: written first */
-            *waits += wait_for(p, &p->c_written, i - 1);
+            *waits += pipe_wait(p, &p->c_written, i - 1);
         if (!rc)
-            rc = io_failed(p, err);
+            rc = pipe_io_failed(p, err);
         t0 = dd_now();
         if (!rc)
             rc = run_api(c,
@@ -410,8 +191,8 @@ static int staged_loop(pipe_t *p, double *mult, double *gemm, double *slowest, d
     }
     if (!rc) { /* the last band of C */
         if (p->nb >= 3 && !p->pinned)
-            *waits += wait_for(p, &p->c_written, p->nb - 2);
-        rc = io_failed(p, err);
+            *waits += pipe_wait(p, &p->c_written, p->nb - 2);
+        rc = pipe_io_failed(p, err);
         if (!rc && p->nb - 1 == p->nb / 2 && dd_fault("pipe-store"))
             rc = dd_fail(err, DD_EFAIL, "injected fault storing band %lld of C on rank %d",
                          (long long)(p->nb - 1), c->rank);
@@ -420,7 +201,7 @@ static int staged_loop(pipe_t *p, double *mult, double *gemm, double *slowest, d
             rc = run_api(c, dd_plan_take_rows_end(c->plan, p->cbuf[(p->nb - 1) % 2], p->Nq), err);
         moves[1] += dd_now() - t0;
         if (!rc)
-            publish(p, &p->c_given, p->nb);
+            pipe_publish(p, &p->c_given, p->nb);
         rc = dd_agree(c->world, rc, err);
     }
     if (rc) { /* nothing staged lands after the return */
@@ -429,8 +210,8 @@ static int staged_loop(pipe_t *p, double *mult, double *gemm, double *slowest, d
         run_api(c, dd_plan_rows_drain(c->plan), &ignored);
     }
     if (!rc) { /* the last bands' writes */
-        *waits += wait_for(p, &p->c_written, p->nb);
-        rc = io_failed(p, err);
+        *waits += pipe_wait(p, &p->c_written, p->nb);
+        rc = pipe_io_failed(p, err);
     }
     return dd_agree(c->world, rc, err);
 }
@@ -445,22 +226,22 @@ static int band_loop(pipe_t *p, double *mult, double *gemm, double *slowest, dou
     for (int64_t i = 0; i < p->nb && !rc; i++) {
         int64_t r0, h;
         band_rows(p, i, &r0, &h);
-        *waits += wait_for(p, &p->a_read, i + 1);
-        rc = io_failed(p, err);
+        *waits += pipe_wait(p, &p->a_read, i + 1);
+        rc = pipe_io_failed(p, err);
         double t0 = dd_now();
         if (!rc && !p->hA)
             rc = run_api(c, dd_plan_write(c->plan, DD_OPERAND_A, r0, 0, h, p->Kq, p->abuf[i % 2],
                                           p->Kq),
                          err);
         moves[0] += dd_now() - t0;
-        publish(p, &p->a_used, i + 1);
+        pipe_publish(p, &p->a_used, i + 1);
         if ((rc = dd_agree(c->world, rc, err)))
             break;
         if ((rc = multiply_band(c, r0, h, mult, gemm, slowest, err)))
             break;
         if (i >= 2) /* slot i % 2 is free once band i - 2 is written */
-            *waits += wait_for(p, &p->c_written, i - 1);
-        rc = io_failed(p, err);
+            *waits += pipe_wait(p, &p->c_written, i - 1);
+        rc = pipe_io_failed(p, err);
         if (!rc && i == p->nb / 2 && dd_fault("pipe-store"))
             rc = dd_fail(err, DD_EFAIL, "injected fault storing band %lld of C on rank %d",
                          (long long)i, c->rank);
@@ -471,12 +252,12 @@ static int band_loop(pipe_t *p, double *mult, double *gemm, double *slowest, dou
                          err);
         moves[1] += dd_now() - t0;
         if (!rc)
-            publish(p, &p->c_given, i + 1);
+            pipe_publish(p, &p->c_given, i + 1);
         rc = dd_agree(c->world, rc, err);
     }
     if (!rc) { /* the last bands' writes */
-        *waits += wait_for(p, &p->c_written, p->nb);
-        rc = io_failed(p, err);
+        *waits += pipe_wait(p, &p->c_written, p->nb);
+        rc = pipe_io_failed(p, err);
     }
     return dd_agree(c->world, rc, err);
 }
@@ -622,7 +403,7 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
     }
     pthread_t th[2];
     for (int k = 0; k < 2 && !rc; k++) {
-        int e = pthread_create(&th[k], NULL, k ? io_writer : io_reader, &p);
+        int e = pthread_create(&th[k], NULL, k ? pipe_writer : pipe_reader, &p);
         started += e == 0;
         if (e)
             rc = dd_fail(err, DD_EFAIL, "cannot start the pipeline's I/O %s thread: %s",
@@ -639,7 +420,7 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
         rc = (p.hA ? band_loop : staged_loop)(&p, &mult, &gemm, &slowest, &waits, moves, err);
     }
     if (started) /* joined on every path */
-        publish(&p, &p.stop, 1);
+        pipe_publish(&p, &p.stop, 1);
     for (int k = 0; k < started; k++)
         pthread_join(th[k], NULL);
     t_loop = dd_now() - t_loop;
@@ -648,7 +429,7 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
         pthread_cond_destroy(&p.cv);
     }
     slots_free(c, &p, p.pinned);
-    double hid_read = hidden_of(&p, 1), hid_write = hidden_of(&p, 0);
+    double hid_read = pipe_hidden(&p, 1), hid_write = pipe_hidden(&p, 0);
     free(p.ops);
     free(p.waits);
     rc = dd_agree(c->world, io_close_after(in, rc, err), err);
