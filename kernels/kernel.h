@@ -14,6 +14,7 @@
 #ifndef DD_KERNEL_H
 #define DD_KERNEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -60,6 +61,33 @@ const char *kernel_alias(int i, const kernel_desc **kd);
  * default.  ozaki2: 8192 (it slices both panels on every multiply, and
  * deeper INT8 products amortise that). */
 int64_t kernel_panel(const kernel_desc *kd);
+/* Sliced operands, for SUMMA's slice broadcast (src/core/summa.c).  A
+ * kernel that slices its operands before multiplying (ozaki2 and
+ * ozaki2-N, FP64) lets the rank that owns a panel slice it once; the
+ * panel then travels sliced and its receivers only multiply.  A blob holds
+ * `vectors` vectors of length k: the rows of a row-major m×k panel of A
+ * (side 0, element l of row v at X[v·ld + l]) or the columns of a k×n
+ * panel of B (side 1, element l of column v at X[l·ld + v]), sliced, with
+ * their scales and the slicer's verdict (in range, or why not).  A blob
+ * is position independent: copied byte for byte to another buffer or
+ * another GPU it stays valid.
+ * kernel_slices_moduli: the moduli kd slices with at inner dimension k;
+ * 0 where it offers no slicing (every other kernel, ozaki2-auto, whose
+ * count depends on both operands, k of 0 or above one INT8 chunk).
+ * kernel_slices_bytes: a blob's size (nondecreasing in vectors and k).
+ * kernel_slices_make: enqueue the slicing of X into blob on the stream.
+ * kernel_slices_gemm: C(m×n, ldc) = A·B + beta·C, beta 0 or 1, from a blob
+ * of A's m rows and one of B's n columns made with the same moduli and k;
+ * where either blob's verdict is "out of range" (a non-finite value, a
+ * row or column of too wide a range: ozaki2.h), C becomes beta·C and the
+ * device word *missed is set nonzero (else zero), so that the caller can
+ * multiply that panel natively; enqueued, never synchronising. */
+int kernel_slices_moduli(const kernel_desc *kd, int64_t k);
+size_t kernel_slices_bytes(int moduli, int64_t vectors, int64_t k);
+int kernel_slices_make(int moduli, int side, int64_t vectors, int64_t k, const double *X,
+                       int64_t ld, void *blob, void *stream);
+int kernel_slices_gemm(int moduli, int64_t m, int64_t n, int64_t k, const void *a, const void *b,
+                       int beta, double *C, int64_t ldc, unsigned int *missed, void *stream);
 /* The production kernel for a type: kernel_default() returns these; tools
  * without the kernels (the performance model's dd-model) name them from
  * here. */

@@ -4,6 +4,7 @@
 #ifndef DD_OZAKI2_REF_H
 #define DD_OZAKI2_REF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -43,6 +44,27 @@ int oz2_ref_dgemm(const oz2_ref_opts *o, int64_t m, int64_t n, int64_t k, const 
  * m×n, tight.  Returns 0, or -1 out of memory. */
 int oz2_ref_int_product(int moduli, int64_t m, int64_t n, int64_t k, const double *A,
                         const double *B, double *C);
+
+/* Sliced operands on the host: what kernel.h's kernel_slices_* do on the
+ * GPU, in this reference's own blob layout (host blobs and GPU blobs never
+ * meet).  moduli: OZ2_MIN_MODULI..OZ2_MAX_MODULI; k: 1..OZ2_KCHUNK.
+ * side 0: the rows of A (element l of row v at X[v·ld + l]); side 1: the
+ * columns of B (element l of column v at X[l·ld + v]).  A blob is
+ * position independent (memcpy'd elsewhere it stays valid).
+ * oz2_ref_slices_bytes: the size of a blob (0 for bad arguments).
+ * oz2_ref_slices_make: scales, the range check of oz2_ref_dgemm (fixed
+ * count, no force) and the residues into blob; 0, or -1 on bad arguments.
+ * oz2_ref_slices_gemm: C(m×n, ldc) = A·B + beta·C from a blob of A's m
+ * rows and one of B's n columns (same moduli and k), bit for bit what
+ * oz2_ref_dgemm gives with that count on those operands; where either
+ * blob's verdict is out of range, C = beta·C, *missed = 1 and why (when
+ * not NULL) says which row or column, else *missed = 0.  0, or -1 on bad
+ * arguments (blobs of another count or k). */
+size_t oz2_ref_slices_bytes(int moduli, int64_t vectors, int64_t k);
+int oz2_ref_slices_make(int moduli, int side, int64_t vectors, int64_t k, const double *X,
+                        int64_t ld, void *blob);
+int oz2_ref_slices_gemm(int moduli, int64_t m, int64_t n, int64_t k, const void *a, const void *b,
+                        int beta, double *C, int64_t ldc, int *missed, char *why, size_t len);
 
 /* The native product, a plain triple loop in FP64 (the fallback). */
 void oz2_ref_native(int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,

@@ -293,6 +293,22 @@ static int same_options(dd_context *ctx, const dd_context_options *o, dd_err *er
     return DD_OK;
 }
 
+/* The knobs that change what ranks send one another, the same on every
+ * rank (collective whatever the value here): DD_OZAKI2_PANELS. */
+static int same_knobs(dd_context *ctx, dd_err *err)
+{
+    int v = (int)dd_knob_int(DDK_OZAKI2_PANELS), in[2] = {v, -v}, out[2] = {v, -v};
+    int rc = dd_mpi_check(MPI_Allreduce(in, out, 2, MPI_INT, MPI_MIN, ctx->world),
+                          "MPI_Allreduce of the panel knobs", err);
+    ctx->slices = v == 0;
+    if (!rc && out[0] != -out[1])
+        rc = dd_fail(err, DD_EUSAGE,
+                     "rank %d: DD_OZAKI2_PANELS is '%s' here but not on every rank: set it the "
+                     "same on every rank",
+                     ctx->rank, v ? "fp64" : "slices");
+    return rc;
+}
+
 /* The grid's and the node's communicators (collective). */
 static int split(dd_context *ctx, dd_err *err)
 {
@@ -355,8 +371,9 @@ dd_status dd_context_create(MPI_Comm comm, const dd_context_options *opts, dd_co
     dd_knobs_warn(DD_KNOB_LIBRARY, ctx->rank == 0);
     const dd_context_options *o = opts ? opts : &defaults;
     int same = same_options(ctx, o, &err); /* collective: made whatever the options are here */
+    int knobs = same_knobs(ctx, &err);       /* collective too */
     int taken = take_options(ctx, o, &err);
-    if ((rc = dd_agree(ctx->world, same ? same : taken, &err)) ||
+    if ((rc = dd_agree(ctx->world, same ? same : knobs ? knobs : taken, &err)) ||
         (rc = dd_agree(ctx->world, split(ctx, &err), &err)) ||
         (rc = api_open_backends(ctx, (dd_dtype)o->type, &err))) /* checked; api_impl.h */
         goto fail;

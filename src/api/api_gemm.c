@@ -101,16 +101,22 @@ static int validate(gemm_call *g, dd_err *err)
 static int setup_slots(gemm_call *g, dd_err *err)
 {
     dd_summa *s = &g->s;
-    size_t es = dd_elsize(g->t);
-    int64_t w = s->nb < s->K ? s->nb : s->K;
+    int overflow = 0;
+    size_t sa = summa_slot_bytes(s, 0, &overflow), sb = summa_slot_bytes(s, 1, &overflow);
     int rc = summa_plan_panels(s, err);
+    if (!rc)
+        rc = summa_plan_slices(s, err);
     for (int i = 0; i <= s->lookahead && !rc; i++) {
         int at = API_DEV_SLOT + 2 * i;
-        if (s->g.Q > 1 && s->Mp * w > 0)
-            rc = api_dev_get(g->ctx, at, (size_t)(s->Mp * w) * es, &s->slotA[i], err);
-        if (!rc && s->g.P > 1 && w * s->Nq > 0)
-            rc = api_dev_get(g->ctx, at + 1, (size_t)(w * s->Nq) * es, &s->slotB[i], err);
+        if (s->g.Q > 1 && sa > 0)
+            rc = api_dev_get(g->ctx, at, sa, &s->slotA[i], err);
+        if (!rc && s->g.P > 1 && sb > 0)
+            rc = api_dev_get(g->ctx, at + 1, sb, &s->slotB[i], err);
     }
+    if (!rc && s->expA_bytes)
+        rc = api_dev_get(g->ctx, API_DEV_EXPORT_A, s->expA_bytes, &s->expA, err);
+    if (!rc && s->expB_bytes)
+        rc = api_dev_get(g->ctx, API_DEV_EXPORT_B, s->expB_bytes, &s->expB, err);
     return rc;
 }
 
@@ -129,6 +135,7 @@ static int alloc_blocks(gemm_call *g, dd_err *err)
     summa_init(s, e, &ctx->comm, ctx->g, g->t, g->M, g->N, g->K, panel, ctx->lookahead,
                !api_beta0(g));
     int overflow = 0, rc = g->cyclic ? api_cyclic_shape(g, err) : DD_OK;
+    summa_use_slices(s, ctx->world, ctx->slices); /* on the shape the panels will have */
     summa_work_bytes(s, NULL, &overflow);
     if (overflow)
         rc = dd_fail(err, DD_EUSAGE,
@@ -167,9 +174,8 @@ static int alloc_blocks(gemm_call *g, dd_err *err)
 static void free_blocks(gemm_call *g)
 {
     dd_summa *s = &g->s;
-    free(s->panels);
-    s->panels = NULL;
-    s->panel_sec = NULL;
+    summa_free_lists(s);
+    s->expA = s->expB = NULL; /* the context's */
     free(g->cyc_panels);
     g->cyc_panels = NULL;
     s->fixed = NULL;

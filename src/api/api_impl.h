@@ -51,6 +51,8 @@ enum {
     API_DEV_A,
     API_DEV_B,
     API_DEV_C,
+    API_DEV_EXPORT_A, /* this rank's own panels as slices (summa.h) */
+    API_DEV_EXPORT_B,
     API_DEV_SLOT,
     API_NDEV = API_DEV_SLOT + 2 * (DD_LOOKAHEAD_MAX + 1)
 };
@@ -64,6 +66,7 @@ struct dd_context {
     int have_kernel;
     int64_t panel;
     int lookahead, threads;
+    int slices; /* DD_OZAKI2_PANELS is slices (agreed): ozaki2's panels travel sliced */
     int tune;                /* dd_context_options.tune: plans choose what is left at 0 */
     int opt_P, opt_Q, opt_L; /* the options as given (0: auto where tune is set) */
     int comm_slots;          /* slots the open comm backend serves */

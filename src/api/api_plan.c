@@ -174,6 +174,7 @@ static int layout(dd_plan *p, dd_err *err)
     dd_summa *s = &p->s;
     summa_init(s, &ctx->eng, &ctx->comm, ctx->g, p->t, p->M, p->N, p->K, p->tune.nb, p->tune.L,
                p->read_c);
+    summa_use_slices(s, ctx->world, ctx->slices);
     int overflow = 0, rc = DD_OK;
     p->work_bytes = dd_add(summa_work_bytes(s, &p->slot_bytes, &overflow),
                            dd_add(plan_c0_bytes(p), plan_scratch_bytes(p), &overflow), &overflow);
@@ -450,7 +451,20 @@ const char *dd_plan_kernel_note(dd_plan *p)
     if (!p)
         return "";
     dd_engine *e = &p->ctx->eng;
-    return e->ops->note ? e->ops->note(e) : "";
+    const char *k = e->ops->note ? e->ops->note(e) : "";
+    if (!p->s.slices)
+        return k;
+    /* SUMMA's part: the panels travelled sliced, and how many panel
+     * products were redone in the element type (the last multiply's, or
+     * the bands' so far) */
+    char redone[160] = "";
+    if (p->s.redone)
+        snprintf(redone, sizeof redone, ", %lld panel product%s redone in %s (out of the moduli's "
+                 "range)", (long long)p->s.redone, p->s.redone == 1 ? "" : "s",
+                 dd_dtype_name(p->t));
+    snprintf(p->note, sizeof p->note, "%s%spanels broadcast as slices%s", k, k[0] ? "; " : "",
+             redone);
+    return p->note;
 }
 
 dd_status dd_plan_telemetry_start(dd_plan *p)

@@ -18,6 +18,7 @@ struct dd_plan {
     int read_c, passes, transposed, host_pass;
     dd_tune tune;       /* grid, panel, lookahead and the model's prediction */
     dd_summa s;         /* blocks of op(A), op(B), C and the panel slots (work memory) */
+    char note[1536];    /* dd_plan_kernel_note's last answer */
     void *C0;           /* beta·C_in kept for later passes (keeps_c) */
     void *hA, *hB, *hC; /* host copies of the blocks: the host pass */
     void *ring[2];      /* pinned stream buffers (GPU) */

@@ -55,6 +55,7 @@ dd_status dd_plan_multiply_rows(dd_plan *p, int64_t r0, int64_t rows, dd_plan_ti
     }
     if (!rc)
         rc = summa_multiply(&band, 0, &sec, &gemm, err);
+    p->s.redone += band.redone; /* the band's sliced panels redone, for the kernel note */
     if (rc) /* nothing staged lands later */
         rc = rows_drain(p, rc, err);
     if (rc == DD_ECOMM)

@@ -19,6 +19,7 @@
 #endif
 
 static const char *const int8_products[] = {"auto", "cublas", NULL};
+static const char *const ozaki2_panels[] = {"slices", "fp64", NULL};
 static const char *const dropin_errors[] = {"pblas", "return", NULL};
 
 static const dd_knob_spec table[DDK_COUNT] = {
@@ -123,6 +124,18 @@ static const dd_knob_spec table[DDK_COUNT] = {
              "the INT8 products of --kernel ozaki2: auto, the project's own GEMM "
              "(kernels/i8gemm.cu) where the GPU runs it, else cuBLAS's; cublas: cuBLAS's always "
              "(for comparison)."},
+    [DDK_OZAKI2_PANELS] =
+        {.name = "DD_OZAKI2_PANELS",
+         .type = DD_KNOB_CHOICE,
+         .flags = DD_KNOB_LIBRARY,
+         .dflt = 0,
+         .choices = ozaki2_panels,
+         .dflt_text = "slices",
+         .what =
+             "how SUMMA moves the panels of --kernel ozaki2 and ozaki2-N (FP64, more than one "
+             "rank): slices, as the INT8 slices their owner makes once (receivers do not slice "
+             "again; about N/8 times the bytes of FP64); fp64, in FP64, each rank slicing what it "
+             "receives. Must be the same on every rank (refused otherwise)."},
     [DDK_OZAKI2_TILE_MB] =
         {.name = "DD_OZAKI2_TILE_MB",
          .type = DD_KNOB_SIZE,

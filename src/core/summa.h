@@ -1,6 +1,17 @@
 /* summa.h — SUMMA's loop: C(p,q) = Σ_t A(p,t)·B(t,q) over K panels,
  * double-buffered (lookahead L, L+1 slots).  Knows only the engine and comm
- * interfaces: no MPI calls of its own beyond what they do, no CUDA, no HDF5. */
+ * interfaces: no CUDA, no HDF5, and one MPI call of its own (below).
+ *
+ * Sliced panels (summa_use_slices).  Where the engine's kernel slices its
+ * operands (engine.h's slices ops: ozaki2), the rank that owns a panel
+ * slices it once into its export buffer and the panel travels as that
+ * blob; every rank multiplies from blobs, so no receiver slices again.  A
+ * panel whose blob says it cannot be emulated (a non-finite value, a range
+ * too wide) is left out of its product; after the loop every rank learns
+ * which panels any rank left out (one MPI_Allreduce over `world`), they
+ * are broadcast again in the element type, and the ranks that left them
+ * out multiply them with the kernel's own gemm (which falls back to native
+ * there). */
 #ifndef DD_SUMMA_H
 #define DD_SUMMA_H
 
@@ -38,6 +49,14 @@ typedef struct {
      * Kq, Kp and nb (the widest panel) are then the caller's too. */
     const dd_panel *fixed;
     int64_t nfixed;
+    /* Sliced panels (summa_use_slices; 0: panels travel in the type). */
+    int slices;
+    MPI_Comm world;        /* every rank of the grid: the redone panels' agreement */
+    size_t *offA, *offB;   /* per panel: its blob in expA / expB, SIZE_MAX: not mine */
+    size_t expA_bytes, expB_bytes; /* the export buffers' sizes (summa_plan_slices) */
+    void *expA, *expB;     /* work memory: this rank's own panels, sliced */
+    unsigned char *missed; /* per panel: left out of its product here */
+    int64_t redone;        /* panels redone in the element type, last multiply (all ranks) */
     /* Called after each panel's multiply is issued (NULL: not called). */
     void (*on_panel)(void *arg, int64_t done, int64_t total);
     void *on_panel_arg;
@@ -48,6 +67,20 @@ typedef struct {
  * allocation; summa_setup allocates). */
 void summa_init(dd_summa *s, dd_engine *e, dd_comm *c, dd_grid g, dd_dtype t, int64_t M, int64_t N,
                 int64_t K, int64_t panel, int lookahead, int accumulate);
+/* After summa_init, before sizes are taken: panels travel sliced when
+ * `allowed` (the agreed DD_OZAKI2_PANELS), the grid has more than one rank
+ * and the engine slices panels of this kernel and type (pure: the same on
+ * every rank).  world: the ranks of the grid. */
+void summa_use_slices(dd_summa *s, MPI_Comm world, int allowed);
+/* Bytes of one slot of A (side 0) or B (side 1): a panel in the type, or
+ * its blob where panels travel sliced, whichever is larger. */
+size_t summa_slot_bytes(const dd_summa *s, int side, int *overflow);
+/* Where panels travel sliced, after the panel list is made: each own
+ * panel's offset in the export buffers, their sizes, the missed flags
+ * (host memory, freed by summa_free_lists).  DD_OK where not sliced. */
+int summa_plan_slices(dd_summa *s, dd_err *err);
+/* The panel list and summa_plan_slices' lists, freed. */
+void summa_free_lists(dd_summa *s);
 /* Fill in the block sizes from g, M, N, K (pure). */
 void summa_shape(dd_summa *s);
 /* Panels of one multiply (pure: the same on every rank). */

@@ -455,6 +455,9 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
     r->pipeline_bands = p.nb;
     r->pipeline_wall = dd_stat_over(c->world, t_loop).max;
     r->pipeline_slots = p.hA ? "in place" : p.pinned ? "pinned" : "staged";
+    if (c->rank == 0) /* ozaki2's moduli and fallbacks, the sliced panels, for the record */
+        snprintf(c->names.kernel_note, sizeof c->names.kernel_note, "%s",
+                 dd_plan_kernel_note(c->plan));
     *t_read = read;
     r->nrep = 1;
     r->M = c->M;

@@ -221,6 +221,35 @@ typedef struct dd_engine_ops {
      * fallbacks, ...), "" when none; kept for close, which prints it.
      * Local; synchronises the device. */
     const char *(*note)(dd_engine *e);
+    /* Optional (NULL: panels travel in their element type).  Sliced
+     * panels, for SUMMA's slice broadcast (summa.h): a kernel that slices
+     * its operands (ozaki2 with a fixed or k-given count, FP64) lets the
+     * owner of a panel slice it once, and the panel travels as a blob of
+     * slices.  A blob holds `vectors` vectors of length k: the rows of a
+     * row-major panel of A (side 0, row v at X + v·ld) or the columns of
+     * one of B (side 1, element l of column v at X[l·ld + v]); it is
+     * position independent (any rank's copy of its bytes is valid).
+     * slices_bytes: a blob's size for the kernel in use and type t, 0
+     * where slicing is not offered (nondecreasing in vectors and k).
+     * slices_make: X's slices into blob (work memory), enqueued on queue q:
+     * DD_Q_UP (the communication stream: ordered before the next post(),
+     * as upload_async is) or DD_Q_COMPUTE (before the next gemm).
+     * slices_gemm: gemm's C = A·B + beta·C from a blob of A's m rows and
+     * one of B's n columns (same kernel and k), timed and counted as gemm;
+     * where a blob says its panel cannot be emulated (a non-finite value,
+     * a range too wide) the product is not made, C becomes beta·C and the
+     * call is marked missed.  slices_missed: after the multiplies (it
+     * waits for them), missed[i] = 1 for the i-th slices_gemm since
+     * reset_timers that was missed, else 0 (the first max), *count the
+     * calls.  Local; the caller agrees. */
+    size_t (*slices_bytes)(dd_engine *e, dd_dtype t, int64_t vectors, int64_t k);
+    int (*slices_make)(dd_engine *e, int q, int side, int64_t vectors, int64_t k, const void *X,
+                       int64_t ld, void *blob, dd_err *err);
+    int (*slices_gemm)(dd_engine *e, int64_t m, int64_t n, int64_t k, const void *a,
+                       const void *b, int beta, void *C, int64_t ldc, dd_progress_fn progress,
+                       void *progress_arg, dd_err *err);
+    int (*slices_missed)(dd_engine *e, unsigned char *missed, int64_t max, int64_t *count,
+                         dd_err *err);
 } dd_engine_ops;
 
 struct dd_engine {

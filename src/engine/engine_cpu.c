@@ -13,15 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "engine_cpu_impl.h"
 #include "rng.h"
 #include "timer.h"
 
-typedef struct {
-    double gemm_acc, t0;
-    double *times;       /* each timed multiply's seconds since reset_timers */
-    int64_t ntimes, cap; /* in use, allocated */
-} cpu_state;
 
 const char *engine_cpu_blas_version(void)
 {
@@ -41,11 +36,10 @@ static int cpu_open(dd_engine *e, const dd_engine_cfg *cfg, dd_err *err)
     cpu_state *s = calloc(1, sizeof *s);
     if (!s)
         return dd_fail(err, DD_ENOMEM, "out of host memory opening the CPU engine");
-    if (cfg->kernel && strcmp(cfg->kernel, "openblas")) {
+    int rc = cpu_oz_open(&s->oz, cfg->kernel, cfg->type, err);
+    if (rc) {
         free(s);
-        return dd_fail(err, DD_EUSAGE,
-                       "kernel '%s' does not exist on the CPU backend: it has only 'openblas'",
-                       cfg->kernel);
+        return rc;
     }
     /* Threads: --threads, else the environment's (OPENBLAS_NUM_THREADS or
      * OMP_NUM_THREADS, as a batch script sets), else this host's cores
@@ -67,7 +61,7 @@ static int cpu_open(dd_engine *e, const dd_engine_cfg *cfg, dd_err *err)
     int nt = openblas_get_num_threads();
     snprintf(e->info.device, sizeof e->info.device, "CPU %s (%d BLAS thread%s)", host, nt,
              nt == 1 ? "" : "s");
-    snprintf(e->info.kernel, sizeof e->info.kernel, "openblas");
+    snprintf(e->info.kernel, sizeof e->info.kernel, "%s", s->oz.on ? cfg->kernel : "openblas");
     snprintf(e->info.versions, sizeof e->info.versions, "%s", engine_cpu_blas_version());
     e->info.device_index = -1;
     e->info.ranks_per_device = 1;
@@ -78,8 +72,10 @@ static int cpu_open(dd_engine *e, const dd_engine_cfg *cfg, dd_err *err)
 static void cpu_close(dd_engine *e)
 {
     cpu_state *s = e->impl;
-    if (s)
+    if (s) {
         free(s->times);
+        free(s->oz.missed);
+    }
     free(s);
     e->impl = NULL;
 }
@@ -228,14 +224,9 @@ static int cpu_gemm(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, c
     if (chunk > INT_MAX)
         chunk = INT_MAX;
     size_t es = dd_elsize(t);
-    if (m > 0 && n > 0 && s->ntimes == s->cap) { /* room for this multiply's time */
-        int64_t cap = s->cap ? 2 * s->cap : 64;
-        double *nt = realloc(s->times, (size_t)cap * sizeof *nt);
-        if (!nt)
-            return dd_fail(err, DD_ENOMEM, "out of host memory for the multiplies' timings");
-        s->times = nt;
-        s->cap = cap;
-    }
+    int rc = m > 0 && n > 0 ? cpu_time_room(s, err) : DD_OK;
+    if (rc)
+        return rc;
     const double acc0 = s->gemm_acc;
     for (int64_t r = 0; r < m || (r == 0 && m == 0); r += chunk) {
         int64_t rows = m - r < chunk ? m - r : chunk;
@@ -246,6 +237,11 @@ static int cpu_gemm(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, c
             if (k == 0) {
                 if (!beta)
                     zero_rows(t, rows, n, c, ldc);
+            } else if (t == DD_F64 && s->oz.on) {
+                rc = cpu_oz_gemm(&s->oz, rows, n, k, (const double *)a, lda, B, ldb, beta,
+                                 (double *)c, ldc, err);
+                if (rc)
+                    return rc;
             } else if (t == DD_F64) {
                 cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)n, (int)k,
                             1.0, (const double *)a, (int)lda, B, (int)ldb, beta ? 1.0 : 0.0,
@@ -265,11 +261,8 @@ static int cpu_gemm(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, c
             }
         }
         s->gemm_acc += dd_now() - t0;
-        if (progress) {
-            int rc = progress(parg, err);
-            if (rc)
-                return rc;
-        }
+        if (progress && (rc = progress(parg, err)))
+            return rc;
         if (m == 0)
             break;
     }
@@ -278,11 +271,32 @@ static int cpu_gemm(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, c
     return DD_OK;
 }
 
+int cpu_time_room(cpu_state *s, dd_err *err)
+{
+    if (s->ntimes < s->cap)
+        return DD_OK;
+    int64_t cap = s->cap ? 2 * s->cap : 64;
+    double *nt = realloc(s->times, (size_t)cap * sizeof *nt);
+    if (!nt)
+        return dd_fail(err, DD_ENOMEM, "out of host memory for the multiplies' timings");
+    s->times = nt;
+    s->cap = cap;
+    return DD_OK;
+}
+
 static void cpu_reset(dd_engine *e)
 {
     cpu_state *s = e->impl;
     s->gemm_acc = 0;
     s->ntimes = 0;
+    s->oz.n = 0;
+}
+
+/* Another element type from now on: an ozaki2 kernel multiplies FP64 only. */
+static int cpu_retype(dd_engine *e, dd_dtype t, const char *kernel, dd_err *err)
+{
+    (void)kernel;
+    return cpu_oz_type(&((cpu_state *)e->impl)->oz, t, err);
 }
 
 static int cpu_begin(dd_engine *e, dd_err *err)
@@ -529,4 +543,9 @@ const dd_engine_ops dd_engine_cpu = {
     .scale = cpu_scale,
     .cscale = cpu_cscale,
     .copy = cpu_copy,
+    .retype = cpu_retype,
+    .slices_bytes = cpu_slices_bytes,
+    .slices_make = cpu_slices_make,
+    .slices_gemm = cpu_slices_gemm,
+    .slices_missed = cpu_slices_missed,
 };

@@ -248,6 +248,7 @@ static void cuda_close(dd_engine *e)
     for (int i = 0; i < s->cap; i++)
         cudaEventDestroy(s->ev[i]);
     free(s->ev);
+    cudaFree(s->missed);
     if (s->phase0)
         cudaEventDestroy(s->phase0);
     if (s->phase1)
@@ -456,8 +457,7 @@ static int cuda_download_side(dd_engine *e, void *dst, size_t dpitch, const void
                          "cudaMemcpy2DAsync GPU to host (pipelined download)", err);
 }
 
-/* Two more timing events, created on first use and reused afterwards. */
-static int event_pair(cuda_state *s, cudaEvent_t **pair, dd_err *err)
+int cuda_event_pair(cuda_state *s, cudaEvent_t **pair, dd_err *err)
 {
     if (s->nev + 2 > s->cap) {
         int cap = s->cap ? 2 * s->cap : 64;
@@ -500,7 +500,7 @@ static int cuda_gemm(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, 
     int rc;
     if (m > 0 && n > 0) {
         cudaEvent_t *ev = NULL;
-        if ((rc = event_pair(s, &ev, err)) ||
+        if ((rc = cuda_event_pair(s, &ev, err)) ||
             (rc = dd_cuda_check(cudaEventRecord(ev[0], s->compute), "cudaEventRecord", err)))
             return rc;
         int kr = launch(kd, t, m, n, k, A, lda, B, ldb, beta, C, ldc, s->compute);
@@ -523,6 +523,7 @@ static int cuda_gemm(dd_engine *e, dd_dtype t, int64_t m, int64_t n, int64_t k, 
 static void cuda_reset(dd_engine *e)
 {
     ((cuda_state *)e->impl)->nev = 0;
+    ((cuda_state *)e->impl)->nmissed = 0;
 }
 
 static int cuda_begin(dd_engine *e, dd_err *err)
@@ -616,4 +617,8 @@ const dd_engine_ops dd_engine_cuda = {
     .telemetry_start = cuda_telemetry_start,
     .telemetry_stop = cuda_telemetry_stop,
     .note = cuda_note,
+    .slices_bytes = cuda_slices_bytes,
+    .slices_make = cuda_slices_make,
+    .slices_gemm = cuda_slices_gemm,
+    .slices_missed = cuda_slices_missed,
 };

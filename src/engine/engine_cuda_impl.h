@@ -1,7 +1,8 @@
-/* engine_cuda_impl.h — the CUDA engine's private state, shared by its two
- * files: engine_cuda.c (devices, memory, copies, the multiply, the clock)
- * and engine_cuda_aux.c (the check, the generator, alpha/beta and the
- * saved C: engine_cuda_kernels.h's kernels).  Nothing outside src/engine includes it. */
+/* engine_cuda_impl.h — the CUDA engine's private state, shared by its
+ * files: engine_cuda.c (devices, memory, copies, the multiply, the clock),
+ * engine_cuda_aux.c (the check, the generator, alpha/beta and the saved C:
+ * engine_cuda_kernels.h's kernels), engine_cuda_slices.c (sliced panels)
+ * and engine_cuda_telemetry.c.  Nothing outside src/engine includes it. */
 #ifndef DD_ENGINE_CUDA_IMPL_H
 #define DD_ENGINE_CUDA_IMPL_H
 
@@ -25,6 +26,8 @@ typedef struct {
     size_t tbuf_cap; /* its bytes */
     dd_tele_sampler *tele; /* NVML on this GPU (engine_cuda_telemetry.c), NULL before open */
     char note[1024];       /* the kernel's note as last read by the note op ("" none) */
+    unsigned int *missed;  /* device words, one per slices_gemm since reset_timers */
+    int64_t nmissed, mcap; /* in use, allocated */
 } cuda_state;
 
 /* This host's name, for messages. */
@@ -32,6 +35,20 @@ const char *cuda_host_name(void);
 /* A copy on the compute stream, waited for; `what` names it in a failure. */
 int cuda_copy_sync(cuda_state *s, void *dst, const void *src, size_t bytes,
                    enum cudaMemcpyKind kind, const char *what, dd_err *err);
+
+/* Two more timing events for a multiply, created on first use and reused
+ * afterwards (nev counts them since reset_timers). */
+int cuda_event_pair(cuda_state *s, cudaEvent_t **pair, dd_err *err);
+
+/* engine_cuda_slices.c: engine.h's slices ops (kernel.h's sliced operands). */
+size_t cuda_slices_bytes(dd_engine *e, dd_dtype t, int64_t vectors, int64_t k);
+int cuda_slices_make(dd_engine *e, int q, int side, int64_t vectors, int64_t k, const void *X,
+                     int64_t ld, void *blob, dd_err *err);
+int cuda_slices_gemm(dd_engine *e, int64_t m, int64_t n, int64_t k, const void *a, const void *b,
+                     int beta, void *C, int64_t ldc, dd_progress_fn progress, void *parg,
+                     dd_err *err);
+int cuda_slices_missed(dd_engine *e, unsigned char *missed, int64_t max, int64_t *count,
+                       dd_err *err);
 
 /* Seconds from event a to event b (both complete). */
 int cuda_elapsed(cudaEvent_t a, cudaEvent_t b, double *seconds, dd_err *err);

@@ -15,6 +15,13 @@
  *               |entries| in [1e-300, 4e-300]: every product and sum is finite;
  *   extreme307.h5  the same with A at 2e306·[1, 4] and B at 1e-307·[1, 4]
  *               (A's row sums of |a| reach about 1e308, just below DBL_MAX).
+ *   dd-mkbad DIR ozaki
+ * makes the inputs of the sliced-panel tests (tests/cli/ozaki2_slices.sh):
+ *   smooth.h5   A 70×384 and B 384×50, f64, |entries| in [0.5, 1): no row or
+ *               column leaves ozaki2's range at any panel width;
+ *   wide.h5     the same, but row 5 of A has every other entry of columns
+ *               0-63 and column 3 of B every other entry of rows 200-263
+ *               scaled by 2^-60: the panels holding them leave the range.
  *   dd-mkbad DIR inputs
  * makes the inputs whose A lives elsewhere or is damaged (tests/faults/inputs.sh);
  * each file has B 16×20 f64 of its own, and A is 12×16 f64:
@@ -178,6 +185,52 @@ static int make_faults(const char *dir)
     return rc ? 1 : 0;
 }
 
+/* A rows×cols f64 dataset of entries in ±[0.5, 1) from a fixed sequence;
+ * with `wide`, every other entry of the given row's (rows of the given
+ * column's, when col >= 0) range [from, from + 64) scaled by 2^-60. */
+static int put_smooth(hid_t f, const char *name, hsize_t rows, hsize_t cols, int wide, int row,
+                      int col, int from)
+{
+    hsize_t dims[2] = {rows, cols};
+    size_t n = (size_t)(rows * cols);
+    double *v = malloc(sizeof(double) * n);
+    if (!v)
+        return -1;
+    unsigned long long x = 0x9e3779b97f4a7c15ULL ^ (unsigned long long)(rows * 31 + cols);
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        v[i] = ((x >> 11) & 1 ? -1.0 : 1.0) * (0.5 + (double)(x >> 12) / 9007199254740992.0);
+    }
+    for (int l = from; wide && l < from + 64; l += 2) {
+        size_t at = col >= 0 ? (size_t)l * cols + (size_t)col : (size_t)row * cols + (size_t)l;
+        v[at] = ldexp(v[at], -60);
+    }
+    hid_t s = H5Screate_simple(2, dims, NULL);
+    hid_t d =
+        s < 0 ? -1 : H5Dcreate2(f, name, H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = d < 0 ? -1 : H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+    free(v);
+    if (d >= 0)
+        H5Dclose(d);
+    if (s >= 0)
+        H5Sclose(s);
+    return rc < 0 ? -1 : 0;
+}
+
+static int make_ozaki(const char *dir)
+{
+    int rc = 0;
+    for (int wide = 0; wide < 2; wide++) {
+        hid_t f = make(dir, wide ? "wide.h5" : "smooth.h5");
+        rc |= f < 0 || put_smooth(f, "A", 70, 384, wide, 5, -1, 0) ||
+              put_smooth(f, "B", 384, 50, wide, -1, 3, 200);
+        H5Fclose(f);
+    }
+    if (rc)
+        fprintf(stderr, "dd-mkbad: could not write the ozaki2 inputs in %s\n", dir);
+    return rc ? 1 : 0;
+}
+
 /* A 12×16 virtual dataset "A": rows 0-5 from all of src1:/S, rows 6-11 from
  * all of src2:/S, or with `rows2` from rows 2-7 of src2:/S, an 8×16 extent
  * when the mapping was made. */
@@ -323,8 +376,10 @@ int main(int argc, char **argv)
         return make_faults(argv[1]);
     if (argc == 3 && !strcmp(argv[2], "inputs"))
         return make_inputs(argv[1]);
+    if (argc == 3 && !strcmp(argv[2], "ozaki"))
+        return make_ozaki(argv[1]);
     if (argc != 2) {
-        fprintf(stderr, "usage: dd-mkbad DIR [faults|inputs]\n");
+        fprintf(stderr, "usage: dd-mkbad DIR [faults|inputs|ozaki]\n");
         return 2;
     }
     const char *dir = argv[1];
