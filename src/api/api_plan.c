@@ -117,7 +117,8 @@ static int settings(dd_plan *p, dd_err *err)
                      tune ? ctx->opt_L : ctx->lookahead,
                      ctx->comm_name,
                      extra,
-                     p->read_c && p->passes >= 2};
+                     p->read_c && p->passes >= 2,
+                     ctx->slices};
     int rc = dd_agree(ctx->world, tune_settings(&r, e, &p->tune, err), err);
     if (!rc)
         rc = api_regrid(ctx, p->tune.P, p->tune.Q, err);

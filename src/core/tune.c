@@ -76,6 +76,18 @@ static void file_rates(const dd_tune_req *r, const dd_engine *e, dd_dtype type, 
     snprintf(t->rates, sizeof t->rates, "%.100s (DD_MODEL_RATES, %d rows)", path, n);
 }
 
+/* The moduli of sliced panels where the engine's kernel slices panels of
+ * width nb (engine.h's slices_bytes: a blob of 1024 vectors is N bytes a
+ * vector element and a header of some KiB, so the quotient is N), else 0. */
+static int slice_moduli(const dd_tune_req *r, const dd_engine *e, int64_t nb)
+{
+    int64_t w = nb < r->K ? nb : r->K;
+    if (!r->slices || w < 1 || !e->ops->slices_bytes)
+        return 0;
+    size_t b = e->ops->slices_bytes((dd_engine *)e, r->type, 1024, w);
+    return b ? (int)(b / (1024 * (size_t)((w + 31) / 32 * 32))) : 0;
+}
+
 /* The model's inputs that depend on where the ranks are: nodes, ranks per
  * node, the rate table and its scale (CPU: threads and shared cores; GPU:
  * ranks sharing a device), the memory limit.  Collective. */
@@ -184,7 +196,7 @@ int tune_settings(const dd_tune_req *r, const dd_engine *e, dd_tune *t, dd_err *
     t->nb = ti.nb0;
     t->L = ti.L0;
     t->in = (dd_model_in){ti.P0, ti.Q0, r->M, r->N, r->K, ti.nb0, ti.L0, r->type, NULL, 1, NULL,
-                          NULL, 0, 0};
+                          NULL, 0, 0, slice_moduli(r, e, ti.nb0)};
     machine(r, e, t, &ti); /* collective: every rank */
     int rank, rc = DD_OK;
     MPI_Comm_rank(r->world, &rank);

@@ -40,6 +40,7 @@ typedef struct {
     const char *comm; /* --comm */
     size_t extra_bytes; /* work memory per rank beyond blocks and slots */
     int extra_c;        /* saved copies of C's block per rank */
+    int slices;         /* the agreed DD_OZAKI2_PANELS is slices (the context's) */
 } dd_tune_req;
 
 int tune_settings(const dd_tune_req *r, const dd_engine *e, dd_tune *t, dd_err *err);

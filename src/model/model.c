@@ -156,6 +156,31 @@ size_t model_work_bytes(int P, int Q, int p, int q, int64_t M, int64_t N, int64_
     return dd_add(slots, blocks, overflow);
 }
 
+size_t model_slice_bytes(int P, int Q, int p, int q, int64_t M, int64_t N, int64_t K, int64_t nb,
+                         int L, dd_dtype t, int moduli, int *overflow)
+{
+    if (moduli <= 0 || (int64_t)P * Q <= 1)
+        return 0;
+    uint64_t es = dd_elsize(t), nm = (uint64_t)moduli, nslots = (uint64_t)L + 1;
+    uint64_t Mp = (uint64_t)grid_block(M, P, p).len, Nq = (uint64_t)grid_block(N, Q, q).len;
+    uint64_t Kq = (uint64_t)grid_block(K, Q, q).len, Kp = (uint64_t)grid_block(K, P, p).len;
+    uint64_t w = (uint64_t)(nb < K ? nb : K), grow = nm > es ? nm - es : 0;
+    size_t extra = 0;
+    if (Q > 1) /* A's slots grow to blobs; every own panel of A kept sliced */
+        extra = dd_add(dd_mul3(Mp, w, grow * nslots, overflow), dd_mul3(Mp, Kq, nm, overflow),
+                       overflow);
+    else
+        extra = dd_mul3(Mp, w, nm, overflow);
+    if (P > 1)
+        extra = dd_add(extra,
+                       dd_add(dd_mul3(w, Nq, grow * nslots, overflow),
+                              dd_mul3(Kp, Nq, nm, overflow), overflow),
+                       overflow);
+    else
+        extra = dd_add(extra, dd_mul3(w, Nq, nm, overflow), overflow);
+    return extra;
+}
+
 /* The pipeline's state: ge[] keeps the last multiplies' ends for the slot
  * rule; dc, dg the last panel's increments, steady how many panels in a
  * row had the same ones (then the rest of a run of equal panels is added
@@ -197,6 +222,8 @@ static void pipeline(const dd_model_in *in, const dd_link *row, const dd_link *c
     pipe_state ps;
     memset(&ps, 0, sizeof ps);
     double es = (double)dd_elsize(in->type), scale = in->rate_scale > 0 ? in->rate_scale : 1;
+    /* bytes a panel element travels as: the type's, or a sliced panel's */
+    double pe = in->slice_moduli > 0 ? (double)in->slice_moduli : es;
     double Mp = (double)grid_block(in->M, in->P, 0).len;
     double Nq = (double)grid_block(in->N, in->Q, 0).len;
     int64_t first = grid_first_width(in->P, in->Q, in->nb);
@@ -207,7 +234,7 @@ static void pipeline(const dd_model_in *in, const dd_link *row, const dd_link *c
         if (w != last_w) { /* same width, same figures: most panels */
             double rate = model_rate(in->rate, Mp, Nq, w) * scale;
             g = Mp > 0 && Nq > 0 ? model_flops(in->type) * Mp * Nq * w / rate : 0;
-            c = model_bcast(row, in->Q, Mp * w * es) + model_bcast(col, in->P, w * Nq * es);
+            c = model_bcast(row, in->Q, Mp * w * pe) + model_bcast(col, in->P, w * Nq * pe);
             last_w = w;
             ps.steady = 0;
         }
@@ -245,6 +272,10 @@ int model_predict(const dd_model_in *in, dd_model_out *o, dd_err *err)
     int overflow = 0;
     o->work_bytes = model_work_bytes(in->P, in->Q, 0, 0, in->M, in->N, in->K, in->nb, in->L,
                                      in->type, &o->slot_bytes, &overflow);
+    o->work_bytes = dd_add(o->work_bytes,
+                           model_slice_bytes(in->P, in->Q, 0, 0, in->M, in->N, in->K, in->nb,
+                                             in->L, in->type, in->slice_moduli, &overflow),
+                           &overflow);
     if (overflow)
         return dd_fail(err, DD_EUSAGE,
                        "the sizes are too large: M=%lld N=%lld K=%lld (%s) need more than 2^64 "

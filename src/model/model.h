@@ -133,6 +133,15 @@ int model_col_spans(int P, int Q, int rpn);
 size_t model_work_bytes(int P, int Q, int p, int q, int64_t M, int64_t N, int64_t K, int64_t nb,
                         int L, dd_dtype t, size_t *slot_bytes, int *overflow);
 
+/* The work memory sliced panels add to model_work_bytes' on rank (p,q):
+ * slots as large as a blob where it is larger than the panel, and the
+ * export buffers (every own panel's blob where its broadcast has a group
+ * of more than one, one blob where the side is local); 0 for moduli 0 or
+ * one rank.  An estimate (no headers, no padding), within a few percent
+ * of summa_work_bytes' for panels of 64 and more. */
+size_t model_slice_bytes(int P, int Q, int p, int q, int64_t M, int64_t N, int64_t K, int64_t nb,
+                         int L, dd_dtype t, int moduli, int *overflow);
+
 /* ---- one prediction ------------------------------------------------------ */
 
 typedef struct {
@@ -150,6 +159,11 @@ typedef struct {
      * a broadcast advances only while its peers are scheduled, so nothing
      * hides it; every panel's broadcasts add to the multiply */
     int no_overlap;
+    /* Sliced panels (summa.h; 0: panels travel in the type): a broadcast
+     * panel of r×w elements travels as slice_moduli·r·w bytes (the blob,
+     * less its small header and padding), and each rank keeps the blobs of
+     * the panels it owns (model_slice_bytes). */
+    int slice_moduli;
 } dd_model_in;
 
 typedef struct {

@@ -11,6 +11,9 @@
 # counts them and C is still the product; a knob that differs between
 # ranks and an FP32 run of a CPU ozaki2 kernel are refused with one
 # message, no rank left waiting.
+# The GPU test runs the same with DD_SLICES_BACKEND=cuda (ranks sharing one
+# GPU, DD_SLICES_RANKS, DD_SLICES_ARGS such as --comm mpi): kernel.h's
+# kernel_slices_* there; exit 77 without a GPU.
 # Environment: DD_BIN, DD_COMPARE, DD_MKBAD, DD_MPIRUN.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../need.sh
@@ -21,21 +24,29 @@ trap 'rm -rf "$work"' EXIT
 read -r -a mpirun <<<"$DD_MPIRUN"
 export OPENBLAS_NUM_THREADS=1
 fail() { echo "FAIL: $*" >&2; exit 1; }
+backend=${DD_SLICES_BACKEND:-cpu}
+read -r -a ranks <<<"${DD_SLICES_RANKS:-2 3 4 6}"
+read -r -a extra <<<"${DD_SLICES_ARGS:-}"
+if [ "$backend" = cuda ] && ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    echo "skipped: no GPU"
+    exit 77
+fi
 cd "$work"
 "$DD_MKBAD" . ozaki
 
-# run NP MODE IN OUT [ARGS...]: dgemm-dist with ozaki2-14 on the CPU, checked
+# run NP MODE IN OUT [ARGS...]: dgemm-dist with ozaki2-14 on the backend, checked
 run() {
     local np=$1 mode=$2 in=$3 out=$4
     shift 4
     rm -f "$out"
     DD_OZAKI2_PANELS=$mode "${mpirun[@]}" -n "$np" -x DD_OZAKI2_PANELS -x DD_FAULT \
-        "$DD_BIN" --in "$in" --out "$out" --backend cpu --kernel ozaki2-14 --panel 64 "$@" \
+        "$DD_BIN" --in "$in" --out "$out" --backend "$backend" --kernel ozaki2-14 --panel 64 \
+        "${extra[@]}" "$@" \
         >out 2>err || { cat out err >&2; fail "$np ranks, $mode: dgemm-dist failed"; }
     grep -q 'PASSED$' out || { cat out; fail "$np ranks, $mode: no PASSED line"; }
 }
 
-for np in 2 3 4 6; do
+for np in "${ranks[@]}"; do
     for phased in "" no-pipeline; do
         tag="$np ranks${phased:+, $phased}"
         export DD_FAULT=$phased
@@ -52,7 +63,7 @@ done
 unset DD_FAULT
 
 # Out of range: the panels holding row 5 of A and column 3 of B are redone.
-for np in 2 4; do
+for np in "${ranks[@]:0:2}"; do
     run "$np" slices wide.h5 c-w.h5
     grep -Eq '^kernel    note: panels broadcast as slices, [1-9][0-9]* panel products? redone in f64' out ||
         { cat out; fail "$np ranks: wide.h5's panels were not redone"; }
@@ -68,8 +79,8 @@ exec "$@"
 SH
 chmod +x mixed.sh
 rm -f c-m.h5
-if timeout 60 "${mpirun[@]}" -n 2 ./mixed.sh "$DD_BIN" --in smooth.h5 --out c-m.h5 --backend cpu \
-    --kernel ozaki2-14 >out 2>err; then
+if timeout 60 "${mpirun[@]}" -n 2 ./mixed.sh "$DD_BIN" --in smooth.h5 --out c-m.h5 \
+    --backend "$backend" --kernel ozaki2-14 "${extra[@]}" >out 2>err; then
     fail "DD_OZAKI2_PANELS differing between ranks was taken"
 fi
 [ "$(grep -c 'DD_OZAKI2_PANELS is .* here but not on every rank' err)" = 1 ] ||
@@ -78,6 +89,7 @@ fi
 echo "ok   DD_OZAKI2_PANELS differing between ranks refused"
 
 # The CPU backend's ozaki2 kernels are FP64 only.
+[ "$backend" = cpu ] || exit 0
 if "${mpirun[@]}" -n 1 "$DD_BIN" --size 32 --dtype f32 --backend cpu --kernel ozaki2 >out 2>err; then
     fail "--dtype f32 with the CPU's ozaki2 was taken"
 fi

@@ -102,7 +102,7 @@ static int model_in(const args *a, dd_model_in *in)
     }
     *in = (dd_model_in){1, 1, a->M, a->N, a->K, 2048, 1, a->type, t, scale,
                         model_find_link(a->link), model_find_link(a->inter),
-                        a->ranks > a->per_node ? a->per_node : 0, 0};
+                        a->ranks > a->per_node ? a->per_node : 0, 0, 0};
     return 0;
 }
 

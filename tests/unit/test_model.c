@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "dd_check.h"
+#include "engine.h"
 #include "grid.h"
 #include "model.h"
 #include "summa.h"
@@ -52,7 +53,7 @@ static void test_rate(void)
 
 static dd_model_in base(int P, int Q, int64_t n, int64_t nb, int L, const dd_link *l)
 {
-    dd_model_in in = {P, Q, n, n, n, nb, L, DD_F64, &flat, 1, l, NULL, 0, 0};
+    dd_model_in in = {P, Q, n, n, n, nb, L, DD_F64, &flat, 1, l, NULL, 0, 0, 0};
     return in;
 }
 
@@ -168,6 +169,54 @@ static void test_memory(void)
     CHECK(checked > 1000, "memory cases %d", checked);
 }
 
+/* Sliced panels: a panel travels as N bytes an element, so with a link of
+ * no latency the broadcasts take N/8 of FP64's; the memory they add
+ * (model_slice_bytes) is within 5% of what summa_work_bytes counts with
+ * the CPU backend's ozaki2-14 (its blobs: headers, scales, padding). */
+static void test_slices(void)
+{
+    dd_err err = {{0}};
+    dd_link fast = {"f", 0, 1e9, DD_BCAST_RING};
+    dd_model_in in = base(2, 2, 4096, 512, 1, &fast);
+    dd_model_out f, z;
+    CHECK(model_predict(&in, &f, &err) == DD_OK, "%s", err.msg);
+    in.slice_moduli = 14;
+    CHECK(model_predict(&in, &z, &err) == DD_OK, "%s", err.msg);
+    CHECK(NEAR(z.comm, 14.0 / 8 * f.comm, 1e-12), "sliced comm %g, FP64 %g", z.comm, f.comm);
+    CHECK(NEAR(z.compute, f.compute, 1e-12), "sliced compute %g, FP64 %g", z.compute, f.compute);
+    int ov = 0;
+    CHECK(z.work_bytes == f.work_bytes + model_slice_bytes(2, 2, 0, 0, 4096, 4096, 4096, 512, 1,
+                                                           DD_F64, 14, &ov),
+          "sliced memory %zu, FP64 %zu", z.work_bytes, f.work_bytes);
+    CHECK(model_slice_bytes(1, 1, 0, 0, 99, 99, 99, 64, 1, DD_F64, 14, &ov) == 0 &&
+              model_slice_bytes(2, 2, 0, 0, 99, 99, 99, 64, 1, DD_F64, 0, &ov) == 0,
+          "no slices on one rank or without moduli");
+    dd_engine e;
+    memset(&e, 0, sizeof e);
+    dd_engine_cfg cfg = {MPI_COMM_NULL, MPI_COMM_NULL, DD_F64, "ozaki2-14", 1};
+    CHECK(dd_engine_cpu.open(&e, &cfg, &err) == DD_OK, "%s", err.msg);
+    e.ops = &dd_engine_cpu;
+    const int grids[][2] = {{1, 2}, {2, 1}, {2, 2}, {2, 3}, {4, 1}};
+    const int64_t nbs[] = {64, 128, 512};
+    for (int gi = 0; gi < 5; gi++)
+        for (int ni = 0; ni < 3; ni++) {
+            int P = grids[gi][0], Q = grids[gi][1];
+            dd_summa s;
+            summa_init(&s, &e, NULL, grid_make(P, Q, 0), DD_F64, 1000, 999, 1001, nbs[ni], 1, 0);
+            summa_use_slices(&s, MPI_COMM_NULL, 1);
+            int o1 = 0, o2 = 0;
+            size_t w1 = summa_work_bytes(&s, NULL, &o1);
+            size_t w2 = model_work_bytes(P, Q, 0, 0, 1000, 999, 1001, nbs[ni], 1, DD_F64, NULL,
+                                         &o2) +
+                        model_slice_bytes(P, Q, 0, 0, 1000, 999, 1001, nbs[ni], 1, DD_F64, 14,
+                                          &o2);
+            CHECK(s.slices && !o1 && !o2 && fabs((double)w1 - (double)w2) <= 0.05 * (double)w1,
+                  "sliced memory %dx%d panel %lld: summa %zu, model %zu", P, Q,
+                  (long long)nbs[ni], w1, w2);
+        }
+    e.ops->close(&e);
+}
+
 static void test_tables(void)
 {
     CHECK(dd_model_nrates >= 4 && dd_model_nlinks >= 5, "tables compiled in");
@@ -202,7 +251,7 @@ static void test_tune(void)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         dd_model_in in = {1, 1, cases[i].n, cases[i].n, cases[i].n, 2048, 1, cases[i].t,
                           model_find_rate("NVIDIA H200", cases[i].kernel, cases[i].t, 0), 1, nv,
-                          NULL, 0, 0};
+                          NULL, 0, 0, 0};
         dd_tune_in ti = {cases[i].ranks, 1, 1, 1, 0, 0, 2048, 1, (size_t)130 << 30, 0, 0};
         grid_default(cases[i].ranks, &ti.P0, &ti.Q0);
         dd_tune_out o;
@@ -220,7 +269,8 @@ static void test_tune(void)
     }
     /* nothing fits: the defaults stay (the plan refuses them with its message) */
     dd_model_in in = {1, 1, 16384, 16384, 16384, 2048, 1, DD_F64,
-                      model_find_rate("NVIDIA H200", "dgemm_dmma", DD_F64, 0), 1, nv, NULL, 0, 0};
+                      model_find_rate("NVIDIA H200", "dgemm_dmma", DD_F64, 0), 1, nv, NULL, 0, 0,
+                      0};
     dd_tune_in ti = {2, 1, 1, 1, 1, 2, 2048, 1, 1000, 0, 0};
     dd_tune_out o;
     CHECK(model_tune(&in, &ti, &o, &err) == DD_OK && o.P == 1 && o.Q == 2 && o.nb == 2048 &&
@@ -275,6 +325,7 @@ int main(void)
     test_jump();
     test_spans();
     test_memory();
+    test_slices();
     test_tables();
     test_tune();
     if (g_fail)
