@@ -376,6 +376,18 @@ dd_status dd_pcgemm_device(dd_context *ctx, char transa, char transb, int64_t M,
  * program never calls this. */
 void dd_release_devices(void);
 
+/* For programs that own their process, before MPI_Init: start creating
+ * this rank's CUDA context on a thread of its own, so that it overlaps
+ * MPI's start-up.  The GPU is the one the CUDA backend will pick (the
+ * node-local rank modulo the visible GPUs), the local rank read from the
+ * launcher's environment (Open MPI, MPICH's Hydra, PMI, PALS, srun; 0 for
+ * a singleton); where the launcher says nothing, nothing is started.  The
+ * first context made waits for the thread; where it opens another GPU, or
+ * the CPU backend, the guessed GPU's context is destroyed again.  Does
+ * nothing in a build without CUDA.  A library linked into someone else's
+ * program never calls this. */
+void dd_prestart_device(void);
+
 #ifdef __cplusplus
 }
 #endif

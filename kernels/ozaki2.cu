@@ -35,10 +35,14 @@
  * the maxima of its bound over every entry of C) runs first and its
  * maxima come back to the host (one stream synchronisation per multiply:
  * the count sizes the launches that follow), then the chunk runs at that
- * count without the range check, or natively, the reason recorded.  Workspace: one per device, grown as needed (never shrunk
- * until kernel_shutdown), about N·(m + n)·k bytes of slices plus the INT32
- * tile; calls on different streams of one device are ordered by an event
- * (they share it). */
+ * count without the range check, or natively, the reason recorded.
+ *
+ * Workspace (ozaki2_ws.cuh): one per device, grown as needed (never shrunk
+ * until kernel_shutdown), about N·(m + n)·k bytes of slices plus the tile
+ * of products; calls on different streams of one device are ordered by an
+ * event (they share it).  kernel.h's sliced operands (ozaki2_slices.cu)
+ * slice into blobs with slice() and multiply from them with products(),
+ * the very kernels of a chunk. */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -51,38 +55,8 @@
 #include "launchers.h"
 #include "ozaki2.h"
 #include "ozaki2_dev.cuh"
+#include "ozaki2_ws.cuh"
 #include "dd_knobs.h"
-
-namespace
-{
-
-constexpr int MAX_DEVICES = 64;
-
-struct workspace {
-    bool ready;
-    cublasHandle_t h;
-    void *buf;
-    size_t cap;
-    oz2::status *st;
-    oz2::stats *sx;
-    cudaEvent_t done;
-    bool recorded;
-    unsigned long long calls;
-    int sms;
-    double tile_mb; /* products held at once (tile_mb(), at the first call) */
-    bool own_i8;    /* the own INT8 GEMM with fused residues (own_int8(), first call) */
-    void *gbuf;     /* ozaki2-auto's guard: summaries and histograms of A and B */
-    size_t gcap;
-    /* ozaki2-auto since the last kernel_note: chunks decided, emulated, and
-     * the moduli of those emulated (min, max, last) */
-    unsigned long long auto_chunks, auto_emul;
-    int auto_min, auto_max, auto_last;
-};
-workspace g_ws[MAX_DEVICES];
-double tile_mb();
-bool own_int8();
-
-using dd::from_cublas;
 
 #define OZ_TRY(call)                                                                               \
     do {                                                                                           \
@@ -91,46 +65,16 @@ using dd::from_cublas;
             return oz_e_;                                                                          \
     } while (0)
 
-/* The workspace of the current device, created on first use: cuBLAS
- * handle, status words, event, the parameters in constant memory. */
-int device_ws(workspace **out, int *dev_out)
+namespace
 {
-    int dev = 0;
-    OZ_TRY(cudaGetDevice(&dev));
-    if (dev < 0 || dev >= MAX_DEVICES)
-        return cudaErrorInvalidDevice;
-    workspace *w = &g_ws[dev];
-    if (!w->ready) {
-        oz2_params par[OZ2_MAX_MODULI - OZ2_MIN_MODULI + 1];
-        for (int n = OZ2_MIN_MODULI; n <= OZ2_MAX_MODULI; ++n)
-            oz2_params_init(&par[n - OZ2_MIN_MODULI], n);
-        OZ_TRY(cudaMemcpyToSymbol(oz2::c_par, par, sizeof par));
-        OZ_TRY(cudaDeviceGetAttribute(&w->sms, cudaDevAttrMultiProcessorCount, dev));
-        OZ_TRY(cudaMalloc(&w->st, sizeof(oz2::status)));
-        OZ_TRY(cudaMalloc(&w->sx, sizeof(oz2::stats)));
-        OZ_TRY(cudaMemset(w->sx, 0, sizeof(oz2::stats)));
-        OZ_TRY(cudaEventCreateWithFlags(&w->done, cudaEventDisableTiming));
-        OZ_TRY(from_cublas(cublasCreate(&w->h)));
-        w->tile_mb = tile_mb();
-        w->own_i8 = own_int8();
-        w->ready = true;
-    }
-    *out = w;
-    *dev_out = dev;
-    return cudaSuccess;
-}
 
-int64_t up(int64_t x, int64_t a)
-{
-    return (x + a - 1) / a * a;
-}
+using dd::from_cublas;
+using oz2::layout;
+using oz2::up;
+using oz2::workspace;
 
-/* The pieces of one chunk's workspace, 256-byte aligned. */
-struct layout {
-    int64_t kp, m4, n4, mt; /* padded k, rows, columns; rows per tile of products */
-    int64_t nc;             /* ld of the products: n4 (INT32), n rounded to 16 (residues) */
-    size_t off_sa, off_sb, off_a, off_b, off_c, bytes;
-};
+constexpr int MAX_DEVICES = 64;
+workspace g_ws[MAX_DEVICES];
 
 /* The INT8 product: the project's own (i8gemm.cu: wgmma, residues written
  * as bytes by the GEMM itself) where the device runs it, else cuBLAS's with
@@ -157,7 +101,36 @@ double tile_mb()
     return mb < 256.0 ? 256.0 : mb;
 }
 
-layout plan(int nm, int64_t m, int64_t n, int64_t k, double mb, int csize)
+} // namespace
+
+int oz2::device_ws(workspace **out, int *dev_out)
+{
+    int dev = 0;
+    OZ_TRY(cudaGetDevice(&dev));
+    if (dev < 0 || dev >= MAX_DEVICES)
+        return cudaErrorInvalidDevice;
+    workspace *w = &g_ws[dev];
+    if (!w->ready) {
+        oz2_params par[OZ2_MAX_MODULI - OZ2_MIN_MODULI + 1];
+        for (int n = OZ2_MIN_MODULI; n <= OZ2_MAX_MODULI; ++n)
+            oz2_params_init(&par[n - OZ2_MIN_MODULI], n);
+        OZ_TRY(cudaMemcpyToSymbol(oz2::c_par, par, sizeof par));
+        OZ_TRY(cudaDeviceGetAttribute(&w->sms, cudaDevAttrMultiProcessorCount, dev));
+        OZ_TRY(cudaMalloc(&w->st, sizeof(oz2::status)));
+        OZ_TRY(cudaMalloc(&w->sx, sizeof(oz2::stats)));
+        OZ_TRY(cudaMemset(w->sx, 0, sizeof(oz2::stats)));
+        OZ_TRY(cudaEventCreateWithFlags(&w->done, cudaEventDisableTiming));
+        OZ_TRY(from_cublas(cublasCreate(&w->h)));
+        w->tile_mb = tile_mb();
+        w->own_i8 = own_int8();
+        w->ready = true;
+    }
+    *out = w;
+    *dev_out = dev;
+    return cudaSuccess;
+}
+
+layout oz2::plan(int nm, int64_t m, int64_t n, int64_t k, double mb, int csize)
 {
     layout L;
     L.kp = up(k, 32), L.m4 = up(m, 4), L.n4 = up(n, 4);
@@ -170,12 +143,13 @@ layout plan(int nm, int64_t m, int64_t n, int64_t k, double mb, int csize)
     L.off_sb = o, o += up(4 * L.n4, 256);
     L.off_a = o, o += up((int64_t)nm * L.m4 * L.kp, 256);
     L.off_b = o, o += up((int64_t)nm * L.n4 * L.kp, 256);
-    L.off_c = o, o += up((int64_t)nm * L.mt * L.nc * csize, 256);
+    L.tile = up((int64_t)nm * L.mt * L.nc * csize, 256);
+    L.off_c = o, o += L.tile;
     L.bytes = o;
     return L;
 }
 
-int grow(workspace *w, size_t bytes)
+int oz2::grow(workspace *w, size_t bytes)
 {
     if (bytes <= w->cap)
         return cudaSuccess;
@@ -187,6 +161,24 @@ int grow(workspace *w, size_t bytes)
     w->cap = bytes;
     return cudaSuccess;
 }
+
+int oz2::slice(int nm, int side, int64_t vectors, int64_t k, const double *X, int64_t ld,
+               int *scales, int8_t *out, int64_t stride, status *st, int range, cudaStream_t s)
+{
+    const int pi = nm - OZ2_MIN_MODULI, kp = (int)up(k, 32);
+    if (vectors == 0)
+        return cudaSuccess;
+    if (side == 0)
+        oz2::slice_rows<<<(unsigned)vectors, 256, 0, s>>>(pi, (int)k, kp, X, ld, scales, out,
+                                                          stride, st, range);
+    else
+        oz2::slice_cols<<<(unsigned)((vectors + 31) / 32), 256, 0, s>>>(
+            pi, (int)vectors, (int)k, kp, X, ld, scales, out, stride, st, range);
+    return (int)cudaGetLastError();
+}
+
+namespace
+{
 
 template <int N, typename R>
 int launch_crt(int pi, int rows, int n, const R *c32, int64_t cs, int n4, const int *sa,
@@ -253,6 +245,24 @@ int product_own(workspace *w, const layout &L, int nm, int64_t r0, int64_t rows,
                         sa + r0, sb, beta, C + r0 * ldc, ldc, w->st, w->sms, s);
 }
 
+} // namespace
+
+int oz2::products(workspace *w, const layout &L, int nm, int64_t m, int64_t n, const int8_t *a8,
+                  const int8_t *b8, const int *sa, const int *sb, void *cbuf, int beta, double *C,
+                  int64_t ldc, cudaStream_t s)
+{
+    for (int64_t r0 = 0; r0 < m; r0 += L.mt) {
+        const int64_t rows = m - r0 < L.mt ? m - r0 : L.mt;
+        OZ_TRY(w->own_i8 ? product_own(w, L, nm, r0, rows, n, a8, b8, cbuf, sa, sb, beta, C, ldc, s)
+                         : product_cublas(w, L, nm, r0, rows, n, a8, b8, cbuf, sa, sb, beta, C,
+                                          ldc, s));
+    }
+    return cudaSuccess;
+}
+
+namespace
+{
+
 /* The native product where the multiply is flagged (range check, non-finite
  * value, or ozaki2-auto's guard): the FP64 production kernel gated on the
  * flag, else (no TMA here) the simple kernel; the fallback kernel's block 0
@@ -276,26 +286,15 @@ int chunk(workspace *w, int nm, int64_t m, int64_t n, int64_t k, const double *A
           const double *B, int64_t ldb, int beta, double *C, int64_t ldc, cudaStream_t s,
           int range)
 {
-    const layout L = plan(nm, m, n, k, w->tile_mb, w->own_i8 ? 1 : 4);
-    OZ_TRY(grow(w, L.bytes));
+    const layout L = oz2::plan(nm, m, n, k, w->tile_mb, w->own_i8 ? 1 : 4);
+    OZ_TRY(oz2::grow(w, L.bytes));
     char *base = static_cast<char *>(w->buf);
     int *sa = reinterpret_cast<int *>(base + L.off_sa), *sb = reinterpret_cast<int *>(base + L.off_sb);
     int8_t *a8 = reinterpret_cast<int8_t *>(base + L.off_a), *b8 = reinterpret_cast<int8_t *>(base + L.off_b);
-    void *cbuf = base + L.off_c;
-    const int pi = nm - OZ2_MIN_MODULI;
     OZ_TRY(cudaMemsetAsync(w->st, 0, sizeof(oz2::status), s));
-    oz2::slice_rows<<<(unsigned)m, 256, 0, s>>>(pi, (int)k, (int)L.kp, A, lda, sa, a8, L.m4 * L.kp,
-                                                 w->st, range);
-    OZ_TRY(cudaGetLastError());
-    oz2::slice_cols<<<(unsigned)((n + 31) / 32), 256, 0, s>>>(pi, (int)n, (int)k, (int)L.kp, B, ldb,
-                                                              sb, b8, L.n4 * L.kp, w->st, range);
-    OZ_TRY(cudaGetLastError());
-    for (int64_t r0 = 0; r0 < m; r0 += L.mt) {
-        const int64_t rows = m - r0 < L.mt ? m - r0 : L.mt;
-        OZ_TRY(w->own_i8 ? product_own(w, L, nm, r0, rows, n, a8, b8, cbuf, sa, sb, beta, C, ldc, s)
-                         : product_cublas(w, L, nm, r0, rows, n, a8, b8, cbuf, sa, sb, beta, C,
-                                          ldc, s));
-    }
+    OZ_TRY(oz2::slice(nm, 0, m, k, A, lda, sa, a8, L.m4 * L.kp, w->st, range, s));
+    OZ_TRY(oz2::slice(nm, 1, n, k, B, ldb, sb, b8, L.n4 * L.kp, w->st, range, s));
+    OZ_TRY(oz2::products(w, L, nm, m, n, a8, b8, sa, sb, base + L.off_c, beta, C, ldc, s));
     return native_tail(w, nm, m, n, k, A, lda, B, ldb, beta, C, ldc, s);
 }
 
@@ -372,7 +371,7 @@ int ozaki2_gemm(int nm, DD_LAUNCHER_ARGS(double))
         return cudaErrorInvalidValue;
     workspace *w;
     int dev;
-    OZ_TRY(device_ws(&w, &dev));
+    OZ_TRY(oz2::device_ws(&w, &dev));
     if (w->recorded)
         OZ_TRY(cudaStreamWaitEvent(s, w->done, 0));
     OZ_TRY(from_cublas(cublasSetStream(w->h, s)));
@@ -417,7 +416,8 @@ extern "C" const char *dd_ozaki2_note(void)
                                  "guard (ozaki2-auto): the error bound needs more than 20 moduli",
                                  "guard (ozaki2-auto): emulation would be slower than native",
                                  "guard (ozaki2-auto): an entry has no lower bound of |A||B| "
-                                 "(sparse rows meeting sparse columns)"};
+                                 "(sparse rows meeting sparse columns)",
+                                 "does not match its multiply (kernel_slices_gemm)"};
     static_assert(sizeof what / sizeof what[0] == oz2::REASON_COUNT, "one text per reason");
     buf[0] = '\0';
     int cur = -1;
@@ -464,6 +464,11 @@ extern "C" const char *dd_ozaki2_note(void)
                           used ? "; " : "", d, sx.fallbacks, calls, what[r], sx.index,
                           r == oz2::REASON_A_RANGE ? "A" : "B", sx.lossy, sx.nnz, OZ2_KEEP_BITS,
                           sx.moduli);
+        else if (r == oz2::REASON_SLICES)
+            wr = snprintf(buf + used, sizeof buf - used,
+                          "%sozaki2 (GPU %d): %llu of %llu multiplies fell back to native FP64; "
+                          "last: the blob of %s %s",
+                          used ? "; " : "", d, sx.fallbacks, calls, sx.index ? "B" : "A", what[r]);
         else if (r == oz2::REASON_GUARD_NEED || r == oz2::REASON_GUARD_NOBOUND)
             wr = snprintf(buf + used, sizeof buf - used,
                           "%sozaki2 (GPU %d): %llu of %llu multiplies fell back to native FP64; "

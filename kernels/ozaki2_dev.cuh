@@ -1,8 +1,9 @@
-/* ozaki2_dev.cuh — the device side of kernels/ozaki2.cu: the status the
- * scaling kernels leave for the later ones (range check), block
+/* ozaki2_dev.cuh — the device side of kernels/ozaki2.cu: the moduli's
+ * parameters in constant memory, the flagging of a multiply, block
  * reductions, the scaling + slicing kernels (A by rows, B by columns), the
  * CRT kernel (mod reduction, Garner, unscale, beta) and the gated native
- * fallback.  Private to ozaki2.cu. */
+ * fallback.  Private to ozaki2.cu (the status words are ozaki2_ws.cuh's:
+ * ozaki2_slices.cu reads them too). */
 #ifndef DD_OZAKI2_DEV_CUH
 #define DD_OZAKI2_DEV_CUH
 
@@ -10,38 +11,10 @@
 #include <stdint.h>
 
 #include "ozaki2.h"
+#include "ozaki2_ws.cuh" /* status, stats */
 
 namespace oz2
 {
-
-/* One multiply's verdict (reset before each chunk): flag 0 fine, else the
- * first reason found (REASON_*), with its row/column and counts; the
- * REASON_GUARD_* are ozaki2-auto's (set by set_flag: index = the count the
- * guard asked for, lossy = k).  rbits / qbits: the guard's maxima of r and
- * q (ozaki2.h) as the bits of non-negative doubles, which order like the
- * values (atomicMax). */
-enum {
-    REASON_NONE,
-    REASON_A_NONFINITE,
-    REASON_B_NONFINITE,
-    REASON_A_RANGE,
-    REASON_B_RANGE,
-    REASON_GUARD_NEED,
-    REASON_GUARD_SLOW,
-    REASON_GUARD_NOBOUND,
-    REASON_COUNT
-};
-struct status {
-    unsigned int flag;
-    int index, lossy, nnz;
-    unsigned long long rbits, qbits;
-};
-/* Kept across multiplies, read and cleared by the host (kernel_note). */
-struct stats {
-    unsigned long long fallbacks;
-    unsigned int reason;
-    int index, lossy, nnz, moduli;
-};
 
 /* The parameters of every number of moduli, index n - OZ2_MIN_MODULI. */
 __constant__ oz2_params c_par[OZ2_MAX_MODULI - OZ2_MIN_MODULI + 1];

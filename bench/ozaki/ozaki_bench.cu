@@ -33,6 +33,19 @@
  * back within 2x native's (dgemm_dmma against cuBLAS), and at k ≥ 16384
  * (where up to 20 moduli beat native) uniform, rowcol30 and halves
  * emulated.
+ * --slices-test: kernel.h's sliced operands (kernels/ozaki2_slices.cu):
+ * for each kernel (default ozaki2, ozaki2-14, ozaki2-16) and shape
+ * (default 1, 7x5x3, 33x17x65, 1000x777x4100, 4096x4096x8192), random A
+ * and B with lda > k and ldb > n (NaN in the padding, which nothing may
+ * read), both blobs made on a second stream, copied into a fresh buffer,
+ * the originals overwritten and freed; kernel_slices_gemm at beta 0 and 1
+ * must give C bit for bit the launcher's (padding of C included) with
+ * missed 0.  A NaN in a row of A, a column of B out of range (half of it
+ * times 2^-60) and a header that does not match the multiply must give
+ * missed nonzero and beta·C (and the launcher, on the first two, fall
+ * back).  Then make A+B, gemm from blobs and the
+ * launcher timed at 16384x16384x8192 with ozaki2-14 (median of --reps,
+ * events; a "mode":"slices" record with --json).  Exit 1 on any failure.
  * --types f32: ozaki2's FP32 launchers (kernels/ozaki2_s.cu) against
  * cuBLAS SGEMM: the data is made as above in FP64 and rounded to FP32, the
  * reference is the double-double dot product of those FP32 values, the
@@ -56,6 +69,7 @@
 #include "dd_json.h"
 #include "gemm_check.cuh"
 #include "kernel.h"
+#include "ozaki2.h" /* OZ2_KCHUNK */
 
 namespace
 {
@@ -142,6 +156,7 @@ struct opts {
     const char *json = nullptr;
     int test = 0;
     int f32 = 0; /* --types f32 */
+    int slices = 0; /* --slices-test */
 };
 
 std::vector<std::string> split(const char *s)
@@ -423,16 +438,310 @@ void run_case(const opts &o, int64_t m, int64_t n, int64_t k, int cls, FILE *js,
     CK(cudaFree(cd.R32));
 }
 
+/* ---- --slices-test: kernel.h's sliced operands (kernels/ozaki2_slices.cu) ---- */
+
+/* rows×cols uniform [-1, 1) at leading dimension ld, the ld - cols columns
+ * past the matrix set to pad (NaN: a slicer that read past a row or column
+ * would flag the multiply). */
+__global__ void fill_strided(double *X, int64_t rows, int64_t cols, int64_t ld, uint64_t seed,
+                             double pad)
+{
+    for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < rows * ld;
+         q += (int64_t)gridDim.x * blockDim.x)
+        X[q] = q % ld < cols ? ddcheck::uniform_pm1<double>(mix(seed, (uint64_t)q)) : pad;
+}
+
+/* Column j of B (k×n, ldb) out of range: its second half times 2^-60. */
+__global__ void spread_column(double *B, int64_t k, int64_t ldb, int64_t j)
+{
+    for (int64_t l = k / 2 + threadIdx.x; l < k; l += blockDim.x)
+        B[l * ldb + j] = ldexp(B[l * ldb + j], -60);
+}
+
+/* What a case does to the operands: nothing (C bit for bit the launcher's),
+ * a NaN in a row of A, a column of B out of range (both: the launcher must
+ * fall back), or blobs of m rows given to a multiply of m - 4 (a header
+ * that does not match); the last three must report missed and leave
+ * beta·C. */
+enum { SPOIL_NONE, SPOIL_NAN_A, SPOIL_RANGE_B, SPOIL_MISMATCH };
+const char *SPOIL_NAME[] = {"random", "nan-in-A", "range-B", "mismatch"};
+
+int g_slices_fail = 0;
+
+/* One kernel, shape and spoil, beta 0 and 1: both blobs made on their own
+ * stream (SUMMA's communication stream), copied into one fresh buffer (B's
+ * copy 16 bytes off a 256-byte boundary), the originals overwritten and
+ * freed, then kernel_slices_gemm and the kernel's launcher on the same data. */
+void slices_case(const char *kname, int64_t m, int64_t n, int64_t k, int spoil, cudaStream_t s,
+                 cudaStream_t sc)
+{
+    const kernel_desc *kd = kernel_find(kname);
+    const int nm = kd ? kernel_slices_moduli(kd, k) : 0;
+    char shape[64];
+    snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)m, (long long)n, (long long)k);
+    if (nm <= 0) {
+        printf("FAIL: slices %-10s %-18s: kernel_slices_moduli gives %d\n", kname, shape, nm);
+        ++g_slices_fail;
+        return;
+    }
+    const int64_t lda = k + 3, ldb = n + 5, ldc = n + 1;
+    const int64_t mm = spoil == SPOIL_MISMATCH ? m - 4 : m; /* the rows multiplied */
+    double *A, *B, *C0, *Cs, *Cl;
+    unsigned int *dmissed;
+    CK(cudaMalloc(&A, sizeof(double) * m * lda));
+    CK(cudaMalloc(&B, sizeof(double) * k * ldb));
+    CK(cudaMalloc(&C0, sizeof(double) * m * ldc));
+    CK(cudaMalloc(&Cs, sizeof(double) * m * ldc));
+    CK(cudaMalloc(&Cl, sizeof(double) * m * ldc));
+    CK(cudaMalloc(&dmissed, sizeof(unsigned int)));
+    const uint64_t seed = 7000 + (uint64_t)(m * 31 + n * 7 + k) + 101 * (uint64_t)spoil;
+    fill_strided<<<1024, 256, 0, s>>>(A, m, k, lda, seed, NAN);
+    fill_strided<<<1024, 256, 0, s>>>(B, k, n, ldb, seed + 1, NAN);
+    fill_strided<<<1024, 256, 0, s>>>(C0, m, ldc, ldc, seed + 2, 0.0);
+    CK(cudaGetLastError());
+    CK(cudaStreamSynchronize(s));
+    if (spoil == SPOIL_NAN_A) {
+        const double nan = NAN;
+        CK(cudaMemcpy(A + (m > 5 ? 5 : m - 1) * lda + k / 2, &nan, sizeof nan,
+                      cudaMemcpyHostToDevice));
+    } else if (spoil == SPOIL_RANGE_B) {
+        spread_column<<<1, 256, 0, s>>>(B, k, ldb, n > 3 ? 3 : n - 1);
+        CK(cudaGetLastError());
+        CK(cudaStreamSynchronize(s));
+    }
+    const size_t ba = kernel_slices_bytes(nm, m, k), bb = kernel_slices_bytes(nm, n, k);
+    const char *bad = nullptr;
+    void *oa = nullptr, *ob = nullptr;
+    char *copy = nullptr;
+    if (!ba || !bb || ba % 256 || bb % 256)
+        bad = "kernel_slices_bytes";
+    if (!bad) {
+        CK(cudaMalloc(&oa, ba));
+        CK(cudaMalloc(&ob, bb));
+        if (kernel_slices_make(nm, 0, m, k, A, lda, oa, (void *)sc) ||
+            kernel_slices_make(nm, 1, n, k, B, ldb, ob, (void *)sc))
+            bad = "kernel_slices_make refused";
+        CK(cudaStreamSynchronize(sc));
+        CK(cudaMalloc(&copy, 256 + ba + 16 + bb));
+        CK(cudaMemcpy(copy + 256, oa, ba, cudaMemcpyDeviceToDevice));
+        CK(cudaMemcpy(copy + 256 + ba + 16, ob, bb, cudaMemcpyDeviceToDevice));
+        CK(cudaMemset(oa, 0xff, ba));
+        CK(cudaMemset(ob, 0xff, bb));
+        /* a device-to-device cudaMemcpy may return before it is done */
+        CK(cudaDeviceSynchronize());
+        CK(cudaFree(oa));
+        CK(cudaFree(ob));
+    }
+    const void *pa = copy ? copy + 256 : nullptr, *pb = copy ? copy + 256 + ba + 16 : nullptr;
+    std::vector<double> hs((size_t)(m * ldc)), hl((size_t)(m * ldc)), h0((size_t)(m * ldc));
+    CK(cudaMemcpy(h0.data(), C0, sizeof(double) * m * ldc, cudaMemcpyDeviceToHost));
+    for (int beta = 0; beta <= 1 && !bad; ++beta) {
+        CK(cudaMemcpyAsync(Cs, C0, sizeof(double) * m * ldc, cudaMemcpyDeviceToDevice, s));
+        CK(cudaMemcpyAsync(Cl, C0, sizeof(double) * m * ldc, cudaMemcpyDeviceToDevice, s));
+        CK(cudaMemsetAsync(dmissed, 0xff, sizeof(unsigned int), s));
+        if (kernel_slices_gemm(nm, mm, n, k, pa, pb, beta, Cs, ldc, dmissed, (void *)s)) {
+            bad = "kernel_slices_gemm refused";
+            break;
+        }
+        if (spoil != SPOIL_MISMATCH &&
+            kd->dgemm(m, n, k, A, lda, B, ldb, beta, Cl, ldc, (void *)s)) {
+            bad = "the launcher refused";
+            break;
+        }
+        unsigned int missed = 0;
+        CK(cudaStreamSynchronize(s));
+        CK(cudaMemcpy(&missed, dmissed, sizeof missed, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(hs.data(), Cs, sizeof(double) * m * ldc, cudaMemcpyDeviceToHost));
+        std::string nt = kernel_note(); /* synchronises; clears the fallbacks counted */
+        bool ok;
+        if (spoil == SPOIL_NONE) {
+            CK(cudaMemcpy(hl.data(), Cl, sizeof(double) * m * ldc, cudaMemcpyDeviceToHost));
+            ok = missed == 0 && !memcmp(hs.data(), hl.data(), sizeof(double) * hs.size());
+        } else { /* beta·C in the rows multiplied, everything else as it was */
+            hl = h0;
+            for (int64_t r = 0; r < mm && !beta; ++r)
+                for (int64_t c = 0; c < n; ++c)
+                    hl[(size_t)(r * ldc + c)] = 0.0;
+            ok = missed != 0 && !memcmp(hs.data(), hl.data(), sizeof(double) * hs.size());
+            /* the launcher's own range check agrees: it fell back (its note) */
+            if (spoil != SPOIL_MISMATCH)
+                ok = ok && nt.find("fell back") != std::string::npos;
+        }
+        int64_t diffs = 0;
+        for (size_t q = 0; q < hs.size(); ++q)
+            diffs += memcmp(&hs[q], &hl[q], sizeof(double)) != 0;
+        printf("%sslices %-10s %-18s %-9s beta %d moduli %2d missed %-2u %s (%lld entries "
+               "differ)%s%s\n",
+               ok ? "" : "FAIL: ", kname, shape, SPOIL_NAME[spoil], beta, nm, missed,
+               ok ? "ok" : "WRONG", (long long)diffs, nt.empty() ? "" : "  ", nt.c_str());
+        g_slices_fail += !ok;
+    }
+    if (bad) {
+        printf("FAIL: slices %-10s %-18s %-9s: %s\n", kname, shape, SPOIL_NAME[spoil], bad);
+        (void)cudaGetLastError();
+        ++g_slices_fail;
+    }
+    fflush(stdout);
+    CK(cudaFree(copy));
+    CK(cudaFree(A));
+    CK(cudaFree(B));
+    CK(cudaFree(C0));
+    CK(cudaFree(Cs));
+    CK(cudaFree(Cl));
+    CK(cudaFree(dmissed));
+}
+
+/* The median of reps timed runs of what() on stream t, after one warm-up. */
+template <typename F> double median_ms(int reps, cudaStream_t t, F what)
+{
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<float> v;
+    for (int r = -1; r < reps; ++r) {
+        CK(cudaEventRecord(e0, t));
+        if (what()) {
+            fprintf(stderr, "ozaki-bench: a timed call was refused\n");
+            exit(1);
+        }
+        CK(cudaEventRecord(e1, t));
+        CK(cudaEventSynchronize(e1));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= 0)
+            v.push_back(ms);
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+/* The costs SUMMA's slice broadcast trades: slicing both panels
+ * (kernel_slices_make of A and B), the multiply from blobs, and the
+ * launcher (which slices and multiplies). */
+void slices_timing(const opts &o, const char *kname, int64_t m, int64_t n, int64_t k, FILE *js,
+                   cudaStream_t s, cudaStream_t sc)
+{
+    const kernel_desc *kd = kernel_find(kname);
+    const int nm = kd ? kernel_slices_moduli(kd, k) : 0;
+    if (nm <= 0) {
+        printf("FAIL: slices timing: %s offers no slicing at k = %lld\n", kname, (long long)k);
+        ++g_slices_fail;
+        return;
+    }
+    double *A, *B, *C;
+    void *ba, *bb;
+    unsigned int *dmissed;
+    CK(cudaMalloc(&A, sizeof(double) * m * k));
+    CK(cudaMalloc(&B, sizeof(double) * k * n));
+    CK(cudaMalloc(&C, sizeof(double) * m * n));
+    CK(cudaMalloc(&ba, kernel_slices_bytes(nm, m, k)));
+    CK(cudaMalloc(&bb, kernel_slices_bytes(nm, n, k)));
+    CK(cudaMalloc(&dmissed, sizeof(unsigned int)));
+    fill_strided<<<1024, 256, 0, s>>>(A, m, k, k, 99, 0.0);
+    fill_strided<<<1024, 256, 0, s>>>(B, k, n, n, 100, 0.0);
+    CK(cudaGetLastError());
+    CK(cudaStreamSynchronize(s));
+    const double ms_make = median_ms(o.reps, sc, [&] {
+        return kernel_slices_make(nm, 0, m, k, A, k, ba, (void *)sc) ||
+               kernel_slices_make(nm, 1, n, k, B, n, bb, (void *)sc);
+    });
+    const double ms_gemm = median_ms(o.reps, s, [&] {
+        return kernel_slices_gemm(nm, m, n, k, ba, bb, 0, C, n, dmissed, (void *)s);
+    });
+    unsigned int missed = 0;
+    CK(cudaMemcpy(&missed, dmissed, sizeof missed, cudaMemcpyDeviceToHost));
+    const double ms_launch =
+        median_ms(o.reps, s, [&] { return kd->dgemm(m, n, k, A, k, B, n, 0, C, n, (void *)s); });
+    std::string nt = kernel_note();
+    const double tf = 2.0 * m * n * k / 1e9;
+    printf("%sslices timing %lldx%lldx%lld %s (%d moduli, median of %d): make A+B %.3f ms, "
+           "gemm from blobs %.3f ms (%.1f TFLOP/s), sum %.3f ms; launcher %.3f ms (%.1f "
+           "TFLOP/s)%s%s\n",
+           missed ? "FAIL: " : "", (long long)m, (long long)n, (long long)k, kname, nm, o.reps,
+           ms_make, ms_gemm, tf / ms_gemm, ms_make + ms_gemm, ms_launch, tf / ms_launch,
+           nt.empty() ? "" : "  ", nt.c_str());
+    g_slices_fail += missed != 0;
+    if (js) {
+        fputs("{\"bench\":\"ozaki\",\"mode\":\"slices\"", js);
+        dd_json_kv_int(js, "m", m);
+        dd_json_kv_int(js, "n", n);
+        dd_json_kv_int(js, "k", k);
+        dd_json_kv_str(js, "kernel", kname);
+        dd_json_kv_int(js, "moduli", nm);
+        dd_json_kv_int(js, "reps", o.reps);
+        dd_json_kv_num_g(js, "ms_make_ab", ms_make, 6);
+        dd_json_kv_num_g(js, "ms_gemm_slices", ms_gemm, 6);
+        dd_json_kv_num_g(js, "ms_launcher", ms_launch, 6);
+        dd_json_kv_str(js, "note", nt.c_str());
+        fputs("}\n", js);
+        fflush(js);
+    }
+    CK(cudaFree(A));
+    CK(cudaFree(B));
+    CK(cudaFree(C));
+    CK(cudaFree(ba));
+    CK(cudaFree(bb));
+    CK(cudaFree(dmissed));
+}
+
+/* --slices-test: every kernel of o.kernels (default ozaki2, ozaki2-14,
+ * ozaki2-16) on every shape of o.sizes (default below), random operands bit
+ * for bit against the launcher; on the shapes with m ≥ 8 and k ≥ 2 a NaN in
+ * a row of A, a column of B out of range and (the smallest such shape) a
+ * mismatched header, each of which must give missed and beta·C; then the
+ * timing.  0 when every case passes, else 1. */
+int slices_test(const opts &o, FILE *js)
+{
+    std::vector<dims> sizes = o.sizes;
+    if (sizes.empty())
+        sizes = {{1, 1, 1}, {7, 5, 3}, {33, 17, 65}, {1000, 777, 4100}, {4096, 4096, 8192}};
+    std::vector<std::string> kernels = o.kernels;
+    if (kernels.empty())
+        kernels = {"ozaki2", "ozaki2-14", "ozaki2-16"};
+    cudaStream_t s, sc;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithFlags(&sc, cudaStreamNonBlocking));
+    for (const std::string &kn : kernels) {
+        bool mismatch_done = false;
+        for (const dims &d : sizes) {
+            if (d.k > OZ2_KCHUNK) { /* a blob holds one INT8 chunk */
+                printf("slices %-10s %lldx%lldx%lld: skipped (k above %d)\n", kn.c_str(),
+                       (long long)d.m, (long long)d.n, (long long)d.k, OZ2_KCHUNK);
+                continue;
+            }
+            slices_case(kn.c_str(), d.m, d.n, d.k, SPOIL_NONE, s, sc);
+            if (d.m >= 8 && d.k >= 2 && d.m * d.k <= (int64_t)1 << 23) {
+                slices_case(kn.c_str(), d.m, d.n, d.k, SPOIL_NAN_A, s, sc);
+                slices_case(kn.c_str(), d.m, d.n, d.k, SPOIL_RANGE_B, s, sc);
+                if (!mismatch_done)
+                    slices_case(kn.c_str(), d.m, d.n, d.k, SPOIL_MISMATCH, s, sc);
+                mismatch_done = true;
+            }
+        }
+    }
+    slices_timing(o, "ozaki2-14", 16384, 16384, 8192, js, s, sc);
+    CK(cudaStreamDestroy(s));
+    CK(cudaStreamDestroy(sc));
+    kernel_shutdown();
+    printf("ozaki-bench --slices-test: %s\n", g_slices_fail ? "FAILED" : "all passed");
+    return g_slices_fail ? 1 : 0;
+}
+
 static const char USAGE[] =
     "usage: ozaki-bench [--types f64|f32] [--sizes LIST] [--kernels LIST] [--classes LIST]\n"
-    "                   [--reps N] [--samples S] [--json FILE] [--test]\n"
+    "                   [--reps N] [--samples S] [--json FILE] [--test] [--slices-test]\n"
     "  --types    f64 (default) or f32 (the kernels' FP32 launchers against cuBLAS SGEMM)\n"
     "  --sizes    comma list of N or MxNxK (default 4096; --test: 1024,2048,1024x1024x16384)\n"
     "  --kernels  kernels beside native cuBLAS (default ozaki2,emu_cublas;\n"
     "             --test: ozaki2,ozaki2-16,ozaki2-auto; f32: ozaki2)\n"
     "  --classes  uniform, rowcol30, elem30, blocks, halves, lognormal, phi0.5, phi1,\n"
     "             phi2, phi3, phi4 (default: all; f32: uniform, rowcol30, halves, lognormal)\n"
-    "  --test     exit 1 unless every row passes (see the head of bench/ozaki/ozaki_bench.cu)\n";
+    "  --test     exit 1 unless every row passes (see the head of bench/ozaki/ozaki_bench.cu)\n"
+    "  --slices-test  kernel.h's sliced operands bit for bit against the launchers, their\n"
+    "             fallback cases, and their timing (sizes: 1,7x5x3,33x17x65,1000x777x4100,\n"
+    "             4096x4096x8192; kernels: ozaki2,ozaki2-14,ozaki2-16; FP64 only)\n";
 
 const char *opt_sizes(const char *v, void *dest)
 {
@@ -484,10 +793,18 @@ int parse(int argc, char **argv, opts *o)
         {"--samples", BENCH_INT, &o->samples, 1, 1 << 24, 0, 0, nullptr, nullptr},
         {"--json", BENCH_STRING, &o->json, 0, 0, 0, 0, nullptr, nullptr},
         {"--test", BENCH_FLAG, &o->test, 0, 0, 0, 0, nullptr, nullptr},
+        {"--slices-test", BENCH_FLAG, &o->slices, 0, 0, 0, 0, nullptr, nullptr},
         {nullptr, BENCH_FLAG, nullptr, 0, 0, 0, 0, nullptr, nullptr}};
     int rc = bench_parse("ozaki-bench", USAGE, table, argc, argv, stderr);
     if (rc != BENCH_GO)
         return rc;
+    if (o->slices) { /* its own defaults (slices_test) */
+        if (o->f32 || o->test) {
+            fprintf(stderr, "ozaki-bench: --slices-test is FP64 only and runs without --test\n");
+            return 2;
+        }
+        return BENCH_GO;
+    }
     if (o->test) {
         if (o->sizes.empty())
             o->sizes = {{1024, 1024, 1024}, {2048, 2048, 2048}, {1024, 1024, 16384}};
@@ -522,6 +839,12 @@ int main(int argc, char **argv)
     if (o.json && !js) {
         fprintf(stderr, "ozaki-bench: cannot open %s\n", o.json);
         return 2;
+    }
+    if (o.slices) {
+        const int rc = slices_test(o, js);
+        if (js)
+            fclose(js);
+        return rc;
     }
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "agree.h"
+#include "dd_launch.h"
 #include "api_plan.h"
 #include "dd_sysmem.h"
 #include "timer.h"
@@ -526,4 +527,9 @@ void dd_plan_destroy(dd_plan *p)
 void dd_release_devices(void)
 {
     engine_release_devices();
+}
+
+void dd_prestart_device(void)
+{
+    engine_prestart(dd_launch_local_rank());
 }

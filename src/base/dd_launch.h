@@ -13,5 +13,12 @@ double dd_launcher_age(void);
  * whose parent changes has lost its launcher (the output discipline's
  * watch, io/io_output.c). */
 long dd_launcher_pid(void);
+/* This rank's place among the ranks of its node as the launcher's
+ * environment says it, before MPI is started: OMPI_COMM_WORLD_LOCAL_RANK
+ * (Open MPI), MPI_LOCALRANKID (MPICH's Hydra), PMI_LOCAL_RANK, PALS_LOCAL_RANKID,
+ * SLURM_LOCALID (srun), the first that holds a whole number >= 0; 0 for a
+ * singleton (none of them, and none of OMPI_COMM_WORLD_SIZE, PMI_SIZE,
+ * PMIX_RANK, SLURM_PROCID set); -1 where a launcher ran but says nothing. */
+int dd_launch_local_rank(void);
 
 #endif

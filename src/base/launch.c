@@ -1,5 +1,6 @@
 /* launch.c — how long the launcher ran before this process (dd_launch.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -42,6 +43,28 @@ static int is_launcher(long pid)
     for (int i = 0; ok && names[i]; i++)
         if (!strcmp(comm, names[i]))
             return 1;
+    return 0;
+}
+
+/* v as a local rank: a whole number in [0, 2^20), else -1. */
+static int local_rank_of(const char *v)
+{
+    char *end = NULL;
+    long r = v && *v ? strtol(v, &end, 10) : -1;
+    return v && *v && end && !*end && r >= 0 && r < 1 << 20 ? (int)r : -1;
+}
+
+int dd_launch_local_rank(void)
+{
+    const char *local[] = {getenv("OMPI_COMM_WORLD_LOCAL_RANK"), getenv("MPI_LOCALRANKID"),
+                           getenv("PMI_LOCAL_RANK"), getenv("PALS_LOCAL_RANKID"),
+                           getenv("SLURM_LOCALID")};
+    for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
+        if (local_rank_of(local[i]) >= 0)
+            return local_rank_of(local[i]);
+    if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK") ||
+        getenv("SLURM_PROCID"))
+        return -1;
     return 0;
 }
 

@@ -18,6 +18,8 @@ int main(int argc, char **argv)
     /* the wall account starts when the launcher (mpirun, srun) did, before MPI */
     double t_main = dd_now();
     double t_start = t_main - dd_launcher_age();
+    /* the GPU's context made while MPI starts (dd_prestart_device) */
+    run_head_start(argc, argv);
     int provided;
     if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "dgemm-dist: error: MPI_Init_thread failed\n");
@@ -53,7 +55,9 @@ int main(int argc, char **argv)
     }
     int done = 0; /* a run finalizes MPI itself, to account for it */
     MPI_Finalized(&done);
-    if (!done)
+    if (!done) {
         MPI_Finalize();
+        run_head_end(); /* a head start no run used */
+    }
     return status;
 }

@@ -270,7 +270,21 @@ extern const dd_engine_ops dd_engine_cpu;
 const char *engine_cpu_blas_version(void);
 #ifdef DD_HAVE_CUDA
 extern const dd_engine_ops dd_engine_cuda;
+/* engine_prestart's CUDA part (engine_cuda.c): the context of GPU
+ * local_rank % count made current and created, its ordinal into *device
+ * (-1 where none); and a guessed GPU's context destroyed again. */
+void engine_cuda_prestart(int local_rank, int *device);
+void engine_cuda_forget(int device);
 #endif
+
+/* A program's head start on its GPU (dd_prestart_device): before MPI_Init,
+ * create the CUDA context of the GPU local_rank % (visible GPUs) on a
+ * thread of its own, as the CUDA engine will pick it, so that it overlaps
+ * MPI's start-up.  local_rank < 0 or a build without CUDA: nothing.  The
+ * next engine_select (or engine_release_devices) waits for the thread and,
+ * where the engine opened is not the CUDA engine on that GPU, destroys the
+ * guessed GPU's context again (nothing of it was used). */
+void engine_prestart(int local_rank);
 
 /* --backend NAME (auto | cuda | cpu): open the engine on every rank of
  * cfg->world.  auto takes CUDA when every rank has a GPU and falls back to

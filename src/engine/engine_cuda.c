@@ -271,6 +271,30 @@ static void cuda_close(dd_engine *e)
     e->impl = NULL;
 }
 
+void engine_cuda_prestart(int local_rank, int *device)
+{
+    int count = 0;
+    *device = -1;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1)
+        return;
+    int d = local_rank % count;
+    if (cudaSetDevice(d) == cudaSuccess && cudaFree(0) == cudaSuccess)
+        *device = d;
+}
+
+/* A guessed GPU the engine did not take: its context (made by
+ * engine_cuda_prestart, nothing allocated in it) destroyed, the current
+ * device kept. */
+void engine_cuda_forget(int device)
+{
+    int cur = -1;
+    int have = cudaGetDevice(&cur) == cudaSuccess;
+    if (cudaSetDevice(device) == cudaSuccess)
+        cudaDeviceReset();
+    if (have && cur != device)
+        cudaSetDevice(cur);
+}
+
 /* The current device is the one open() chose; close() freed what the
  * engine made, the reset returns the context itself. */
 static void cuda_release_device(dd_engine *e)

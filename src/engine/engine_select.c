@@ -1,5 +1,6 @@
 /* engine_select.c — the one place that picks an engine by name (engine.h). */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,8 +45,51 @@ static int try_cuda(const dd_engine_cfg *cfg, dd_engine *e, int *fallback, dd_er
 /* The ops of the last engine a device was opened for (engine_release_devices). */
 static const dd_engine_ops *device_ops;
 
+/* engine_prestart's thread and the GPU it guessed (-1: none). */
+static pthread_t prestart_thread;
+static int prestart_running, prestart_device = -1;
+
+#ifdef DD_HAVE_CUDA
+static int prestart_lrank;
+
+static void *prestart_main(void *arg)
+{
+    (void)arg;
+    engine_cuda_prestart(prestart_lrank, &prestart_device);
+    return NULL;
+}
+#endif
+
+void engine_prestart(int local_rank)
+{
+#ifdef DD_HAVE_CUDA
+    if (local_rank < 0 || prestart_running)
+        return;
+    prestart_lrank = local_rank;
+    prestart_running = pthread_create(&prestart_thread, NULL, prestart_main, NULL) == 0;
+#else
+    (void)local_rank;
+#endif
+}
+
+/* The thread joined; the guessed context destroyed unless `keep` is that GPU. */
+static void prestart_settle(int keep)
+{
+    if (!prestart_running)
+        return;
+    pthread_join(prestart_thread, NULL);
+    prestart_running = 0;
+#ifdef DD_HAVE_CUDA
+    if (prestart_device >= 0 && prestart_device != keep)
+        engine_cuda_forget(prestart_device);
+#endif
+    (void)keep;
+    prestart_device = -1;
+}
+
 void engine_release_devices(void)
 {
+    prestart_settle(-1);
     if (!device_ops || !device_ops->release_device)
         return;
     dd_engine none;
@@ -59,12 +103,18 @@ int engine_select(const char *name, const dd_engine_cfg *cfg, dd_engine *e, char
 {
     memset(e, 0, sizeof *e);
     if (!strcmp(name, "cpu")) {
+        prestart_settle(-1);
         snprintf(why, len, "--backend cpu");
         return open_everywhere(&dd_engine_cpu, cfg, e, err);
     }
 #ifdef DD_HAVE_CUDA
     int fallback = 0;
+    if (prestart_running) /* the guessed context, made current on this thread too */
+        pthread_join(prestart_thread, NULL), prestart_running = 0;
     int rc = try_cuda(cfg, e, &fallback, err);
+    if (prestart_device >= 0 && (rc || e->info.device_index != prestart_device))
+        engine_cuda_forget(prestart_device);
+    prestart_device = -1;
     if (!rc) {
         device_ops = e->ops;
         snprintf(why, len, "%s",
