@@ -100,6 +100,25 @@ static void close_backends(dd_context *ctx)
     ctx->eng_open = 0;
 }
 
+/* DD_OZAKI2_PANELS (agreed by same_knobs) for this context: slices or fp64
+ * as set; auto: slices where the comm backend comm_select will open moves
+ * GPU memory straight (the copy engines, NCCL), FP64 panels where it goes
+ * through MPI (staged through host memory: the blob's N bytes an element
+ * against FP64's 8 cost more on that path than the receivers' slicing
+ * saves, docs/results/h200-2026-12-03-call-f) and on the CPU backend.
+ * Collective over the context (the most ranks sharing a GPU). */
+static int choose_slices(dd_context *ctx, dd_err *err)
+{
+    long long v = dd_knob_int(DDK_OZAKI2_PANELS); /* 0 auto, 1 slices, 2 fp64 */
+    int shared = ctx->eng.info.ranks_per_device, most = shared;
+    int rc = dd_mpi_check(MPI_Allreduce(&shared, &most, 1, MPI_INT, MPI_MAX, ctx->world),
+                          "MPI_Allreduce of GPU sharing", err);
+    const char *c = ctx->eng.ops->work_is_host ? "mpi"
+                                               : comm_gpu_choice(ctx->comm_name, most, 1);
+    ctx->slices = v == 1 || (v == 0 && (!strcmp(c, "ce") || !strcmp(c, "nccl")));
+    return rc;
+}
+
 int api_open_backends(dd_context *ctx, dd_dtype t, dd_err *err)
 {
     close_backends(ctx);
@@ -109,6 +128,8 @@ int api_open_backends(dd_context *ctx, dd_dtype t, dd_err *err)
     ctx->eng_open = rc == DD_OK;
     if (!rc)
         ctx->type = t;
+    if (!rc) /* engine_select's result is agreed: every rank is here */
+        rc = choose_slices(ctx, err);
     return rc;
 }
 
@@ -297,15 +318,15 @@ static int same_options(dd_context *ctx, const dd_context_options *o, dd_err *er
  * rank (collective whatever the value here): DD_OZAKI2_PANELS. */
 static int same_knobs(dd_context *ctx, dd_err *err)
 {
+    static const char *const name[] = {"auto", "slices", "fp64"};
     int v = (int)dd_knob_int(DDK_OZAKI2_PANELS), in[2] = {v, -v}, out[2] = {v, -v};
     int rc = dd_mpi_check(MPI_Allreduce(in, out, 2, MPI_INT, MPI_MIN, ctx->world),
                           "MPI_Allreduce of the panel knobs", err);
-    ctx->slices = v == 0;
     if (!rc && out[0] != -out[1])
         rc = dd_fail(err, DD_EUSAGE,
                      "rank %d: DD_OZAKI2_PANELS is '%s' here but not on every rank: set it the "
                      "same on every rank",
-                     ctx->rank, v ? "fp64" : "slices");
+                     ctx->rank, name[v >= 0 && v < 3 ? v : 0]);
     return rc;
 }
 

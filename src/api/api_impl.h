@@ -66,7 +66,7 @@ struct dd_context {
     int have_kernel;
     int64_t panel;
     int lookahead, threads;
-    int slices; /* DD_OZAKI2_PANELS is slices (agreed): ozaki2's panels travel sliced */
+    int slices; /* ozaki2's panels travel sliced (DD_OZAKI2_PANELS, agreed; choose_slices) */
     int tune;                /* dd_context_options.tune: plans choose what is left at 0 */
     int opt_P, opt_Q, opt_L; /* the options as given (0: auto where tune is set) */
     int comm_slots;          /* slots the open comm backend serves */

@@ -19,7 +19,7 @@
 #endif
 
 static const char *const int8_products[] = {"auto", "cublas", NULL};
-static const char *const ozaki2_panels[] = {"slices", "fp64", NULL};
+static const char *const ozaki2_panels[] = {"auto", "slices", "fp64", NULL};
 static const char *const dropin_errors[] = {"pblas", "return", NULL};
 
 static const dd_knob_spec table[DDK_COUNT] = {
@@ -130,12 +130,14 @@ static const dd_knob_spec table[DDK_COUNT] = {
          .flags = DD_KNOB_LIBRARY,
          .dflt = 0,
          .choices = ozaki2_panels,
-         .dflt_text = "slices",
+         .dflt_text = "auto",
          .what =
              "how SUMMA moves the panels of --kernel ozaki2 and ozaki2-N (FP64, more than one "
              "rank): slices, as the INT8 slices their owner makes once (receivers do not slice "
              "again; about N/8 times the bytes of FP64); fp64, in FP64, each rank slicing what it "
-             "receives. Must be the same on every rank (refused otherwise)."},
+             "receives; auto, slices where the panels move GPU to GPU (--comm ce or nccl), fp64 "
+             "through MPI and on the CPU backend. Must be the same on every rank (refused "
+             "otherwise)."},
     [DDK_OZAKI2_TILE_MB] =
         {.name = "DD_OZAKI2_TILE_MB",
          .type = DD_KNOB_SIZE,

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # ozaki2_slices.sh — SUMMA's sliced panels (src/core/summa.c) on the CPU
 # backend's ozaki2 kernels (the host reference): with DD_OZAKI2_PANELS=slices
-# (the default) each panel's owner slices it once and the blob travels;
+# each panel's owner slices it once and the blob travels;
 # with fp64 the FP64 panel travels and every rank slices it.  On grids
 # 1×2, 1×3, 2×2 and 2×3, file to file and phased, both give C bit for bit
 # on inputs that stay in the moduli's range, the check PASSES, the kernel
 # note says the panels were broadcast as slices (and fp64's does not);
 # where rows of A and columns of B leave the range (wide.h5), the panels
 # they are in are redone in FP64 on the ranks that need them, the note
-# counts them and C is still the product; a knob that differs between
+# counts them and C is still the product; auto (the default) moves FP64
+# panels on the CPU backend and through MPI; a knob that differs between
 # ranks and an FP32 run of a CPU ozaki2 kernel are refused with one
 # message, no rank left waiting.
 # The GPU test runs the same with DD_SLICES_BACKEND=cuda (ranks sharing one
@@ -65,11 +66,20 @@ unset DD_FAULT
 # Out of range: the panels holding row 5 of A and column 3 of B are redone.
 for np in "${ranks[@]:0:2}"; do
     run "$np" slices wide.h5 c-w.h5
-    grep -Eq '^kernel    note: panels broadcast as slices, [1-9][0-9]* panel products? redone in f64' out ||
+    grep -Eq '^kernel    note: .*panels broadcast as slices, [1-9][0-9]* panel products? redone in f64' out ||
         { cat out; fail "$np ranks: wide.h5's panels were not redone"; }
     "$DD_COMPARE" product wide.h5 c-w.h5 >/dev/null || fail "$np ranks: wide.h5's C is not A·B"
     echo "ok   $np ranks: $(grep '^kernel    note' out)"
 done
+
+# auto (the default): FP64 panels on the CPU backend and through MPI.
+if [ "$backend" = cpu ] || [[ " ${extra[*]} " == *" mpi "* ]]; then
+    run 2 fp64 smooth.h5 c-f.h5
+    run 2 auto smooth.h5 c-a.h5
+    ! grep -q 'broadcast as slices' out || fail "auto sliced the panels on $backend ${extra[*]}"
+    "$DD_COMPARE" equal c-a.h5 c-f.h5 C >/dev/null || fail "auto's C differs from fp64's"
+    echo "ok   auto: FP64 panels on $backend ${extra[*]}"
+fi
 
 # DD_OZAKI2_PANELS differing between ranks: refused on every rank.
 cat >mixed.sh <<'SH'
