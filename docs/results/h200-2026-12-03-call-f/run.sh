@@ -14,6 +14,11 @@
 #    (DD_FAULT=no-prestart:*), the record's setup parts and /usr/bin/time;
 #    5. gemm-bench rows of ozaki2-14 and ozaki2-16 at the model's shapes
 #    (src/model/tables/rates-h200.csv); 6. ctest -L gpu with the time left.
+#   OUT=dir STAGE=2 bash run.sh   build; gpu_1gpu_ozaki2_sliced_panels_{mpi,ce}
+#       again (the redo's pattern mended, auto's check); the dgemm-dist
+#       runs of step 3 with --comm ce (copy engines: the ranks' panels
+#       pulled by the GPU's copy engines, no host staging) and auto beside
+STAGE=${STAGE:-1}
 set -uo pipefail
 R=$OUT/r
 mkdir -p "$R"
@@ -30,6 +35,30 @@ cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURE
 echo "build rc=$?" | tee -a "$R/steps.txt"
 tail -3 "$R/build.log" >>"$R/steps.txt"
 pack
+if [ "$STAGE" = 2 ]; then
+    step "sliced panels end to end"
+    (cd "$B" && timeout 200 ctest -R "gpu_1gpu_ozaki2_sliced" -j 1 --timeout 150 --output-on-failure \
+        >"$R/sliced-tests.log" 2>&1)
+    echo "sliced tests rc=$?" | tee -a "$R/steps.txt"
+    grep -E "^ok|FAIL|Test +#|tests passed" "$R/sliced-tests.log" >>"$R/steps.txt"
+    step "dgemm-dist ozaki2-14 n=16384, ranks sharing the GPU, --comm ce"
+    D=$R/dist-ce; mkdir -p "$D"
+    for np in 2 4; do
+        grid=$([ $np = 2 ] && echo 1x2 || echo 2x2)
+        for mode in slices fp64 auto slices fp64; do
+            i=$((${i:-0} + 1))
+            DD_OZAKI2_PANELS=$mode timeout 90 mpirun -n $np --bind-to none -x DD_OZAKI2_PANELS \
+                "$B/dgemm-dist" --size 16384 --kernel ozaki2-14 --comm ce --grid $grid --repeat 3 \
+                --json "$D/np$np-$mode.jsonl" >"$D/np$np-$mode-$i.out" 2>&1
+            echo "np $np $mode rc=$? $(grep -E '^rate|PASSED|note|^  exposed' "$D/np$np-$mode-$i.out" | tr '\n' ' ')" | tee -a "$R/steps.txt"
+        done
+        timeout 90 mpirun -n $np --bind-to none "$B/dgemm-dist" --size 16384 --comm ce --grid $grid \
+            --repeat 3 --json "$D/np$np-native.jsonl" >"$D/np$np-native.out" 2>&1
+        echo "np $np native rc=$? $(grep -E '^rate|PASSED' "$D/np$np-native.out" | tr '\n' ' ')" | tee -a "$R/steps.txt"
+    done
+    gpu; pack
+    exit 0
+fi
 step "sliced operands and ozaki2 GPU tests"
 (cd "$B" && timeout 240 ctest -R "gpu_ozaki2_slices|gpu_1gpu_ozaki2|gpu_ozaki2_vs|gpu_kernels_match" \
     -j 1 --timeout 200 --output-on-failure >"$R/slices-tests.log" 2>&1)
