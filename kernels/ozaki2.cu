@@ -58,13 +58,6 @@
 #include "ozaki2_ws.cuh"
 #include "dd_knobs.h"
 
-#define OZ_TRY(call)                                                                               \
-    do {                                                                                           \
-        int oz_e_ = (int)(call);                                                                   \
-        if (oz_e_ != 0)                                                                            \
-            return oz_e_;                                                                          \
-    } while (0)
-
 namespace
 {
 

@@ -32,13 +32,6 @@
 #include "ozaki2.h"
 #include "ozaki2_ws.cuh"
 
-#define OZ_TRY(call)                                                                               \
-    do {                                                                                           \
-        int oz_e_ = (int)(call);                                                                   \
-        if (oz_e_ != 0)                                                                            \
-            return oz_e_;                                                                          \
-    } while (0)
-
 namespace
 {
 
