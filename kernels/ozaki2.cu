@@ -161,12 +161,24 @@ int oz2::slice(int nm, int side, int64_t vectors, int64_t k, const double *X, in
     const int pi = nm - OZ2_MIN_MODULI, kp = (int)up(k, 32);
     if (vectors == 0)
         return cudaSuccess;
-    if (side == 0)
-        oz2::slice_rows<<<(unsigned)vectors, 256, 0, s>>>(pi, (int)k, kp, X, ld, scales, out,
-                                                          stride, st, range);
-    else
-        oz2::slice_cols<<<(unsigned)((vectors + 31) / 32), 256, 0, s>>>(
-            pi, (int)vectors, (int)k, kp, X, ld, scales, out, stride, st, range);
+    oz2_params p; /* the digits the scaled integers need: 3 at 8 moduli .. 6 at 20 */
+    oz2_params_init(&p, nm);
+    const unsigned rows = (unsigned)vectors, cols = (unsigned)((vectors + 31) / 32);
+#define OZ_SLICE(ND)                                                                               \
+    case ND:                                                                                       \
+        if (side == 0)                                                                             \
+            oz2::slice_rows<ND><<<rows, 256, 0, s>>>(pi, (int)k, kp, X, ld, scales, out, stride,   \
+                                                     st, range);                                   \
+        else                                                                                       \
+            oz2::slice_cols<ND><<<cols, 256, 0, s>>>(pi, (int)vectors, (int)k, kp, X, ld, scales,  \
+                                                     out, stride, st, range);                      \
+        break;
+    switch (p.digits) {
+        OZ_SLICE(3) OZ_SLICE(4) OZ_SLICE(5) OZ_SLICE(6)
+    default:
+        return cudaErrorInvalidValue;
+    }
+#undef OZ_SLICE
     return (int)cudaGetLastError();
 }
 
@@ -178,9 +190,11 @@ int launch_crt(int pi, int rows, int n, const R *c32, int64_t cs, int n4, const 
                const int *sb, int beta, double *C, int64_t ldc, const oz2::status *st, int sms,
                cudaStream_t s)
 {
-    /* columns in blocks of 256 along x; rows along y, enough of them to
-     * give every SM 16 blocks, at most 65535 */
-    int64_t xb = ((int64_t)n + 255) / 256, want = (16LL * sms + xb - 1) / xb;
+    /* columns in blocks of 256 threads along x (4 columns a thread for
+     * INT8 residues); rows along y, enough of them to give every SM 16
+     * blocks, at most 65535 */
+    const int64_t per = sizeof(R) == 1 ? 1024 : 256;
+    int64_t xb = ((int64_t)n + per - 1) / per, want = (16LL * sms + xb - 1) / xb;
     int yb = (int)(want < rows ? want : rows);
     yb = yb < 1 ? 1 : yb > 65535 ? 65535 : yb;
     dim3 grid((unsigned)xb, (unsigned)yb);

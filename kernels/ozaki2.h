@@ -62,6 +62,10 @@
 #define OZ2_KEEP_BITS 40
 #define OZ2_LOSSY_DEN 64
 
+/* Base-2^15 digits of a scaled integer (|x| ≤ 2^H ≤ 2^76 at 20 moduli),
+ * for the GPU's residues (ozaki2_mod.cuh). */
+#define OZ2_DIGITS 6
+
 typedef struct {
     int n;                                     /* number of moduli */
     int log2m;                                 /* floor(log2 M) */
@@ -71,6 +75,8 @@ typedef struct {
     float mf[OZ2_MAX_MODULI];                  /* the moduli, FP32 */
     float rinvf[OZ2_MAX_MODULI];               /* 1/m in FP32 */
     float inv[OZ2_MAX_MODULI][OZ2_MAX_MODULI]; /* inv[j][i] = m_j^-1 mod m_i, j < i */
+    int digits;                                /* base-2^15 digits of |x| ≤ 2^H: ⌈(H + 2)/15⌉ */
+    float pw15[OZ2_MAX_MODULI][OZ2_DIGITS];    /* 2^(15c) mod m_i, symmetric residues */
 } oz2_params;
 
 /* x^-1 mod m for coprime x, m (extended Euclid). */
@@ -119,7 +125,13 @@ static inline void oz2_params_init(oz2_params *p, int n)
         p->rinvf[i] = 1.0f / (float)mod[i];
         for (int j = 0; j < OZ2_MAX_MODULI; ++j)
             p->inv[j][i] = j < i ? (float)oz2_inverse(mod[j] % mod[i], mod[i]) : 0.0f;
+        int pw = 1 % mod[i];
+        for (int c = 0; c < OZ2_DIGITS; ++c) {
+            p->pw15[i][c] = (float)(2 * pw >= mod[i] ? pw - mod[i] : pw);
+            pw = (int)((pw * 32768LL) % mod[i]);
+        }
     }
+    p->digits = (p->half_bits + 16) / 15;
 }
 
 /* The fewest moduli whose H keeps native-FP64 accuracy for dot products of
@@ -363,6 +375,57 @@ OZ2_FN double oz2_symmod(double x, double m, double rinv)
 OZ2_FN float oz2_symmodf_odd(float x, float m, float rinv)
 {
     return fmaf(-rintf(x * rinv), m, x);
+}
+
+/* ---- Residues from base-2^15 digits (the GPU's slicing) ----------------------
+ *
+ * The GPU's rint and conversions run at a quarter of its FMA rate, and
+ * oz2_symmod takes two rints per modulus.  The slicing kernels instead split
+ * each scaled integer x (|x| ≤ 2^H, H ≤ 76) once into nd balanced digits,
+ * x = Σ d_c·2^(15c) with |d_c| ≤ 2^14 (nd = oz2_params.digits, so that
+ * 15·nd ≥ H + 2), and reduce per modulus in FP32:
+ * y = Σ d_c·(2^(15c) mod m) has terms of magnitude ≤ 2^14·128 = 2^21 and
+ * at most six of them, so |y| < 2^24 and every partial sum is exact; y's
+ * quotient by m (below 2^17) is found by adding 1.5·2^23, off by at most one
+ * (y·rinv errs by |y/m|·2^-23 < 2^-6), and one correction each way gives
+ * oz2_symmod's residue, its convention for the even modulus included.
+ * tests/unit/test_ozaki2.c checks both against oz2_symmod. */
+#define OZ2_RND_BIAS 6755399441055744.0 /* 1.5·2^52: a double's ulp there is 1 */
+#define OZ2_RND_BIASF 12582912.0f       /* 1.5·2^23, the same in FP32 */
+
+/* The nd digits of an integer-valued x with |x| < 2^(15·nd - 1).  Digit c
+ * is the nearest integer to the remainder over 2^(15c) (the power-of-two
+ * scaling is exact, the addition of 1.5·2^52 rounds); the remainder less
+ * that multiple of 2^(15c) is exact (a double minus its rounding to a
+ * multiple of 2^(15c) is a multiple of its own ulp below 2^(15c-1)). */
+OZ2_FN void oz2_digits15(double x, int nd, float *d)
+{
+    double p = 1.0, pinv = 1.0; /* 2^(15c) and its inverse, for c = nd - 1 down */
+    for (int c = 1; c < nd; ++c)
+        p *= 0x1p15, pinv *= 0x1p-15;
+    for (int c = nd - 1; c >= 1; --c) {
+        const double h = (x * pinv + OZ2_RND_BIAS) - OZ2_RND_BIAS;
+        x = fma(-h, p, x);
+        d[c] = (float)h;
+        p *= 0x1p-15, pinv *= 0x1p15;
+    }
+    d[0] = (float)x;
+}
+
+/* The symmetric residue modulo m (rinv = 1/m in FP32) of Σ d_c·w_c, the
+ * digits of oz2_digits15 and w_c = 2^(15c) mod m (oz2_params.pw15, w_0 = 1). */
+OZ2_FN float oz2_digits_symmod(const float *d, int nd, const float *w, float m, float rinv)
+{
+    float y = d[0];
+    for (int c = 1; c < nd; ++c)
+        y = fmaf(d[c], w[c], y);
+    const float q = (y * rinv + OZ2_RND_BIASF) - OZ2_RND_BIASF;
+    float r = fmaf(-q, m, y);
+    if (r > (m - 1) * 0.5f)
+        r -= m;
+    else if (r < -m * 0.5f)
+        r += m;
+    return r;
 }
 
 /* Garner + Horner: the integer X with |X| < M/2 and X ≡ c_i (mod m_i), as

@@ -1,7 +1,7 @@
 /* ozaki2_dev.cuh — the device side of kernels/ozaki2.cu: the moduli's
  * parameters in constant memory, the flagging of a multiply, block
  * reductions, the scaling + slicing kernels (A by rows, B by columns), the
- * CRT kernel (mod reduction, Garner, unscale, beta) and the gated native
+ * CRT kernel (mod reduction, ozaki2_mod.cuh's Garner, unscale, beta) and the gated native
  * fallback.  Private to ozaki2.cu (the status words are ozaki2_ws.cuh's:
  * ozaki2_slices.cu reads them too). */
 #ifndef DD_OZAKI2_DEV_CUH
@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ozaki2.h"
+#include "ozaki2_mod.cuh"
 #include "ozaki2_ws.cuh" /* status, stats */
 
 namespace oz2
@@ -46,7 +47,10 @@ template <typename T, bool MAX> __device__ inline T block_reduce(T v, T *red)
 /* Row i of A (k values) -> sa[i] and n INT8 slices, slice q at
  * out + q·stride + i·kp, zero past k up to kp (a multiple of 32).  256
  * threads, one block per row.  range 0: no range check (ozaki2-auto, whose
- * guard has bounded the error). */
+ * guard has bounded the error).  ND = the parameters' digits: each scaled
+ * integer is split once into base-2^15 digits and its residues come from
+ * them in FP32 (ozaki2.h: oz2_digits_symmod). */
+template <int ND>
 __global__ void __launch_bounds__(256) slice_rows(int pi, int k, int kp, const double *A,
                                                   int64_t lda, int *sa, int8_t *out,
                                                   int64_t stride, status *st, int range)
@@ -84,21 +88,16 @@ __global__ void __launch_bounds__(256) slice_rows(int pi, int k, int kp, const d
     int lossy = 0, nnz = 0;
     int8_t *row = out + (int64_t)i * kp;
     for (int l0 = 4 * threadIdx.x; l0 < kp; l0 += 1024) {
-        double x[4];
+        float d[4][ND];
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
             int lo = 0, l = l0 + q;
-            x[q] = l < k ? oz2_scaled(a[l], s, &lo) : 0.0;
+            oz2_digits15(l < k ? oz2_scaled(a[l], s, &lo) : 0.0, ND, d[q]);
             lossy += lo;
             nnz += l < k && a[l] != 0;
         }
-        for (int q = 0; q < p.n; ++q) {
-            uint32_t w = 0;
-#pragma unroll
-            for (int b = 0; b < 4; ++b)
-                w |= (uint32_t)(uint8_t)(int8_t)oz2_symmod(x[b], p.m[q], p.rinv[q]) << (8 * b);
-            *reinterpret_cast<uint32_t *>(row + q * stride + l0) = w;
-        }
+        for (int q = 0; q < p.n; ++q)
+            *reinterpret_cast<uint32_t *>(row + q * stride + l0) = ozcrt::pack4(p, q, d);
     }
     lossy = block_reduce<int, false>(lossy, redi);
     nnz = block_reduce<int, false>(nnz, redi);
@@ -106,25 +105,36 @@ __global__ void __launch_bounds__(256) slice_rows(int pi, int k, int kp, const d
         flag(st, REASON_A_RANGE, i, lossy, nnz);
 }
 
-/* Columns of B, 32 per block (lane = column, 8 warps share k) -> sb[j]
- * and the slices of B^T: slice q, column j at out + q·stride + j·kp (k
- * contiguous: the "T" operand of the INT8 GEMM). */
+/* Columns of B, 32 per block -> sb[j] and the slices of B^T: slice q,
+ * column j at out + q·stride + j·kp (k contiguous: the "T" operand of the
+ * INT8 GEMM).  The max and the norm: lane = column, 8 warps share k.  The
+ * slices: tiles of 64 rows of k staged through shared memory (read row by
+ * row, coalesced), then thread (column c = t/16 and c + 16, group g =
+ * t%16) slices the tile's elements 4g..4g+3 of its columns and writes one
+ * 32-bit word per modulus, so that 16 threads write a column's 64 bytes of
+ * B^T together.  ND as slice_rows'. */
+template <int ND>
 __global__ void __launch_bounds__(256) slice_cols(int pi, int n, int k, int kp, const double *B,
                                                   int64_t ldb, int *sb, int8_t *out,
                                                   int64_t stride, status *st, int range)
 {
     __shared__ double redd[8][32];
-    __shared__ int redi[8][32], redn[8][32];
+    __shared__ int redi[8][32];
+    __shared__ double tile[64][33];
+    __shared__ int col_s[32], col_bad[32], col_lossy[32], col_nnz[32];
     const oz2_params &p = c_par[pi];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int j = blockIdx.x * 32 + lane;
+    const int j0 = blockIdx.x * 32, j = j0 + lane;
     const bool ok = j < n;
     double amax = 0;
     int bad = 0;
-    for (int l = warp; ok && l < k; l += 8) {
-        double v = fabs(B[(int64_t)l * ldb + j]);
-        bad |= !isfinite(v);
-        amax = fmax(amax, v);
+    if (ok) {
+#pragma unroll 4
+        for (int l = warp; l < k; l += 8) {
+            double v = fabs(B[(int64_t)l * ldb + j]);
+            bad |= !isfinite(v);
+            amax = fmax(amax, v);
+        }
     }
     redd[warp][lane] = amax, redi[warp][lane] = bad;
     __syncthreads();
@@ -137,9 +147,12 @@ __global__ void __launch_bounds__(256) slice_cols(int pi, int n, int k, int kp, 
     if (amax > 0)
         (void)frexp(amax, &e);
     double ss = 0;
-    for (int l = warp; ok && !bad && l < k; l += 8) {
-        double v = ldexp(B[(int64_t)l * ldb + j], -e);
-        ss += v * v;
+    if (ok && !bad) {
+#pragma unroll 4
+        for (int l = warp; l < k; l += 8) {
+            double v = ldexp(B[(int64_t)l * ldb + j], -e);
+            ss += v * v;
+        }
     }
     redd[warp][lane] = ss;
     __syncthreads();
@@ -147,39 +160,52 @@ __global__ void __launch_bounds__(256) slice_cols(int pi, int n, int k, int kp, 
     for (int w = 0; w < 8; ++w)
         ss += redd[w][lane];
     const int s = oz2_shift(amax, ss, p.half_bits);
-    if (warp == 0 && ok)
-        sb[j] = s;
-    int lossy = 0, nnz = 0;
-    for (int l0 = warp * 32; ok && !bad && l0 < kp; l0 += 256) {
-        double x[32];
+    if (warp == 0) {
+        if (ok)
+            sb[j] = s;
+        col_s[lane] = s, col_bad[lane] = bad || !ok;
+    }
+    const int g = threadIdx.x & 15, c = threadIdx.x >> 4;
+    int lossy[2] = {0, 0}, nnz[2] = {0, 0};
+    for (int t0 = 0; t0 < kp; t0 += 64) {
+        __syncthreads(); /* col_s written, or the last tile consumed */
 #pragma unroll
-        for (int q = 0; q < 32; ++q) {
-            int lo = 0, l = l0 + q;
-            double v = l < k ? B[(int64_t)l * ldb + j] : 0.0;
-            x[q] = oz2_scaled(v, s, &lo);
-            lossy += lo;
-            nnz += v != 0;
-        }
-        for (int q = 0; q < p.n; ++q) {
-            uint32_t w[8];
+        for (int r = warp; r < 64; r += 8)
+            tile[r][lane] = ok && t0 + r < k ? B[(int64_t)(t0 + r) * ldb + j] : 0.0;
+        __syncthreads();
+        const int l0 = t0 + 4 * g;
 #pragma unroll
-            for (int b = 0; b < 32; ++b) {
-                uint32_t r = (uint8_t)(int8_t)oz2_symmod(x[b], p.m[q], p.rinv[q]);
-                w[b / 4] = (b % 4 ? w[b / 4] : 0u) | r << (8 * (b % 4));
+        for (int h = 0; h < 2; ++h) {
+            const int cc = c + 16 * h;
+            if (col_bad[cc] || l0 >= kp)
+                continue;
+            float d[4][ND];
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                int lo = 0;
+                const double v = tile[4 * g + q][cc];
+                oz2_digits15(oz2_scaled(v, col_s[cc], &lo), ND, d[q]);
+                lossy[h] += lo;
+                nnz[h] += v != 0;
             }
-            uint4 *dst = reinterpret_cast<uint4 *>(out + q * stride + (int64_t)j * kp + l0);
-            dst[0] = make_uint4(w[0], w[1], w[2], w[3]);
-            dst[1] = make_uint4(w[4], w[5], w[6], w[7]);
+            int8_t *dst = out + (int64_t)(j0 + cc) * kp + l0;
+            for (int q = 0; q < p.n; ++q)
+                *reinterpret_cast<uint32_t *>(dst + q * stride) = ozcrt::pack4(p, q, d);
         }
     }
-    redi[warp][lane] = lossy, redn[warp][lane] = nnz;
-    __syncthreads();
-    if (warp == 0 && ok && !bad) {
-        for (int w = 1; w < 8; ++w)
-            lossy += redi[w][lane], nnz += redn[w][lane];
-        if (range && (int64_t)lossy * OZ2_LOSSY_DEN > nnz)
-            flag(st, REASON_B_RANGE, j, lossy, nnz);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        for (int o = 8; o > 0; o >>= 1) { /* the 16 threads of a column: one half-warp */
+            lossy[h] += __shfl_xor_sync(0xffffffffu, lossy[h], o);
+            nnz[h] += __shfl_xor_sync(0xffffffffu, nnz[h], o);
+        }
+        if (g == 0)
+            col_lossy[c + 16 * h] = lossy[h], col_nnz[c + 16 * h] = nnz[h];
     }
+    __syncthreads();
+    if (warp == 0 && !col_bad[lane] && range &&
+        (int64_t)col_lossy[lane] * OZ2_LOSSY_DEN > col_nnz[lane])
+        flag(st, REASON_B_RANGE, j, col_lossy[lane], col_nnz[lane]);
 }
 
 /* ---- ozaki2-auto's guard (ozaki2.h): summaries, histograms, the pair maxima ---- */
@@ -347,10 +373,11 @@ __global__ void set_flag(status *st, unsigned int why, int index, int lossy)
 
 /* rows×n entries of C from the N products (product q at c32 + q·cstride,
  * ld n4: INT32 products, or INT8 residues written by the own GEMM):
- * symmetric residues, Garner, Horner, unscale,
- * beta.  Nothing when the range check flagged this multiply.  Columns
- * along x, rows along y (striding by gridDim.y): no 64-bit division per
- * entry. */
+ * symmetric residues, the CRT (ozaki2_mod.cuh), unscale, beta.  Nothing
+ * when the range check flagged this multiply.  Columns along x, V per
+ * thread (4 for INT8 residues: one 32-bit load per product; the ld and
+ * the product stride are multiples of 16), rows along y (striding by
+ * gridDim.y): no 64-bit division per entry. */
 template <int N, typename R>
 __global__ void __launch_bounds__(256) crt(int pi, int rows, int n, const R *c32,
                                            int64_t cstride, int n4, const int *sa, const int *sb,
@@ -359,33 +386,42 @@ __global__ void __launch_bounds__(256) crt(int pi, int rows, int n, const R *c32
     if (*(volatile const unsigned int *)&st->flag)
         return;
     (void)pi;
+    constexpr int V = sizeof(R) == 1 ? 4 : 1;
     const oz2_params &p = c_par[N - OZ2_MIN_MODULI]; /* compile-time: constant-bank operands */
-    const int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= n)
+    const int c0 = (blockIdx.x * blockDim.x + threadIdx.x) * V;
+    if (c0 >= n)
         return;
-    const int sbc = sb[c];
+    int sbc[V];
+#pragma unroll
+    for (int q = 0; q < V; ++q)
+        sbc[q] = c0 + q < n ? sb[c0 + q] : 0;
     for (int r = blockIdx.y; r < rows; r += gridDim.y) {
-        const R *src = c32 + (int64_t)r * n4 + c;
-        float v[N];
+        const R *src = c32 + (int64_t)r * n4 + c0;
+        double *dst = C + (int64_t)r * ldc + c0;
+        const int sar = sa[r];
+        if constexpr (V == 4) { /* residues already (i8gemm_mod) */
+            uint32_t wv[N];
 #pragma unroll
-        for (int i = 0; i < N; ++i) {
-            float t;
-            if constexpr (sizeof(R) == 1) /* a residue already (i8gemm_mod) */
-                t = (float)src[i * cstride];
-            else
-                t = (float)oz2_symmod((double)src[i * cstride], p.m[i], p.rinv[i]);
+            for (int i = 0; i < N; ++i)
+                wv[i] = *reinterpret_cast<const uint32_t *>(src + i * cstride);
 #pragma unroll
-            for (int j = 0; j < i; ++j) /* m_i odd for i >= 1 (ozaki2.h) */
-                t = oz2_symmodf_odd((t - v[j]) * p.inv[j][i], p.mf[i], p.rinvf[i]);
-            v[i] = t;
+            for (int q = 0; q < V; ++q) {
+                float v[N];
+#pragma unroll
+                for (int i = 0; i < N; ++i)
+                    v[i] = ozcrt::i8_to_f32(ozcrt::byte_s(wv[i], q));
+                const double x = ldexp(ozcrt::entry<N>(p, v), -(sar + sbc[q]));
+                if (c0 + q < n)
+                    dst[q] = beta ? dst[q] + x : x;
+            }
+        } else {
+            float v[N];
+#pragma unroll
+            for (int i = 0; i < N; ++i)
+                v[i] = (float)oz2_symmod((double)src[i * cstride], p.m[i], p.rinv[i]);
+            const double x = ldexp(ozcrt::entry<N>(p, v), -(sar + sbc[0]));
+            *dst = beta ? *dst + x : x;
         }
-        double x = v[N - 1];
-#pragma unroll
-        for (int i = N - 2; i >= 0; --i)
-            x = fma(p.m[i], x, (double)v[i]);
-        x = ldexp(x, -(sa[r] + sbc));
-        double *dst = C + (int64_t)r * ldc + c;
-        *dst = beta ? *dst + x : x;
     }
 }
 

@@ -14,17 +14,18 @@
  *      and more than one, keeping fewer than OZ2S_KEEP_BITS bits:
  *      oz2s_out_of_range), and N INT8 slices, the
  *      symmetric residues of the scaled integers, which are FP32 values
- *      (oz2s_scaled_f; residues by oz2s_symmodf, exact in FP32: ozaki2_s.h
- *      proves both), A row-major and B transposed: both k-contiguous, k
- *      padded to 32 with zeros;
+ *      (oz2s_scaled_f, ozaki2_s.h proves it), their residues from three
+ *      base-2^15 digits each (ozaki2.h's oz2_digits15, ozaki2_mod.cuh's
+ *      pack4), A row-major and B transposed: both k-contiguous, k padded
+ *      to 32 with zeros;
  *   2. the N INT8 products: on compute 9.0 the project's INT8 GEMM
  *      (i8gemm.h, dd_i8gemm_mod: each entry's residue modulo its modulus
  *      written by the GEMM's epilogue, one byte), elsewhere or with
  *      DD_OZAKI2_INT8=cublas one cublasGemmStridedBatchedEx with INT32
  *      out; row tiles of C within DD_OZAKI2_TILE_MB as ozaki2 does;
- *   3. crt, one fused pass per entry of C: the N residues, Garner's
- *      mixed-radix digits in FP32 (exact: ozaki2.h's oz2_symmodf_odd),
- *      Horner in FP64, unscale by 2^-(s_i + t_j), beta, one rounding to
+ *   3. crt (ozaki2_mod.cuh), one fused pass per entry of C: the N residues, Garner's
+ *      mixed-radix digits in FP32 (exact: as ozaki2.h's oz2_symmodf_odd),
+ *      the digits summed in FP64, unscale by 2^-(s_i + t_j), beta, one rounding to
  *      FP32.  Horner is not done in FP32: its error bound is relative to
  *      M/2 (the digits are balanced, the partial sums reach M/2 whatever
  *      the entry), N·2^-24·M/2 ≈ N·2^(2H-23), which at H = 30 is 2^38
@@ -55,6 +56,7 @@
 #include "gemm_common.cuh"
 #include "i8gemm.h"
 #include "launchers.h"
+#include "ozaki2_mod.cuh"
 #include "ozaki2_s.h"
 
 namespace oz2s
@@ -105,7 +107,7 @@ template <typename T, bool MAX> __device__ inline T block_reduce(T v, T *red)
  * q·stride + i·kp, zero past k up to kp (a multiple of 32).  256 threads,
  * one block per row; the row is read three times (max, norm, slices: the
  * second and third from cache). */
-template <int N>
+template <int N, int ND>
 __global__ void __launch_bounds__(256) slice_rows(int k, int kp, const float *A, int64_t lda,
                                                   int *sa, int8_t *out, int64_t stride, status *st)
 {
@@ -144,23 +146,18 @@ __global__ void __launch_bounds__(256) slice_rows(int k, int kp, const float *A,
     int lossy = 0, nnz = 0;
     int8_t *row = out + (int64_t)i * kp;
     for (int l0 = 4 * threadIdx.x; l0 < kp; l0 += 1024) {
-        float x[4];
+        float d[4][ND];
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
             int lo = 0, l = l0 + q;
             const float v = l < k ? a[l] : 0.0f;
-            x[q] = oz2s_scaled_f(v, pw, &lo);
+            oz2_digits15((double)oz2s_scaled_f(v, pw, &lo), ND, d[q]);
             lossy += lo;
             nnz += v != 0;
         }
 #pragma unroll
-        for (int q = 0; q < N; ++q) {
-            uint32_t w = 0;
-#pragma unroll
-            for (int b = 0; b < 4; ++b)
-                w |= (uint32_t)(uint8_t)(int8_t)oz2s_symmodf(x[b], p.mf[q], p.rinvf[q]) << (8 * b);
-            *reinterpret_cast<uint32_t *>(row + q * stride + l0) = w;
-        }
+        for (int q = 0; q < N; ++q)
+            *reinterpret_cast<uint32_t *>(row + q * stride + l0) = ozcrt::pack4(p, q, d);
     }
     lossy = block_reduce<int, false>(lossy, redi);
     nnz = block_reduce<int, false>(nnz, redi);
@@ -168,26 +165,37 @@ __global__ void __launch_bounds__(256) slice_rows(int k, int kp, const float *A,
         flag(st, REASON_A_RANGE, i, lossy, nnz);
 }
 
-/* Columns of B, 32 per block (lane = column, 8 warps share k) -> sb[j]
- * and the slices of B^T: slice q, column j at out + q·stride + j·kp (k
- * contiguous: the "T" operand of the INT8 GEMM). */
-template <int N>
+/* Columns of B, 32 per block -> sb[j] and the slices of B^T: slice q,
+ * column j at out + q·stride + j·kp (k contiguous: the "T" operand of the
+ * INT8 GEMM).  The max and the norm: lane = column, 8 warps share k.  The
+ * slices: tiles of 64 rows of k staged through shared memory (read row by
+ * row, coalesced), then thread (column c = t/16 and c + 16, group g =
+ * t%16) slices the tile's elements 4g..4g+3 of its columns and writes one
+ * 32-bit word per modulus, 16 threads a column's 64 bytes of B^T
+ * together (the layout of ozaki2_dev.cuh's slice_cols). */
+template <int N, int ND>
 __global__ void __launch_bounds__(256) slice_cols(int n, int k, int kp, const float *B,
                                                   int64_t ldb, int *sb, int8_t *out,
                                                   int64_t stride, status *st)
 {
     __shared__ double redd[8][32];
-    __shared__ int redi[8][32], redn[8][32];
+    __shared__ int redi[8][32];
+    __shared__ float tile[64][33];
+    __shared__ int col_bad[32], col_lossy[32], col_nnz[32];
+    __shared__ double col_pw[32];
     const oz2_params &p = c_par[N - OZ2S_MIN_MODULI];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int j = blockIdx.x * 32 + lane;
+    const int j0 = blockIdx.x * 32, j = j0 + lane;
     const bool ok = j < n;
     float amax = 0;
     int bad = 0;
-    for (int l = warp; ok && l < k; l += 8) {
-        float v = fabsf(B[(int64_t)l * ldb + j]);
-        bad |= !isfinite(v);
-        amax = fmaxf(amax, v);
+    if (ok) {
+#pragma unroll 4
+        for (int l = warp; l < k; l += 8) {
+            float v = fabsf(B[(int64_t)l * ldb + j]);
+            bad |= !isfinite(v);
+            amax = fmaxf(amax, v);
+        }
     }
     redd[warp][lane] = amax, redi[warp][lane] = bad;
     __syncthreads();
@@ -202,9 +210,12 @@ __global__ void __launch_bounds__(256) slice_cols(int n, int k, int kp, const fl
         (void)frexp(amaxd, &e);
     const double down = ldexp(1.0, -e);
     double ss = 0;
-    for (int l = warp; ok && !bad && l < k; l += 8) {
-        double v = (double)B[(int64_t)l * ldb + j] * down;
-        ss += v * v;
+    if (ok && !bad) {
+#pragma unroll 4
+        for (int l = warp; l < k; l += 8) {
+            double v = (double)B[(int64_t)l * ldb + j] * down;
+            ss += v * v;
+        }
     }
     redd[warp][lane] = ss;
     __syncthreads();
@@ -212,41 +223,52 @@ __global__ void __launch_bounds__(256) slice_cols(int n, int k, int kp, const fl
     for (int w = 0; w < 8; ++w)
         ss += redd[w][lane];
     const int s = oz2_shift(amaxd, ss, p.half_bits);
-    const double pw = ldexp(1.0, s);
-    if (warp == 0 && ok)
-        sb[j] = s;
-    int lossy = 0, nnz = 0;
-    for (int l0 = warp * 32; ok && !bad && l0 < kp; l0 += 256) {
-        float x[32];
+    if (warp == 0) {
+        if (ok)
+            sb[j] = s;
+        col_pw[lane] = ldexp(1.0, s), col_bad[lane] = bad || !ok;
+    }
+    const int g = threadIdx.x & 15, c = threadIdx.x >> 4;
+    int lossy[2] = {0, 0}, nnz[2] = {0, 0};
+    for (int t0 = 0; t0 < kp; t0 += 64) {
+        __syncthreads(); /* col_pw written, or the last tile consumed */
 #pragma unroll
-        for (int q = 0; q < 32; ++q) {
-            int lo = 0, l = l0 + q;
-            const float v = l < k ? B[(int64_t)l * ldb + j] : 0.0f;
-            x[q] = oz2s_scaled_f(v, pw, &lo);
-            lossy += lo;
-            nnz += v != 0;
-        }
-#pragma unroll 1
-        for (int q = 0; q < N; ++q) {
-            uint32_t w[8];
+        for (int r = warp; r < 64; r += 8)
+            tile[r][lane] = ok && t0 + r < k ? B[(int64_t)(t0 + r) * ldb + j] : 0.0f;
+        __syncthreads();
+        const int l0 = t0 + 4 * g;
 #pragma unroll
-            for (int b = 0; b < 32; ++b) {
-                uint32_t r = (uint8_t)(int8_t)oz2s_symmodf(x[b], p.mf[q], p.rinvf[q]);
-                w[b / 4] = (b % 4 ? w[b / 4] : 0u) | r << (8 * (b % 4));
+        for (int h = 0; h < 2; ++h) {
+            const int cc = c + 16 * h;
+            if (col_bad[cc] || l0 >= kp)
+                continue;
+            float d[4][ND];
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                int lo = 0;
+                const float v = tile[4 * g + q][cc];
+                oz2_digits15((double)oz2s_scaled_f(v, col_pw[cc], &lo), ND, d[q]);
+                lossy[h] += lo;
+                nnz[h] += v != 0;
             }
-            uint4 *dst = reinterpret_cast<uint4 *>(out + q * stride + (int64_t)j * kp + l0);
-            dst[0] = make_uint4(w[0], w[1], w[2], w[3]);
-            dst[1] = make_uint4(w[4], w[5], w[6], w[7]);
+            int8_t *dst = out + (int64_t)(j0 + cc) * kp + l0;
+#pragma unroll
+            for (int q = 0; q < N; ++q)
+                *reinterpret_cast<uint32_t *>(dst + q * stride) = ozcrt::pack4(p, q, d);
         }
     }
-    redi[warp][lane] = lossy, redn[warp][lane] = nnz;
-    __syncthreads();
-    if (warp == 0 && ok && !bad) {
-        for (int w = 1; w < 8; ++w)
-            lossy += redi[w][lane], nnz += redn[w][lane];
-        if (oz2s_out_of_range(lossy, nnz))
-            flag(st, REASON_B_RANGE, j, lossy, nnz);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        for (int o = 8; o > 0; o >>= 1) { /* the 16 threads of a column: one half-warp */
+            lossy[h] += __shfl_xor_sync(0xffffffffu, lossy[h], o);
+            nnz[h] += __shfl_xor_sync(0xffffffffu, nnz[h], o);
+        }
+        if (g == 0)
+            col_lossy[c + 16 * h] = lossy[h], col_nnz[c + 16 * h] = nnz[h];
     }
+    __syncthreads();
+    if (warp == 0 && !col_bad[lane] && oz2s_out_of_range(col_lossy[lane], col_nnz[lane]))
+        flag(st, REASON_B_RANGE, j, col_lossy[lane], col_nnz[lane]);
 }
 
 /* 2^e as a double from its exponent bits, for |e| ≤ 1022 (the scales of
@@ -258,9 +280,11 @@ __device__ inline double pow2(int e)
 
 /* rows×n entries of C from the N products (product q at c + q·cstride, ld
  * nc: INT8 residues from the own GEMM, or INT32 products from cuBLAS):
- * residues, Garner (FP32), Horner (FP64), unscale, beta, FP32 out.
- * Nothing when the range check flagged this multiply.  Columns along x,
- * rows along y (striding by gridDim.y). */
+ * residues, the CRT (ozaki2_mod.cuh: Garner in FP32, the digits summed in
+ * FP64), unscale, beta, FP32 out.  Nothing when the range check flagged
+ * this multiply.  Columns along x, V per thread (4 for INT8 residues: one
+ * 32-bit load per product; nc and the product stride are multiples of
+ * 16), rows along y (striding by gridDim.y). */
 template <int N, typename R>
 __global__ void __launch_bounds__(256) crt(int rows, int n, const R *c, int64_t cstride, int nc,
                                            const int *sa, const int *sb, int beta, float *C,
@@ -268,33 +292,42 @@ __global__ void __launch_bounds__(256) crt(int rows, int n, const R *c, int64_t 
 {
     if (*(volatile const unsigned int *)&st->flag)
         return;
+    constexpr int V = sizeof(R) == 1 ? 4 : 1;
     const oz2_params &p = c_par[N - OZ2S_MIN_MODULI]; /* compile-time index: constant operands */
-    const int col = blockIdx.x * blockDim.x + threadIdx.x;
-    if (col >= n)
+    const int c0 = (blockIdx.x * blockDim.x + threadIdx.x) * V;
+    if (c0 >= n)
         return;
-    const double pb = pow2(-sb[col]);
+    double pb[V];
+#pragma unroll
+    for (int q = 0; q < V; ++q)
+        pb[q] = c0 + q < n ? pow2(-sb[c0 + q]) : 0.0;
     for (int r = blockIdx.y; r < rows; r += gridDim.y) {
-        const R *src = c + (int64_t)r * nc + col;
-        float v[N];
+        const R *src = c + (int64_t)r * nc + c0;
+        float *dst = C + (int64_t)r * ldc + c0;
+        const double pa = pow2(-sa[r]);
+        if constexpr (V == 4) { /* residues already (dd_i8gemm_mod) */
+            uint32_t wv[N];
 #pragma unroll
-        for (int i = 0; i < N; ++i) {
-            float t;
-            if constexpr (sizeof(R) == 1) /* a residue already (dd_i8gemm_mod) */
-                t = (float)src[i * cstride];
-            else
-                t = (float)oz2_symmod((double)src[i * cstride], p.m[i], p.rinv[i]);
+            for (int i = 0; i < N; ++i)
+                wv[i] = *reinterpret_cast<const uint32_t *>(src + i * cstride);
 #pragma unroll
-            for (int j = 0; j < i; ++j) /* m_i odd for i >= 1 (ozaki2.h) */
-                t = oz2_symmodf_odd((t - v[j]) * p.inv[j][i], p.mf[i], p.rinvf[i]);
-            v[i] = t;
+            for (int q = 0; q < V; ++q) {
+                float v[N];
+#pragma unroll
+                for (int i = 0; i < N; ++i)
+                    v[i] = ozcrt::i8_to_f32(ozcrt::byte_s(wv[i], q));
+                const double x = ozcrt::entry<N>(p, v) * pa * pb[q]; /* exact: no under- or overflow */
+                if (c0 + q < n)
+                    dst[q] = (float)(beta ? (double)dst[q] + x : x);
+            }
+        } else {
+            float v[N];
+#pragma unroll
+            for (int i = 0; i < N; ++i)
+                v[i] = (float)oz2_symmod((double)src[i * cstride], p.m[i], p.rinv[i]);
+            const double x = ozcrt::entry<N>(p, v) * pa * pb[0];
+            *dst = (float)(beta ? (double)*dst + x : x);
         }
-        double x = v[N - 1];
-#pragma unroll
-        for (int i = N - 2; i >= 0; --i)
-            x = fma(p.m[i], x, (double)v[i]);
-        x = x * pow2(-sa[r]) * pb; /* exact: FP64 never under- or overflows here */
-        float *dst = C + (int64_t)r * ldc + col;
-        *dst = (float)(beta ? (double)*dst + x : x);
     }
 }
 
@@ -483,17 +516,22 @@ int chunk(workspace *w, int64_t m, int64_t n, int64_t k, const float *A, int64_t
     int8_t *a8 = reinterpret_cast<int8_t *>(base + L.off_a), *b8 = reinterpret_cast<int8_t *>(base + L.off_b);
     void *cbuf = base + L.off_c;
     OZS_TRY(cudaMemsetAsync(w->st, 0, sizeof(oz2s::status), s));
-    oz2s::slice_rows<N><<<(unsigned)m, 256, 0, s>>>((int)k, (int)L.kp, A, lda, sa, a8, L.m4 * L.kp,
-                                                    w->st);
+    /* the digits of the scaled integers (|x| ≤ 2^38 at 10 moduli: three) */
+    constexpr int ND = 3;
+    static_assert(15 * ND >= 38 + 2, "three base-2^15 digits hold the FP32 scheme's integers");
+    oz2s::slice_rows<N, ND><<<(unsigned)m, 256, 0, s>>>((int)k, (int)L.kp, A, lda, sa, a8,
+                                                        L.m4 * L.kp, w->st);
     OZS_TRY(cudaGetLastError());
-    oz2s::slice_cols<N><<<(unsigned)((n + 31) / 32), 256, 0, s>>>(
+    oz2s::slice_cols<N, ND><<<(unsigned)((n + 31) / 32), 256, 0, s>>>(
         (int)n, (int)k, (int)L.kp, B, ldb, sb, b8, L.n4 * L.kp, w->st);
     OZS_TRY(cudaGetLastError());
     for (int64_t r0 = 0; r0 < m; r0 += L.mt) {
         const int64_t rows = m - r0 < L.mt ? m - r0 : L.mt;
-        /* columns in blocks of 256 along x; rows along y, enough of them to
-         * give every SM 16 blocks, at most 65535 */
-        const int64_t xb = (n + 255) / 256, want = (16LL * w->sms + xb - 1) / xb;
+        /* columns in blocks of 256 threads along x (4 columns a thread for
+         * the own GEMM's residues); rows along y, enough of them to give
+         * every SM 16 blocks, at most 65535 */
+        const int64_t per = w->own_i8 ? 1024 : 256;
+        const int64_t xb = (n + per - 1) / per, want = (16LL * w->sms + xb - 1) / xb;
         int yb = (int)(want < rows ? want : rows);
         yb = yb < 1 ? 1 : yb > 65535 ? 65535 : yb;
         const dim3 grid((unsigned)xb, (unsigned)yb);

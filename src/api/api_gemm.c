@@ -97,7 +97,8 @@ static int validate(gemm_call *g, dd_err *err)
 }
 
 /* summa_setup's panels and slots, the slots from the context's kept
- * work memory (summa.c's sizes: panels at most nb wide, L+1 of each). */
+ * work memory (summa_slices.c's slot sizes: panels at most nb wide; L+1 of
+ * each, as summa_setup's). */
 static int setup_slots(gemm_call *g, dd_err *err)
 {
     dd_summa *s = &g->s;

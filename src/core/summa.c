@@ -1,10 +1,12 @@
-/* summa.c — the SUMMA pipeline (summa.h, comm.h describes the protocol). */
+/* summa.c — the SUMMA loop (summa.h, comm.h describes the protocol): the
+ * panel list, the slots, each panel's transfers, upload, broadcast and
+ * local multiply, lookahead deep, and the warm-up move.  The sliced
+ * panels' sizes, plan and redo are summa_slices.c's (summa_impl.h). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "agree.h"
 #include "dd_fault.h"
-#include "summa.h"
+#include "summa_impl.h"
 
 void summa_init(dd_summa *s, dd_engine *e, dd_comm *c, dd_grid g, dd_dtype t, int64_t M, int64_t N,
                 int64_t K, int64_t panel, int lookahead, int accumulate)
@@ -33,106 +35,11 @@ void summa_shape(dd_summa *s)
     s->Kp = grid_block(s->K, g->P, g->p).len;
 }
 
-/* Widest panel: NB capped by K (panels never cross a block boundary, so
- * they are never wider than K). */
-static int64_t max_width(const dd_summa *s)
-{
-    return s->nb < s->K ? s->nb : s->K;
-}
-
 int64_t summa_panel_count(const dd_summa *s)
 {
     if (s->fixed)
         return s->nfixed;
     return grid_panels(s->K, s->g.P, s->g.Q, s->nb, NULL);
-}
-
-/* A blob's bytes for a panel of width w, rounded up to 256 (blobs are
- * placed at 256-byte offsets, and 256 is a whole number of elements of
- * every type); 0 where the engine gives none. */
-static size_t blob_bytes(const dd_summa *s, int side, int64_t w)
-{
-    size_t b = s->engine->ops->slices_bytes(s->engine, s->type, side ? s->Nq : s->Mp, w);
-    return b && b <= SIZE_MAX - 255 ? (b + 255) / 256 * 256 : 0;
-}
-
-void summa_use_slices(dd_summa *s, MPI_Comm world, int allowed)
-{
-    const dd_engine_ops *o = s->engine->ops;
-    s->world = world;
-    s->slices = allowed && s->g.P * s->g.Q > 1 && s->K > 0 && o->slices_bytes &&
-                o->slices_make && o->slices_gemm && o->slices_missed &&
-                o->slices_bytes(s->engine, s->type, 1, max_width(s)) > 0;
-}
-
-size_t summa_slot_bytes(const dd_summa *s, int side, int *overflow)
-{
-    int64_t w = max_width(s);
-    size_t fp = dd_mul3((uint64_t)(side ? s->Nq : s->Mp), (uint64_t)w, dd_elsize(s->type),
-                        overflow);
-    if (!s->slices)
-        return fp;
-    size_t b = blob_bytes(s, side, w);
-    if (!b)
-        *overflow = 1;
-    return b > fp ? b : fp;
-}
-
-/* The export buffer of one side over the panel list pl[0..n): where that
- * side's broadcast is active, every panel this rank owns at its own offset
- * (a receiver may still be copying one panel while the next is sliced);
- * where it is local (a group of one), one blob reused on the compute
- * stream.  Offsets into off[] (SIZE_MAX: another rank's) when not NULL. */
-static size_t export_bytes(const dd_summa *s, int side, const dd_panel *pl, int64_t n,
-                           size_t *off, int *overflow)
-{
-    int active = side ? s->g.P > 1 : s->g.Q > 1;
-    size_t at = 0;
-    if (!active) {
-        for (int64_t t = 0; off && t < n; t++)
-            off[t] = 0;
-        size_t b = blob_bytes(s, side, max_width(s));
-        if (!b)
-            *overflow = 1;
-        return b;
-    }
-    for (int64_t t = 0; t < n; t++) {
-        int mine = side ? pl[t].pb == s->g.p : pl[t].qa == s->g.q;
-        if (off)
-            off[t] = mine ? at : SIZE_MAX;
-        if (!mine)
-            continue;
-        size_t b = blob_bytes(s, side, pl[t].w);
-        if (!b)
-            *overflow = 1;
-        at = dd_add(at, b, overflow);
-    }
-    return at;
-}
-
-/* Both export buffers before the panel list exists (a list made here, or
- * the caller's); without memory for it, a bound: every panel at the widest. */
-static size_t exports_before_list(const dd_summa *s, int *overflow)
-{
-    int64_t n = summa_panel_count(s);
-    if (n <= 0)
-        return 0;
-    dd_panel *pl = s->fixed ? NULL : malloc((size_t)n * sizeof *pl);
-    if (!s->fixed && pl)
-        grid_panels(s->K, s->g.P, s->g.Q, s->nb, pl);
-    const dd_panel *use = s->fixed ? s->fixed : pl;
-    size_t sum;
-    if (use)
-        sum = dd_add(export_bytes(s, 0, use, n, NULL, overflow),
-                     export_bytes(s, 1, use, n, NULL, overflow), overflow);
-    else
-        sum = dd_mul3((uint64_t)n, 2,
-                      summa_slot_bytes(s, 0, overflow) > summa_slot_bytes(s, 1, overflow)
-                          ? summa_slot_bytes(s, 0, overflow)
-                          : summa_slot_bytes(s, 1, overflow),
-                      overflow);
-    free(pl);
-    return sum;
 }
 
 size_t summa_work_bytes(const dd_summa *s, size_t *slot_bytes, int *overflow)
@@ -145,7 +52,7 @@ size_t summa_work_bytes(const dd_summa *s, size_t *slot_bytes, int *overflow)
         slots = dd_add(slots, dd_mul3(summa_slot_bytes(s, 1, overflow), nslots, 1, overflow),
                        overflow);
     if (s->slices)
-        slots = dd_add(slots, exports_before_list(s, overflow), overflow);
+        slots = dd_add(slots, summa_exports_before_list(s, overflow), overflow);
     if (slot_bytes)
         *slot_bytes = slots;
     size_t blocks =
@@ -154,41 +61,6 @@ size_t summa_work_bytes(const dd_summa *s, size_t *slot_bytes, int *overflow)
                       dd_mul3((uint64_t)s->Mp, (uint64_t)s->Nq, es, overflow), overflow),
                overflow);
     return dd_add(slots, blocks, overflow);
-}
-
-int summa_plan_slices(dd_summa *s, dd_err *err)
-{
-    s->offA = s->offB = NULL;
-    s->missed = NULL;
-    s->expA_bytes = s->expB_bytes = 0;
-    if (!s->slices)
-        return DD_OK;
-    size_t n = (size_t)(s->npanels ? s->npanels : 1);
-    s->offA = malloc(n * sizeof *s->offA);
-    s->offB = malloc(n * sizeof *s->offB);
-    s->missed = calloc(2, n); /* this rank's, then every rank's */
-    if (!s->offA || !s->offB || !s->missed)
-        return dd_fail(err, DD_ENOMEM, "out of host memory for %lld sliced panels",
-                       (long long)s->npanels);
-    int overflow = 0;
-    s->expA_bytes = export_bytes(s, 0, s->panels, s->npanels, s->offA, &overflow);
-    s->expB_bytes = export_bytes(s, 1, s->panels, s->npanels, s->offB, &overflow);
-    if (overflow)
-        return dd_fail(err, DD_EUSAGE, "the sliced panels of rank %d would need more than 2^64 "
-                                       "bytes", s->g.rank);
-    return DD_OK;
-}
-
-void summa_free_lists(dd_summa *s)
-{
-    free(s->panels);
-    free(s->offA);
-    free(s->offB);
-    free(s->missed);
-    s->panels = NULL;
-    s->panel_sec = NULL;
-    s->offA = s->offB = NULL;
-    s->missed = NULL;
 }
 
 int summa_plan_panels(dd_summa *s, dd_err *err)
@@ -255,14 +127,7 @@ void summa_teardown(dd_summa *s)
 
 /* Panel t's transfers into `slot`: in the element type, or (sliced) each
  * side's blob as a contiguous run of elements from its export buffer. */
-static dd_panel_xfer panel_xfer_in(const dd_summa *s, int64_t t, int slot, int sliced);
-
-static dd_panel_xfer panel_xfer(const dd_summa *s, int64_t t)
-{
-    return panel_xfer_in(s, t, (int)(t % (s->lookahead + 1)), s->slices);
-}
-
-static dd_panel_xfer panel_xfer_in(const dd_summa *s, int64_t t, int slot, int sliced)
+dd_panel_xfer summa_panel_xfer_in(const dd_summa *s, int64_t t, int slot, int sliced)
 {
     const dd_panel *pn = &s->panels[t];
     size_t es = dd_elsize(s->type);
@@ -288,12 +153,17 @@ static dd_panel_xfer panel_xfer_in(const dd_summa *s, int64_t t, int slot, int s
     x.b.dst = s->slotB[slot];
     if (sliced) {
         x.a.rows = x.b.rows = 1;
-        x.a.width = x.a.src_ld = (int64_t)(blob_bytes(s, 0, pn->w) / es);
-        x.b.width = x.b.src_ld = (int64_t)(blob_bytes(s, 1, pn->w) / es);
+        x.a.width = x.a.src_ld = (int64_t)(summa_blob_bytes(s, 0, pn->w) / es);
+        x.b.width = x.b.src_ld = (int64_t)(summa_blob_bytes(s, 1, pn->w) / es);
         x.a.src = x.a.is_root ? (const char *)s->expA + s->offA[t] : NULL;
         x.b.src = x.b.is_root ? (const char *)s->expB + s->offB[t] : NULL;
     }
     return x;
+}
+
+static dd_panel_xfer panel_xfer(const dd_summa *s, int64_t t)
+{
+    return summa_panel_xfer_in(s, t, (int)(t % (s->lookahead + 1)), s->slices);
 }
 
 /* Where panel t's A lies in the owned block (its root's view) and its B. */
@@ -365,13 +235,6 @@ static int comm_progress(void *arg, dd_err *err)
     return c->ops->progress(c, err);
 }
 
-/* A comm failure leaves peers inside a broadcast: no agreement is possible,
- * so it is marked DD_ECOMM for the caller to end every rank. */
-static int comm_failed(int rc)
-{
-    return rc ? DD_ECOMM : DD_OK;
-}
-
 /* Panel t from blobs: a side broadcast from the root's export buffer or
  * the slot; a local side (a group of one) sliced now, on the compute
  * stream, into its one reused blob. */
@@ -422,50 +285,6 @@ static int panel_times(dd_summa *s, dd_err *err)
     return rc;
 }
 
-/* After a sliced multiply: the panels any rank left out (their blobs said
- * they cannot be emulated), agreed over world, broadcast again in the
- * element type through slot 0 and multiplied by the ranks that left them
- * out.  Every rank reaches the same collectives whatever *local holds; a
- * rank that failed before contributes nothing and multiplies nothing. */
-static int redo_missed(dd_summa *s, int *local, dd_err *err)
-{
-    dd_engine *e = s->engine;
-    dd_comm *c = s->comm;
-    int64_t n = s->npanels, count = 0;
-    unsigned char *mine = s->missed, *any = s->missed + (n ? n : 1);
-    memset(mine, 0, (size_t)n);
-    if (*local == DD_OK)
-        *local = e->ops->slices_missed(e, mine, n, &count, err);
-    if (*local == DD_OK && count != n)
-        *local = dd_fail(err, DD_EFAIL, "%lld sliced multiplies counted for %lld panels",
-                         (long long)count, (long long)n);
-    if (*local != DD_OK)
-        memset(mine, 0, (size_t)n);
-    int rc = dd_mpi_check(MPI_Allreduce(mine, any, (int)n, MPI_UNSIGNED_CHAR, MPI_MAX, s->world),
-                          "MPI_Allreduce of the panels left out of the sliced products", err);
-    if (rc)
-        return DD_ECOMM;
-    s->redone = 0;
-    for (int64_t t = 0; t < n; t++) {
-        if (!any[t])
-            continue;
-        s->redone++;
-        dd_panel_xfer x = panel_xfer_in(s, t, 0, 0);
-        if ((rc = comm_failed(c->ops->post(c, &x, err))) || (rc = comm_failed(c->ops->wait(c, 0, err))))
-            return rc;
-        if (*local == DD_OK && mine[t]) {
-            const void *A = x.a.is_root ? x.a.src : x.a.dst;
-            const void *B = x.b.is_root ? x.b.src : x.b.dst;
-            *local = e->ops->gemm(e, s->type, s->Mp, s->Nq, s->panels[t].w, A,
-                                  x.a.is_root ? s->Kq : x.a.width, B, s->Nq, 1, s->C, s->Nq, NULL,
-                                  NULL, err);
-        }
-        if ((rc = comm_failed(c->ops->release(c, 0, err))))
-            return rc;
-    }
-    return DD_OK;
-}
-
 int summa_multiply(dd_summa *s, int stream_upload, double *seconds, double *gemm_seconds,
                    dd_err *err)
 {
@@ -480,23 +299,23 @@ int summa_multiply(dd_summa *s, int stream_upload, double *seconds, double *gemm
     int local = dd_fault("phase") ? dd_fail(err, DD_EFAIL, "injected fault in the multiply's clock")
                                   : e->ops->phase_begin(e, err);
     for (int64_t t = 0; t < L && t < s->npanels; t++)
-        if ((rc = comm_failed(post_panel(s, t, stream_upload, &local, err))))
+        if ((rc = summa_comm_failed(post_panel(s, t, stream_upload, &local, err))))
             return rc;
     for (int64_t t = 0; t < s->npanels; t++) {
         if (t + L < s->npanels &&
-            (rc = comm_failed(post_panel(s, t + L, stream_upload, &local, err))))
+            (rc = summa_comm_failed(post_panel(s, t + L, stream_upload, &local, err))))
             return rc;
         dd_panel_xfer x = panel_xfer(s, t);
-        if ((rc = comm_failed(c->ops->wait(c, x.slot, err))))
+        if ((rc = summa_comm_failed(c->ops->wait(c, x.slot, err))))
             return rc;
         if (local == DD_OK)
             local = multiply_panel(s, t, &x, err);
         if (s->on_panel)
             s->on_panel(s->on_panel_arg, t + 1, s->npanels);
-        if ((rc = comm_failed(c->ops->release(c, x.slot, err))))
+        if ((rc = summa_comm_failed(c->ops->release(c, x.slot, err))))
             return rc;
     }
-    if (s->slices && (rc = redo_missed(s, &local, err)))
+    if (s->slices && (rc = summa_redo_missed(s, &local, err)))
         return rc;
     dd_err later = {{0}}; /* after a local failure, its message is the one kept */
     rc = e->ops->phase_end(e, seconds, gemm_seconds, local ? &later : err);
@@ -522,5 +341,5 @@ int summa_warm(dd_summa *s, dd_err *err)
     }
     if (!rc)
         rc = s->engine->ops->wait_copies(s->engine, err);
-    return comm_failed(rc);
+    return summa_comm_failed(rc);
 }

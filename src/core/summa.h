@@ -2,15 +2,16 @@
  * double-buffered (lookahead L, L+1 slots).  Knows only the engine and comm
  * interfaces: no CUDA, no HDF5, and one MPI call of its own (below).
  *
- * Sliced panels (summa_use_slices).  Where the engine's kernel slices its
- * operands (engine.h's slices ops: ozaki2), the rank that owns a panel
- * slices it once into its export buffer and the panel travels as that
- * blob; every rank multiplies from blobs, so no receiver slices again.  A
- * panel whose blob says it cannot be emulated (a non-finite value, a range
- * too wide) is left out of its product; after the loop every rank learns
- * which panels any rank left out (one MPI_Allreduce over `world`), they
- * are broadcast again in the element type, and the ranks that left them
- * out multiply them with the kernel's own gemm (which falls back to native
+ * Sliced panels (summa_use_slices; their sizes, plan and redo in
+ * summa_slices.c).  Where the engine's kernel slices its operands
+ * (engine.h's slices ops: ozaki2), the rank that owns a panel slices it
+ * once into its export buffer and the panel travels as that blob; every
+ * rank multiplies from blobs, so no receiver slices again.  A panel whose
+ * blob says it cannot be emulated (a non-finite value, a range too wide)
+ * is left out of its product; after the loop every rank learns which
+ * panels any rank left out (one MPI_Allreduce over `world`), they are
+ * broadcast again in the element type, and the ranks that left them out
+ * multiply them with the kernel's own gemm (which falls back to native
  * there). */
 #ifndef DD_SUMMA_H
 #define DD_SUMMA_H

@@ -473,30 +473,3 @@ int dd_run(const dd_run_opts *o)
     cleanup(&c); /* after finalize(): only host memory is left to free */
     return status;
 }
-
-/* Whether the command line is a run that opens the GPU (run.h); a wrong
- * guess costs a context made in vain. */
-static int opens_gpu(int argc, char **argv)
-{
-    if (argc > 1 && !strcmp(argv[1], "gen"))
-        return 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h") || !strcmp(a, "--help-env") ||
-            !strcmp(a, "--version") || !strcmp(a, "--dry-run") || !strcmp(a, "--backend=cpu") ||
-            (!strcmp(a, "--backend") && i + 1 < argc && !strcmp(argv[i + 1], "cpu")))
-            return 0;
-    }
-    return 1;
-}
-
-void run_head_start(int argc, char **argv)
-{
-    if (opens_gpu(argc, argv) && !dd_fault("no-prestart"))
-        dd_prestart_device();
-}
-
-void run_head_end(void)
-{
-    dd_release_devices();
-}

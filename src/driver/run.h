@@ -58,12 +58,12 @@ typedef struct {
 /* Both are collective over MPI_COMM_WORLD and return an exit status that is
  * the same on every rank. */
 int dd_run(const dd_run_opts *o);
-/* Before MPI_Init: where the command line is a run that opens the GPU (not
- * gen, help, versions, a dry run or --backend cpu, read loosely: cli_parse
- * is the judge after MPI_Init), the GPU's context started on a thread of
- * its own (dd_prestart_device), so that it overlaps MPI's start-up;
- * DD_FAULT=no-prestart:* turns it off.  run_head_end: after MPI_Finalize
- * on the paths that ran nothing, the head start given back. */
+/* run_head.c.  Before MPI_Init: where the command line is a run that opens
+ * the GPU (not gen, help, versions, a dry run or --backend cpu, read
+ * loosely: cli_parse is the judge after MPI_Init), the GPU's context
+ * started on a thread of its own (dd_prestart_device), so that it overlaps
+ * MPI's start-up; DD_FAULT=no-prestart:* turns it off.  run_head_end: after
+ * MPI_Finalize on the paths that ran nothing, the head start given back. */
 void run_head_start(int argc, char **argv);
 void run_head_end(void);
 int dd_gen(const dd_run_opts *o);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# ozaki2_slices.sh — SUMMA's sliced panels (src/core/summa.c) on the CPU
-# backend's ozaki2 kernels (the host reference): with DD_OZAKI2_PANELS=slices
+# ozaki2_slices.sh — SUMMA's sliced panels (src/core/summa.c's loop, the
+# sizes and the redo in src/core/summa_slices.c) on the CPU backend's ozaki2
+# kernels (the host reference): with DD_OZAKI2_PANELS=slices
 # each panel's owner slices it once and the blob travels;
 # with fp64 the FP64 panel travels and every rank slices it.  On grids
 # 1×2, 1×3, 2×2 and 2×3, file to file and phased, both give C bit for bit

@@ -90,26 +90,34 @@ static int put_chunked(hid_t f, const char *name, const hsize_t *dims)
     return rc;
 }
 
+/* Dataset `name`, rows×cols f64 (contiguous, the file's defaults), holding
+ * the row-major values v: 0, or -1 where any HDF5 call fails. */
+static int write_f64(hid_t f, const char *name, hsize_t rows, hsize_t cols, const double *v)
+{
+    hsize_t dims[2] = {rows, cols};
+    hid_t s = H5Screate_simple(2, dims, NULL);
+    hid_t d =
+        s < 0 ? -1 : H5Dcreate2(f, name, H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = d < 0 ? -1 : H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+    if (d >= 0)
+        H5Dclose(d);
+    if (s >= 0)
+        H5Sclose(s);
+    return rc < 0 ? -1 : 0;
+}
+
 /* f64 entries of magnitude scale·[1, 4], signs and sizes varying. */
 static int put_scaled(hid_t f, const char *name, hsize_t rows, hsize_t cols, double scale)
 {
-    hsize_t dims[2] = {rows, cols};
     size_t n = (size_t)(rows * cols);
     double *v = malloc(sizeof(double) * n);
     if (!v)
         return -1;
     for (size_t i = 0; i < n; i++)
         v[i] = (i % 2 ? -1.0 : 1.0) * (1.0 + (double)(i * 7 % 13) / 4.0) * scale;
-    hid_t s = H5Screate_simple(2, dims, NULL);
-    hid_t d =
-        s < 0 ? -1 : H5Dcreate2(f, name, H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = d < 0 ? -1 : H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+    int rc = write_f64(f, name, rows, cols, v);
     free(v);
-    if (d >= 0)
-        H5Dclose(d);
-    if (s >= 0)
-        H5Sclose(s);
-    return rc < 0 ? -1 : 0;
+    return rc;
 }
 
 /* Dataset `name` (rows×cols f64) kept in the external raw file DIR/RAW,
@@ -191,7 +199,6 @@ static int make_faults(const char *dir)
 static int put_smooth(hid_t f, const char *name, hsize_t rows, hsize_t cols, int wide, int row,
                       int col, int from)
 {
-    hsize_t dims[2] = {rows, cols};
     size_t n = (size_t)(rows * cols);
     double *v = malloc(sizeof(double) * n);
     if (!v)
@@ -205,16 +212,9 @@ static int put_smooth(hid_t f, const char *name, hsize_t rows, hsize_t cols, int
         size_t at = col >= 0 ? (size_t)l * cols + (size_t)col : (size_t)row * cols + (size_t)l;
         v[at] = ldexp(v[at], -60);
     }
-    hid_t s = H5Screate_simple(2, dims, NULL);
-    hid_t d =
-        s < 0 ? -1 : H5Dcreate2(f, name, H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = d < 0 ? -1 : H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+    int rc = write_f64(f, name, rows, cols, v);
     free(v);
-    if (d >= 0)
-        H5Dclose(d);
-    if (s >= 0)
-        H5Sclose(s);
-    return rc < 0 ? -1 : 0;
+    return rc;
 }
 
 static int make_ozaki(const char *dir)

@@ -17,26 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dd_splitmix.h"
 #include "dd_check.h"
 #include "ozaki2.h"
 #include "ozaki2_ref.h"
 
-static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-static uint64_t next_u64(void)
-{
-    uint64_t z = dd_splitmix64(g_rng);
-    g_rng += 0x9E3779B97F4A7C15ull;
-    return z;
-}
-static double uni(void) /* [-1, 1) */
-{
-    return (double)(next_u64() >> 11) * 0x1p-52 - 1.0;
-}
-static int irange(int lo, int hi)
-{
-    return lo + (int)(next_u64() % (uint64_t)(hi - lo + 1));
-}
+#define OZ_RNG_SEED 0x9E3779B97F4A7C15ull
+#include "oz_rng.h"
 
 /* ---- exactness of the modular pipeline ------------------------------------------ */
 

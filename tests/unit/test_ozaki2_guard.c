@@ -26,24 +26,15 @@
 #include <string.h>
 
 #include "dd_check.h"
-#include "dd_splitmix.h"
 #include "ozaki2.h"
 #include "ozaki2_ref.h"
 
-static uint64_t g_rng = 0x2545F4914F6CDD1Dull;
-static uint64_t next_u64(void)
-{
-    uint64_t z = dd_splitmix64(g_rng);
-    g_rng += 0x9E3779B97F4A7C15ull;
-    return z;
-}
+#define OZ_RNG_SEED 0x2545F4914F6CDD1Dull
+#include "oz_rng.h"
+
 static double u01(void) /* (0, 1) */
 {
     return ((double)(next_u64() >> 11) + 0.5) * 0x1p-53;
-}
-static double uni(void) /* [-1, 1) */
-{
-    return (double)(next_u64() >> 11) * 0x1p-52 - 1.0;
 }
 static double randn(void) /* Box-Muller */
 {

@@ -23,29 +23,16 @@
 #include <string.h>
 
 #include "dd_check.h"
-#include "dd_splitmix.h"
 #include "ozaki2_s.h"
 #include "ozaki2_s_ref.h"
 
-static uint64_t g_rng = 0x243F6A8885A308D3ull;
-static uint64_t next_u64(void)
-{
-    uint64_t z = dd_splitmix64(g_rng);
-    g_rng += 0x9E3779B97F4A7C15ull;
-    return z;
-}
-static double uni(void) /* [-1, 1) */
-{
-    return (double)(next_u64() >> 11) * 0x1p-52 - 1.0;
-}
+#define OZ_RNG_SEED 0x243F6A8885A308D3ull
+#include "oz_rng.h"
+
 static double randn(void) /* Box-Muller */
 {
     double u = ((double)(next_u64() >> 11) + 0.5) * 0x1p-53, v = (double)(next_u64() >> 11) * 0x1p-53;
     return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
-}
-static int irange(int lo, int hi)
-{
-    return lo + (int)(next_u64() % (uint64_t)(hi - lo + 1));
 }
 
 enum { UNIFORM, ROWCOL30, HALVES, LOGNORMAL, NCLASS };

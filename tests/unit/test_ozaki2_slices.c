@@ -22,25 +22,11 @@
 #include <string.h>
 
 #include "dd_check.h"
-#include "dd_splitmix.h"
 #include "ozaki2.h"
 #include "ozaki2_ref.h"
 
-static uint64_t g_rng = 0x6A09E667F3BCC909ull;
-static uint64_t next_u64(void)
-{
-    uint64_t z = dd_splitmix64(g_rng);
-    g_rng += 0x9E3779B97F4A7C15ull;
-    return z;
-}
-static double uni(void) /* [-1, 1) */
-{
-    return (double)(next_u64() >> 11) * 0x1p-52 - 1.0;
-}
-static int irange(int lo, int hi)
-{
-    return lo + (int)(next_u64() % (uint64_t)(hi - lo + 1));
-}
+#define OZ_RNG_SEED 0x6A09E667F3BCC909ull
+#include "oz_rng.h"
 
 /* A row-major r×c matrix with leading dimension ld ≥ c, its padding NaN.
  * Values: magnitudes uniform in [1/4, 1) of either sign, times 2^[-2, 2]

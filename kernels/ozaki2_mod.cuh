@@ -1,0 +1,113 @@
+/* ozaki2_mod.cuh — the modular arithmetic of the GPU's Ozaki-II kernels,
+ * shared by the FP64 scheme (ozaki2_dev.cuh) and the FP32 one
+ * (ozaki2_s.cu): four slices' residues packed into one word for the
+ * slicing kernels (pack4, from ozaki2.h's base-2^15 digits), and one entry
+ * of C from its N symmetric residues for the CRT kernels (entry: Garner's
+ * mixed-radix digits in FP32 and the digits summed in FP64).  The arithmetic is ozaki2.h's oz2_garner with
+ * three changes that keep it exact and move it off the GPU's conversion
+ * pipe (a quarter of the FMA pipe's rate), where the CRT used to spend
+ * most of its time:
+ *
+ *   - rounding to an integer by adding and subtracting 1.5·2^23
+ *     (round_small, two FP32 additions) instead of rintf, for |x| < 2^22;
+ *   - an INT8 residue to FP32 through its bits (i8_to_f32: an integer add
+ *     and an FP32 subtraction) instead of a conversion instruction;
+ *   - the digits combined three at a time in FP32 before FP64's Horner:
+ *     w = v_i + m_i·(v_{i+1} + m_{i+1}·v_{i+2}) is an integer of magnitude
+ *     at most 128 + 256·(127 + 255·127) < 2^23 (the digits are symmetric
+ *     residues, |v| ≤ 128, the moduli ≤ 256: ozaki2.h), exact in FP32, so
+ *     FP64 sees ⌈N/3⌉ terms of radix m_i·m_{i+1}·m_{i+2} < 2^24 (exact
+ *     doubles) instead of N: fewer conversions and fewer FP64 roundings
+ *     than oz2_garner, whose result it matches within them.
+ *
+ * Garner's step t = (t - v_j)·m_j^-1 mod m_i is oz2_symmodf_odd's: |t - v_j|
+ * ≤ 256 times an inverse < 256 is below 2^16, its quotient by m_i below 2^9;
+ * the quotient is the nearest integer to (t - v_j)·inv/m_i whether the
+ * product with 1/m_i is rounded before the addition of 1.5·2^23 or fused
+ * with it (ozaki2.h's bound: within 2^-6/m of the exact quotient, which is
+ * never within 1/(2m) of a half-integer), and t - q·m_i is exact. */
+#ifndef DD_OZAKI2_MOD_CUH
+#define DD_OZAKI2_MOD_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "ozaki2.h"
+
+namespace ozcrt
+{
+
+constexpr float ROUND_BIAS = 12582912.0f; /* 1.5·2^23: its FP32 ulp is 1 */
+
+/* The nearest integer to x (ties to even), |x| < 2^22. */
+__device__ inline float round_small(float x)
+{
+    return (x + ROUND_BIAS) - ROUND_BIAS;
+}
+
+/* A residue in [-128, 127] (an int, sign-extended) as an exact float:
+ * 1.5·2^23 + b has the bits 0x4B400000 + b. */
+__device__ inline float i8_to_f32(int b)
+{
+    return __int_as_float(0x4B400000 + b) - ROUND_BIAS;
+}
+
+/* Byte q of w, sign-extended. */
+__device__ inline int byte_s(uint32_t w, int q)
+{
+    return (int)(w << (24 - 8 * q)) >> 24;
+}
+
+/* Modulus q's residues of four scaled integers (their ND digits each,
+ * oz2_digits15) as four INT8 bytes of one word, element e in byte e: the
+ * residue r in [-128, 127] plus 1.5·2^23 has r's two's complement in its
+ * low byte. */
+template <int ND>
+__device__ inline uint32_t pack4(const oz2_params &p, int q, const float (&d)[4][ND])
+{
+    uint32_t b[4];
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+        b[e] = __float_as_uint(oz2_digits_symmod(d[e], ND, p.pw15[q], p.mf[q], p.rinvf[q]) +
+                               ROUND_BIAS);
+    return __byte_perm(__byte_perm(b[0], b[1], 0x0040), __byte_perm(b[2], b[3], 0x0040), 0x5410);
+}
+
+/* The integer X, |X| < M/2, with X ≡ v_i (mod m_i) for the N symmetric
+ * residues v (FP32 integers, overwritten by Garner's digits), as a double. */
+template <int N> __device__ inline double entry(const oz2_params &p, float (&v)[N])
+{
+#pragma unroll
+    for (int i = 1; i < N; ++i) {
+        float t = v[i];
+#pragma unroll
+        for (int j = 0; j < i; ++j) { /* m_i odd for i >= 1 (ozaki2.h) */
+            const float y = (t - v[j]) * p.inv[j][i];
+            t = fmaf(-round_small(y * p.rinvf[i]), p.mf[i], y);
+        }
+        v[i] = t;
+    }
+    constexpr int G = (N + 2) / 3; /* groups of three digits, the last one shorter */
+    float w[G];
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+        const int i = 3 * g;
+        float x = v[i];
+        if (i + 2 < N)
+            x = fmaf(p.mf[i], fmaf(p.mf[i + 1], v[i + 2], v[i + 1]), x);
+        else if (i + 1 < N)
+            x = fmaf(p.mf[i], v[i + 1], x);
+        w[g] = x;
+    }
+    double x = (double)w[G - 1];
+#pragma unroll
+    for (int g = G - 2; g >= 0; --g) {
+        const int i = 3 * g;
+        x = fma(p.m[i] * p.m[i + 1] * p.m[i + 2], x, (double)w[g]);
+    }
+    return x;
+}
+
+} // namespace ozcrt
+
+#endif
