@@ -77,6 +77,8 @@ typedef struct {
     float inv[OZ2_MAX_MODULI][OZ2_MAX_MODULI]; /* inv[j][i] = m_j^-1 mod m_i, j < i */
     int digits;                                /* base-2^15 digits of |x| ≤ 2^H: ⌈(H + 2)/15⌉ */
     float pw15[OZ2_MAX_MODULI][OZ2_DIGITS];    /* 2^(15c) mod m_i, symmetric residues */
+    float pre[OZ2_MAX_MODULI][OZ2_MAX_MODULI]; /* pre[j][i] = m_0·…·m_{j-1} mod m_i (symmetric), j < i */
+    float pinv[OZ2_MAX_MODULI];                /* (m_0·…·m_{i-1})^-1 mod m_i, in [0, m_i) */
 } oz2_params;
 
 /* x^-1 mod m for coprime x, m (extended Euclid). */
@@ -130,6 +132,16 @@ static inline void oz2_params_init(oz2_params *p, int n)
             p->pw15[i][c] = (float)(2 * pw >= mod[i] ? pw - mod[i] : pw);
             pw = (int)((pw * 32768LL) % mod[i]);
         }
+        int pre = 1 % mod[i];
+        for (int j = 0; j < OZ2_MAX_MODULI; ++j) {
+            p->pre[j][i] = j < i ? (float)(2 * pre >= mod[i] ? pre - mod[i] : pre) : 0.0f;
+            if (j < i)
+                pre = (int)(((int64_t)pre * mod[j]) % mod[i]);
+            if (j + 1 == i)
+                p->pinv[i] = (float)oz2_inverse(pre, mod[i]);
+        }
+        if (i == 0)
+            p->pinv[0] = 1.0f;
     }
     p->digits = (p->half_bits + 16) / 15;
 }
@@ -426,6 +438,28 @@ OZ2_FN float oz2_digits_symmod(const float *d, int nd, const float *w, float m, 
     else if (r < -m * 0.5f)
         r += m;
     return r;
+}
+
+/* Garner's mixed-radix digits of the GPU's CRT (ozaki2_mod.cuh), the
+ * same digits as oz2_garner's: digit i is the symmetric residue modulo m_i
+ * of (c_i - S)·(m_0·…·m_{i-1})^-1 with S = Σ_{j<i} v_j·(m_0·…·m_{j-1})
+ * (pre, pinv), which oz2_garner reaches one step per earlier digit.  Per
+ * digit: i FMAs and two reductions instead of i reductions.  Exact in
+ * FP32: |v_j·pre| ≤ 128·127 < 2^14, so |S| < 19·2^14 < 2^19; S's quotient
+ * by the odd m_i (below 2^12) errs by less than 2^-10, below the 1/(2m_i)
+ * that separates it from a half-integer, so one rounding gives S's
+ * symmetric residue r; |c_i - r| ≤ 254 times pinv < 255 is below 2^16,
+ * oz2_symmodf_odd's case.  c: the residues, overwritten by the digits. */
+OZ2_FN void oz2_garner_digits(const oz2_params *p, int n, float *c)
+{
+    for (int i = 1; i < n; ++i) {
+        float s = c[0];
+        for (int j = 1; j < i; ++j)
+            s = fmaf(c[j], p->pre[j][i], s);
+        const float r = fmaf(-((s * p->rinvf[i] + OZ2_RND_BIASF) - OZ2_RND_BIASF), p->mf[i], s);
+        const float y = (c[i] - r) * p->pinv[i];
+        c[i] = fmaf(-((y * p->rinvf[i] + OZ2_RND_BIASF) - OZ2_RND_BIASF), p->mf[i], y);
+    }
 }
 
 /* Garner + Horner: the integer X with |X| < M/2 and X ≡ c_i (mod m_i), as

@@ -1,31 +1,22 @@
 /* ozaki2_mod.cuh — the modular arithmetic of the GPU's Ozaki-II kernels,
  * shared by the FP64 scheme (ozaki2_dev.cuh) and the FP32 one
  * (ozaki2_s.cu): four slices' residues packed into one word for the
- * slicing kernels (pack4, from ozaki2.h's base-2^15 digits), and one entry
- * of C from its N symmetric residues for the CRT kernels (entry: Garner's
- * mixed-radix digits in FP32 and the digits summed in FP64).  The arithmetic is ozaki2.h's oz2_garner with
- * three changes that keep it exact and move it off the GPU's conversion
- * pipe (a quarter of the FMA pipe's rate), where the CRT used to spend
- * most of its time:
+ * slicing kernels (pack4), and one entry of C from its N symmetric
+ * residues for the CRT kernels (entry).  Both keep the GPU's conversion
+ * pipe (rint and int/float conversions, a quarter of the FMA pipe's rate)
+ * out of the per-element work, where it used to take most of the time:
  *
- *   - rounding to an integer by adding and subtracting 1.5·2^23
- *     (round_small, two FP32 additions) instead of rintf, for |x| < 2^22;
- *   - an INT8 residue to FP32 through its bits (i8_to_f32: an integer add
- *     and an FP32 subtraction) instead of a conversion instruction;
- *   - the digits combined three at a time in FP32 before FP64's Horner:
- *     w = v_i + m_i·(v_{i+1} + m_{i+1}·v_{i+2}) is an integer of magnitude
- *     at most 128 + 256·(127 + 255·127) < 2^23 (the digits are symmetric
- *     residues, |v| ≤ 128, the moduli ≤ 256: ozaki2.h), exact in FP32, so
- *     FP64 sees ⌈N/3⌉ terms of radix m_i·m_{i+1}·m_{i+2} < 2^24 (exact
- *     doubles) instead of N: fewer conversions and fewer FP64 roundings
- *     than oz2_garner, whose result it matches within them.
- *
- * Garner's step t = (t - v_j)·m_j^-1 mod m_i is oz2_symmodf_odd's: |t - v_j|
- * ≤ 256 times an inverse < 256 is below 2^16, its quotient by m_i below 2^9;
- * the quotient is the nearest integer to (t - v_j)·inv/m_i whether the
- * product with 1/m_i is rounded before the addition of 1.5·2^23 or fused
- * with it (ozaki2.h's bound: within 2^-6/m of the exact quotient, which is
- * never within 1/(2m) of a half-integer), and t - q·m_i is exact. */
+ *   - residues from base-2^15 digits in FP32 and Garner's digits from
+ *     prefix sums (ozaki2.h: oz2_digits_symmod, oz2_garner_digits, with
+ *     their proofs of exactness), rounding by adding 1.5·2^23;
+ *   - INT8 residues to FP32 and back through their bits (i8_to_f32, pack4);
+ *   - Garner's digits combined three at a time in FP32 before the FP64
+ *     sum: w = v_i + m_i·(v_{i+1} + m_{i+1}·v_{i+2}) is an integer of
+ *     magnitude at most 128 + 256·(127 + 255·127) < 2^23 (symmetric
+ *     residues, |v| ≤ 128, moduli ≤ 256), exact in FP32, so FP64 sees
+ *     ⌈N/3⌉ terms of radix m_i·m_{i+1}·m_{i+2} < 2^24 (exact doubles)
+ *     instead of N: fewer conversions and fewer FP64 roundings than
+ *     oz2_garner, whose result it matches within them. */
 #ifndef DD_OZAKI2_MOD_CUH
 #define DD_OZAKI2_MOD_CUH
 
@@ -38,12 +29,6 @@ namespace ozcrt
 {
 
 constexpr float ROUND_BIAS = 12582912.0f; /* 1.5·2^23: its FP32 ulp is 1 */
-
-/* The nearest integer to x (ties to even), |x| < 2^22. */
-__device__ inline float round_small(float x)
-{
-    return (x + ROUND_BIAS) - ROUND_BIAS;
-}
 
 /* A residue in [-128, 127] (an int, sign-extended) as an exact float:
  * 1.5·2^23 + b has the bits 0x4B400000 + b. */
@@ -77,16 +62,7 @@ __device__ inline uint32_t pack4(const oz2_params &p, int q, const float (&d)[4]
  * residues v (FP32 integers, overwritten by Garner's digits), as a double. */
 template <int N> __device__ inline double entry(const oz2_params &p, float (&v)[N])
 {
-#pragma unroll
-    for (int i = 1; i < N; ++i) {
-        float t = v[i];
-#pragma unroll
-        for (int j = 0; j < i; ++j) { /* m_i odd for i >= 1 (ozaki2.h) */
-            const float y = (t - v[j]) * p.inv[j][i];
-            t = fmaf(-round_small(y * p.rinvf[i]), p.mf[i], y);
-        }
-        v[i] = t;
-    }
+    oz2_garner_digits(&p, N, v); /* ozaki2.h: i FMAs and two reductions for digit i */
     constexpr int G = (N + 2) / 3; /* groups of three digits, the last one shorter */
     float w[G];
 #pragma unroll

@@ -7,7 +7,10 @@
  *  - the digits: within ±2^14 and summing to x exactly;
  *  - the residue: oz2_symmod's, which is ≡ x (mod m) and in its range,
  *    on random integers of every magnitude up to 2^H and on the edges
- *    (0, ±1, ±2^H, digit boundaries, the quotient's half-way points). */
+ *    (0, ±1, ±2^H, digit boundaries, the quotient's half-way points);
+ *  - Garner's digits from prefix sums (oz2_garner_digits, the GPU CRT's)
+ *    equal to oz2_garner's step by step, and reconstructing X exactly, on
+ *    random X and on X near 0 and ±(M/2 - 1) (|X| < 2^125 past 15 moduli). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,6 +65,37 @@ static int check_one(const oz2_params *p, double x)
     return 0;
 }
 
+/* oz2_garner's digits, step by step (its loop, kept here as the reference). */
+static void garner_steps(const oz2_params *p, const float *c, float *v)
+{
+    for (int i = 0; i < p->n; ++i) {
+        float t = c[i];
+        for (int j = 0; j < i; ++j)
+            t = oz2_symmodf_odd((t - v[j]) * p->inv[j][i], p->mf[i], p->rinvf[i]);
+        v[i] = t;
+    }
+}
+
+/* The residues of X, the digits both ways, and X back from the digits. */
+static int check_garner(const oz2_params *p, i128 X)
+{
+    float c[OZ2_MAX_MODULI], v[OZ2_MAX_MODULI];
+    for (int i = 0; i < p->n; ++i)
+        c[i] = (float)sym_exact(X, (int)p->m[i]);
+    garner_steps(p, c, v);
+    oz2_garner_digits(p, p->n, c);
+    i128 back = 0;
+    for (int i = p->n - 1; i >= 0; --i)
+        back = back * (i128)p->m[i] + (i128)v[i];
+    for (int i = 0; i < p->n; ++i)
+        if (c[i] != v[i] || back != X) {
+            CHECK(0, "moduli %d, X %.17g: digit %d %g (prefix) vs %g (steps), back %s", p->n,
+                  (double)X, i, (double)c[i], (double)v[i], back == X ? "ok" : "wrong");
+            return 1;
+        }
+    return 0;
+}
+
 int main(void)
 {
     long cases = 0;
@@ -102,7 +136,31 @@ int main(void)
             bad += check_one(&p, x), ++cases;
         }
     }
-    printf("test_ozaki2_digits: %ld values over 8..20 moduli\n", cases);
+    long vectors = 0;
+    for (int nm = OZ2_MIN_MODULI; nm <= OZ2_MAX_MODULI; ++nm) {
+        oz2_params p;
+        oz2_params_init(&p, nm);
+        /* M/2 - 1, or 2^125 where M passes 2^126 (128-bit arithmetic; the
+         * residue vectors of |X| < 2^125 still have every digit to find) */
+        i128 half = (i128)1 << 125;
+        if (p.log2m < 126) {
+            i128 M = 1;
+            for (int i = 0; i < nm; ++i)
+                M *= (i128)p.m[i];
+            half = M / 2 - 1;
+        }
+        int bad = 0;
+        for (int o = 0; o < 50 && !bad; ++o) {
+            bad += check_garner(&p, (i128)o) + check_garner(&p, -(i128)o);
+            bad += check_garner(&p, half - o) + check_garner(&p, -half + o);
+            vectors += 4;
+        }
+        for (int q = 0; q < 20000 && !bad; ++q) { /* X uniform over (-M/2, M/2) */
+            const i128 r = ((i128)next_u64() << 64 | next_u64()) & (((i128)1 << 126) - 1);
+            bad += check_garner(&p, r % (2 * half + 1) - half), ++vectors;
+        }
+    }
+    printf("test_ozaki2_digits: %ld values over 8..20 moduli, %ld residue vectors\n", cases, vectors);
     if (g_fail)
         fprintf(stderr, "test_ozaki2_digits: %d failure(s)\n", g_fail);
     else
