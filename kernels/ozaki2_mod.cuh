@@ -1,7 +1,8 @@
 /* ozaki2_mod.cuh — the modular arithmetic of the GPU's Ozaki-II kernels,
  * shared by the FP64 scheme (ozaki2_dev.cuh) and the FP32 one
  * (ozaki2_s.cu): four slices' residues packed into one word for the
- * slicing kernels (pack4), and one entry of C from its N symmetric
+ * slicing kernels (pack4) and the tiled pass that slices B's columns
+ * (slice_col_tiles), and one entry of C from its N symmetric
  * residues for the CRT kernels (entry).  Both keep the GPU's conversion
  * pipe (rint and int/float conversions, a quarter of the FMA pipe's rate)
  * out of the per-element work, where it used to take most of the time:
@@ -56,6 +57,66 @@ __device__ inline uint32_t pack4(const oz2_params &p, int q, const float (&d)[4]
         b[e] = __float_as_uint(oz2_digits_symmod(d[e], ND, p.pw15[q], p.mf[q], p.rinvf[q]) +
                                ROUND_BIAS);
     return __byte_perm(__byte_perm(b[0], b[1], 0x0040), __byte_perm(b[2], b[3], 0x0040), 0x5410);
+}
+
+/* The slices of B's columns j0 .. j0+31 (B^T's rows: slice q, column
+ * j0 + c at out + q·stride + (j0 + c)·kp, k contiguous), the part of
+ * slice_cols (FP64 and FP32) after the scales: tiles of 64 rows of k
+ * staged through shared memory (read row by row, coalesced: lane =
+ * column, 8 warps), then thread (column c = t/16 and c + 16, group g =
+ * t%16) slices the tile's elements 4g..4g+3 of its columns and writes one
+ * 32-bit word per modulus, so that 16 threads write a column's 64 bytes
+ * together.  scaled(v, c, &lossy) is the scaled integer of column c's
+ * value v (as a double); bad[c] skips a column; the counts of lossy and
+ * nonzero values per column land in lossy_out / nnz_out (after a barrier).
+ * nm moduli; 256 threads, every one of them calls it. */
+template <int ND, typename T, typename Scaled>
+__device__ inline void slice_col_tiles(const T *B, int64_t ldb, int n, int k, int kp, int j0,
+                                       const oz2_params &p, int nm, int8_t *out, int64_t stride,
+                                       T (*tile)[33], const int *bad, Scaled scaled,
+                                       int *lossy_out, int *nnz_out)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, j = j0 + lane;
+    const bool ok = j < n;
+    const int g = threadIdx.x & 15, c = threadIdx.x >> 4;
+    int lossy[2] = {0, 0}, nnz[2] = {0, 0};
+    for (int t0 = 0; t0 < kp; t0 += 64) {
+        __syncthreads(); /* the caller's per-column values written, or the last tile consumed */
+#pragma unroll
+        for (int r = warp; r < 64; r += 8)
+            tile[r][lane] = ok && t0 + r < k ? B[(int64_t)(t0 + r) * ldb + j] : T(0);
+        __syncthreads();
+        const int l0 = t0 + 4 * g;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int cc = c + 16 * h;
+            if (bad[cc] || l0 >= kp)
+                continue;
+            float d[4][ND];
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                int lo = 0;
+                const T v = tile[4 * g + q][cc];
+                oz2_digits15(scaled(v, cc, &lo), ND, d[q]);
+                lossy[h] += lo;
+                nnz[h] += v != T(0);
+            }
+            int8_t *dst = out + (int64_t)(j0 + cc) * kp + l0;
+#pragma unroll
+            for (int q = 0; q < nm; ++q)
+                *reinterpret_cast<uint32_t *>(dst + q * stride) = pack4(p, q, d);
+        }
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        for (int o = 8; o > 0; o >>= 1) { /* the 16 threads of a column: one half-warp */
+            lossy[h] += __shfl_xor_sync(0xffffffffu, lossy[h], o);
+            nnz[h] += __shfl_xor_sync(0xffffffffu, nnz[h], o);
+        }
+        if (g == 0)
+            lossy_out[c + 16 * h] = lossy[h], nnz_out[c + 16 * h] = nnz[h];
+    }
+    __syncthreads();
 }
 
 /* The integer X, |X| < M/2, with X ≡ v_i (mod m_i) for the N symmetric

@@ -167,12 +167,9 @@ __global__ void __launch_bounds__(256) slice_rows(int k, int kp, const float *A,
 
 /* Columns of B, 32 per block -> sb[j] and the slices of B^T: slice q,
  * column j at out + q·stride + j·kp (k contiguous: the "T" operand of the
- * INT8 GEMM).  The max and the norm: lane = column, 8 warps share k.  The
- * slices: tiles of 64 rows of k staged through shared memory (read row by
- * row, coalesced), then thread (column c = t/16 and c + 16, group g =
- * t%16) slices the tile's elements 4g..4g+3 of its columns and writes one
- * 32-bit word per modulus, 16 threads a column's 64 bytes of B^T
- * together (the layout of ozaki2_dev.cuh's slice_cols). */
+ * INT8 GEMM).  The max and the norm: lane = column, 8 warps share k; the
+ * slices: ozaki2_mod.cuh's slice_col_tiles, as ozaki2_dev.cuh's
+ * slice_cols. */
 template <int N, int ND>
 __global__ void __launch_bounds__(256) slice_cols(int n, int k, int kp, const float *B,
                                                   int64_t ldb, int *sb, int8_t *out,
@@ -228,45 +225,10 @@ __global__ void __launch_bounds__(256) slice_cols(int n, int k, int kp, const fl
             sb[j] = s;
         col_pw[lane] = ldexp(1.0, s), col_bad[lane] = bad || !ok;
     }
-    const int g = threadIdx.x & 15, c = threadIdx.x >> 4;
-    int lossy[2] = {0, 0}, nnz[2] = {0, 0};
-    for (int t0 = 0; t0 < kp; t0 += 64) {
-        __syncthreads(); /* col_pw written, or the last tile consumed */
-#pragma unroll
-        for (int r = warp; r < 64; r += 8)
-            tile[r][lane] = ok && t0 + r < k ? B[(int64_t)(t0 + r) * ldb + j] : 0.0f;
-        __syncthreads();
-        const int l0 = t0 + 4 * g;
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int cc = c + 16 * h;
-            if (col_bad[cc] || l0 >= kp)
-                continue;
-            float d[4][ND];
-#pragma unroll
-            for (int q = 0; q < 4; ++q) {
-                int lo = 0;
-                const float v = tile[4 * g + q][cc];
-                oz2_digits15((double)oz2s_scaled_f(v, col_pw[cc], &lo), ND, d[q]);
-                lossy[h] += lo;
-                nnz[h] += v != 0;
-            }
-            int8_t *dst = out + (int64_t)(j0 + cc) * kp + l0;
-#pragma unroll
-            for (int q = 0; q < N; ++q)
-                *reinterpret_cast<uint32_t *>(dst + q * stride) = ozcrt::pack4(p, q, d);
-        }
-    }
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        for (int o = 8; o > 0; o >>= 1) { /* the 16 threads of a column: one half-warp */
-            lossy[h] += __shfl_xor_sync(0xffffffffu, lossy[h], o);
-            nnz[h] += __shfl_xor_sync(0xffffffffu, nnz[h], o);
-        }
-        if (g == 0)
-            col_lossy[c + 16 * h] = lossy[h], col_nnz[c + 16 * h] = nnz[h];
-    }
-    __syncthreads();
+    ozcrt::slice_col_tiles<ND>(
+        B, ldb, n, k, kp, j0, p, N, out, stride, tile, col_bad,
+        [&](float v, int cc, int *lo) { return (double)oz2s_scaled_f(v, col_pw[cc], lo); },
+        col_lossy, col_nnz);
     if (warp == 0 && !col_bad[lane] && oz2s_out_of_range(col_lossy[lane], col_nnz[lane]))
         flag(st, REASON_B_RANGE, j, col_lossy[lane], col_nnz[lane]);
 }

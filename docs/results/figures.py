@@ -30,6 +30,11 @@ CURRENT = {
                 "h200-2026-12-01-production-move/sustain-new.jsonl"],
     # dgemm-dist on one GPU: FP64, FP32 and ozaki2 at n = 16384 and 32768
     "one_gpu": ["h200-2026-12-01-final-1gpu/pergpu.jsonl"],
+    # gemm-bench: the emulation on the INT8 tensor cores against cuBLAS, same runs
+    "emulation": ["h200-2026-12-03-call-g/after2/rates-f32.jsonl",
+                  "h200-2026-12-03-call-g/after2/rates-f64.jsonl",
+                  "h200-2026-12-03-call-g/after2/sustain-f32.jsonl",
+                  "h200-2026-12-03-call-g/after2/sustain-f64.jsonl"],
     # dgemm-dist on 1 and 2 GPUs of one host, alternated in one call
     "two_gpus": ["h200x2-2026-12-01-pergpu-23/default8192/p.jsonl"],
     # dgemm-dist file to file, checked
@@ -108,6 +113,21 @@ def table(prefix):
     rows.append(("the same, FP32 (`sgemm_dmma`) at 16384; FP64 on the INT8 tensor cores (`ozaki2-14`) at 32768",
                  f"{span(pick('sgemm_dmma', 'f32', 16384), '{:.1f}')} TFLOP/s; "
                  f"{span(pick('ozaki2-14', 'f64', 32768), '{:.1f}')} TFLOP/s FP64-equivalent", link(one[0]["_entry"])))
+
+    e = records("emulation")
+    dates.update(r["timestamp"][:10] for r in e)
+    cells = []
+    for kern, dt, ref in (("ozaki2", "f32", "SGEMM"), ("ozaki2-14", "f64", "DGEMM")):
+        mine = [r for r in e if r["kernel"] in (kern, kern + "-s8") and r["dtype"] == dt and r["m"] == 16384
+                and r["status"] == "ok"]
+        burst = need([r for r in mine if r["kernel"] == kern and r["mode"] == "burst"], f"{kern} {dt} burst")
+        sus = need([r for r in mine if r["mode"] == "sustained"], f"{kern} {dt} sustained")
+        cells.append(f"{'FP32 `ozaki2` (8 moduli)' if dt == 'f32' else 'FP64 `ozaki2-14`'} "
+                     f"{span([r['tflops'] for r in burst], '{:.1f}')} TFLOP/s "
+                     f"({span([r['pct_cublas'] / 100 for r in burst], '{:.2f}', '×')} cuBLAS {ref}), "
+                     f"{span([r['tflops'] for r in sus], '{:.1f}')} sustained 10 s")
+    rows.append(("emulation on the INT8 tensor cores (Ozaki scheme II), n = 16384, checked against cuBLAS, "
+                 "at the 700 W cap", "; ".join(cells), link(e[0]["_entry"])))
 
     two = records("two_gpus")
     dates.update(r["timestamp"][:10] for r in two)
