@@ -422,6 +422,8 @@ static dd_status move_sub(dd_plan *p, dd_operand which, int64_t i, int64_t j, in
         rc = e->ops->download_async(e, host, hp, at, wp, w, rows, err);
     else
         rc = e->ops->upload_async(e, at, wp, host, hp, w, rows, err);
+    if (!out && which == DD_OPERAND_B)
+        p->s.b_kept = 0; /* B's kept slices (summa_rows_slices) are made again */
     if (!rc)
         rc = e->ops->wait_copies(e, err);
     return api_status(rc);
@@ -464,7 +466,9 @@ const char *dd_plan_kernel_note(dd_plan *p)
         snprintf(redone, sizeof redone, ", %lld panel product%s redone in %s (out of the moduli's "
                  "range)", (long long)p->s.redone, p->s.redone == 1 ? "" : "s",
                  dd_dtype_name(p->t));
-    snprintf(p->note, sizeof p->note, "%s%spanels broadcast as slices%s", k, k[0] ? "; " : "",
+    snprintf(p->note, sizeof p->note, "%s%s%s%s", k, k[0] ? "; " : "",
+             p->s.keep_b ? "multiplied from slices, B's made once for every band"
+                         : "panels broadcast as slices",
              redone);
     return p->note;
 }

@@ -35,6 +35,7 @@ struct dd_plan {
     size_t work_bytes, slot_bytes;
     /* the band pipeline's staged moves (api_plan_rows.c: dd_plan_put_rows) */
     int64_t rows_put, rows_used; /* puts made, and those a multiply has waited for */
+    int rows_slices_tried;       /* summa_rows_slices asked once (dd_plan_multiply_rows) */
     int64_t rows_piece;          /* upload pieces so far: piece i in slot i % 2 */
     int64_t take_r0, take_rows, take_per, take_queued; /* the take under way, in pieces */
     int take_on;                 /* a take is queued and not ended */

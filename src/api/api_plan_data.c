@@ -64,6 +64,7 @@ dd_status dd_plan_generate(dd_plan *p, dd_operand which, uint64_t seed, int tran
         rc = e->ops->fill_random(e, p->t, s->C, seed, RNG_TAG_C, rm.start, s->Mp, rn.start, s->Nq,
                                  p->N, 0, err);
     p->prepared = 0; /* new data: alpha and beta are not applied to it yet */
+    p->s.b_kept = 0;
     return api_status(dd_agree(ctx->world, rc, err));
 }
 
@@ -167,6 +168,7 @@ static int plan_prepare(dd_plan *p, const double alpha[2], const double beta[2],
     p->conj_a = conj_a != 0;
     p->conj_b = conj_b != 0;
     p->npass = 0;
+    p->s.b_kept = 0; /* B's kept slices (summa_rows_slices) are made again */
     check_cterm_free(&p->cin);
     rc = dd_agree(ctx->world, apply_scalars(p, err), err);
     if (!rc && p->read_c && check)
@@ -258,6 +260,7 @@ static dd_status timed(dd_plan *p, int streamed, dd_plan_times *times)
     dd_err *err;
     double sec = 0, gemm = 0, slowest = 0;
     int rc = plan_enter(p, &err);
+    p->s.b_kept = 0; /* a whole multiply slices B again (summa_rows_slices) */
     if (!rc && streamed && !p->host_pass)
         rc = dd_fail(err, DD_EUNSUP,
                      "a host pass needs a GPU backend and a plan made with params.host_pass");

@@ -9,6 +9,7 @@
 #include "agree.h"
 #include "api_plan.h"
 #include "dd_fault.h"
+#include "dd_knobs.h"
 
 /* The engine's marks of the staged moves (dd_plan_put_rows, below): the two
  * upload slots', the two latest puts', the two download slots', the
@@ -43,6 +44,12 @@ dd_status dd_plan_multiply_rows(dd_plan *p, int64_t r0, int64_t rows, dd_plan_ti
         return api_status(rc);
     if (p->t != ctx->type && (rc = api_retype(ctx, p->t, err)))
         return api_status(dd_agree(ctx->world, rc, err));
+    if (!p->rows_slices_tried) { /* one rank, an emulated kernel: B sliced once for the bands */
+        long long v = dd_knob_int(DDK_OZAKI2_PANELS); /* 0 auto, 1 slices, 2 fp64 */
+        p->rows_slices_tried = 1;
+        (void)summa_rows_slices(&p->s, ctx->size == 1 &&
+                                           (v == 1 || (v == 0 && !ctx->eng.ops->work_is_host)));
+    }
     size_t es = dd_elsize(p->t);
     dd_summa band = p->s;
     band.Mp = rows;
@@ -56,6 +63,7 @@ dd_status dd_plan_multiply_rows(dd_plan *p, int64_t r0, int64_t rows, dd_plan_ti
     if (!rc)
         rc = summa_multiply(&band, 0, &sec, &gemm, err);
     p->s.redone += band.redone; /* the band's sliced panels redone, for the kernel note */
+    p->s.b_kept = band.b_kept;
     if (rc) /* nothing staged lands later */
         rc = rows_drain(p, rc, err);
     if (rc == DD_ECOMM)

@@ -214,8 +214,10 @@ static dd_status move(dd_plan *p, dd_operand which, const dd_stream *s, int in)
         rc = stream_in(p, s, rows, cols, work, err);
     else
         rc = stream_out(p, s, rows, cols, work, err);
-    if (in)
+    if (in) {
         p->prepared = 0; /* new data: alpha and beta are not applied to it yet */
+        p->s.b_kept = 0;
+    }
     return api_status(dd_agree(w, rc, err));
 }
 

@@ -237,19 +237,21 @@ static int comm_progress(void *arg, dd_err *err)
 
 /* Panel t from blobs: a side broadcast from the root's export buffer or
  * the slot; a local side (a group of one) sliced now, on the compute
- * stream, into its one reused blob. */
+ * stream, into its one reused blob, or B's kept blob of this panel
+ * (keep_b: sliced by the first band, then reused while b_kept). */
 static int multiply_sliced(dd_summa *s, int64_t t, const dd_panel_xfer *x, dd_err *err)
 {
     dd_engine *e = s->engine;
     int64_t w = s->panels[t].w;
+    void *local_b = s->keep_b ? (char *)s->expB + s->offB[t] : s->expB;
     const void *a = x->a.active ? (x->a.is_root ? x->a.src : x->a.dst) : s->expA;
-    const void *b = x->b.active ? (x->b.is_root ? x->b.src : x->b.dst) : s->expB;
+    const void *b = x->b.active ? (x->b.is_root ? x->b.src : x->b.dst) : local_b;
     int rc = DD_OK;
     if (!x->a.active && s->Mp > 0 && s->Nq > 0)
         rc = e->ops->slices_make(e, DD_Q_COMPUTE, 0, s->Mp, w, owned_a(s, t), s->Kq, s->expA,
                                  err);
-    if (!rc && !x->b.active && s->Mp > 0 && s->Nq > 0)
-        rc = e->ops->slices_make(e, DD_Q_COMPUTE, 1, s->Nq, w, owned_b(s, t), s->Nq, s->expB,
+    if (!rc && !x->b.active && s->Mp > 0 && s->Nq > 0 && !s->b_kept)
+        rc = e->ops->slices_make(e, DD_Q_COMPUTE, 1, s->Nq, w, owned_b(s, t), s->Nq, local_b,
                                  err);
     if (rc)
         return rc;
@@ -321,6 +323,9 @@ int summa_multiply(dd_summa *s, int stream_upload, double *seconds, double *gemm
     rc = e->ops->phase_end(e, seconds, gemm_seconds, local ? &later : err);
     if (!rc && !local)
         rc = panel_times(s, err);
+    /* kept B: every panel's blob made (or already there) exactly when the
+     * multiply went through with a block of C to make */
+    s->b_kept = s->keep_b && (s->b_kept || (!rc && !local && s->Mp > 0 && s->Nq > 0));
     return local ? local : rc;
 }
 

@@ -58,6 +58,10 @@ typedef struct {
     void *expA, *expB;     /* work memory: this rank's own panels, sliced */
     unsigned char *missed; /* per panel: left out of its product here */
     int64_t redone;        /* panels redone in the element type, last multiply (all ranks) */
+    /* Bands of one multiply on one rank (summa_rows_slices): B's blobs of
+     * every panel in expB, made by the first band and kept while b_kept
+     * (the plan clears it where B may have changed). */
+    int keep_b, b_kept;
     /* Called after each panel's multiply is issued (NULL: not called). */
     void (*on_panel)(void *arg, int64_t done, int64_t total);
     void *on_panel_arg;
@@ -73,6 +77,14 @@ void summa_init(dd_summa *s, dd_engine *e, dd_comm *c, dd_grid g, dd_dtype t, in
  * and the engine slices panels of this kernel and type (pure: the same on
  * every rank).  world: the ranks of the grid. */
 void summa_use_slices(dd_summa *s, MPI_Comm world, int allowed);
+/* For dd_plan_multiply_rows on a grid of one rank, where panels do not
+ * travel sliced and `allowed` (the agreed DD_OZAKI2_PANELS and the
+ * backend): the bands multiply from blobs, B's blobs of every panel made
+ * once and kept (keep_b), A's band sliced per panel into one reused blob.
+ * Sets up the lists and allocates both export buffers; 1 where it did,
+ * 0 where it cannot (nothing changed, the bands multiply as before: also
+ * where the memory is not there). */
+int summa_rows_slices(dd_summa *s, int allowed);
 /* Bytes of one slot of A (side 0) or B (side 1): a panel in the type, or
  * its blob where panels travel sliced, whichever is larger. */
 size_t summa_slot_bytes(const dd_summa *s, int side, int *overflow);

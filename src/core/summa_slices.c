@@ -59,7 +59,7 @@ static size_t export_bytes(const dd_summa *s, int side, const dd_panel *pl, int6
 {
     int active = side ? s->g.P > 1 : s->g.Q > 1;
     size_t at = 0;
-    if (!active) {
+    if (!active && !(side && s->keep_b)) {
         for (int64_t t = 0; off && t < n; t++)
             off[t] = 0;
         size_t b = summa_blob_bytes(s, side, max_width(s));
@@ -67,7 +67,7 @@ static size_t export_bytes(const dd_summa *s, int side, const dd_panel *pl, int6
             *overflow = 1;
         return b;
     }
-    for (int64_t t = 0; t < n; t++) {
+    for (int64_t t = 0; t < n; t++) { /* kept B (one rank): every panel is mine */
         int mine = side ? pl[t].pb == s->g.p : pl[t].qa == s->g.q;
         if (off)
             off[t] = mine ? at : SIZE_MAX;
@@ -127,6 +127,40 @@ int summa_plan_slices(dd_summa *s, dd_err *err)
         return dd_fail(err, DD_EUSAGE, "the sliced panels of rank %d would need more than 2^64 "
                                        "bytes", s->g.rank);
     return DD_OK;
+}
+
+int summa_rows_slices(dd_summa *s, int allowed)
+{
+    if (s->keep_b)
+        return 1;
+    const dd_engine_ops *o = s->engine->ops;
+    if (!allowed || s->slices || s->g.P * s->g.Q != 1 || s->K <= 0 || s->Mp <= 0 ||
+        s->Nq <= 0 || !s->panels || !o->slices_bytes || !o->slices_make || !o->slices_gemm ||
+        !o->slices_missed || o->slices_bytes(s->engine, s->type, 1, max_width(s)) == 0)
+        return 0;
+    s->slices = s->keep_b = 1;
+    s->b_kept = 0;
+    dd_err scratch = {{0}}; /* a failure here only means: multiply as before */
+    int rc = summa_plan_slices(s, &scratch);
+    if (!rc)
+        rc = s->engine->ops->alloc(s->engine, s->expA_bytes, &s->expA, &scratch);
+    if (!rc)
+        rc = s->engine->ops->alloc(s->engine, s->expB_bytes, &s->expB, &scratch);
+    if (!rc)
+        return 1;
+    if (s->expA)
+        s->engine->ops->free(s->engine, s->expA);
+    if (s->expB)
+        s->engine->ops->free(s->engine, s->expB);
+    free(s->offA);
+    free(s->offB);
+    free(s->missed);
+    s->expA = s->expB = NULL;
+    s->offA = s->offB = NULL;
+    s->missed = NULL;
+    s->expA_bytes = s->expB_bytes = 0;
+    s->slices = s->keep_b = 0;
+    return 0;
 }
 
 void summa_free_lists(dd_summa *s)

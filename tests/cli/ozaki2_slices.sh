@@ -12,7 +12,8 @@
 # counts them and C is still the product; auto (the default) moves FP64
 # panels on the CPU backend and through MPI; a knob that differs between
 # ranks and an FP32 run of a CPU ozaki2 kernel are refused with one
-# message, no rank left waiting.
+# message, no rank left waiting.  On one rank the file-to-file bands
+# multiply from slices with B's made once and kept (summa_rows_slices).
 # The GPU test runs the same with DD_SLICES_BACKEND=cuda (ranks sharing one
 # GPU, DD_SLICES_RANKS, DD_SLICES_ARGS such as --comm mpi): kernel.h's
 # kernel_slices_* there; exit 77 without a GPU.
@@ -81,6 +82,30 @@ if [ "$backend" = cpu ] || [[ " ${extra[*]} " == *" mpi "* ]]; then
     "$DD_COMPARE" equal c-a.h5 c-f.h5 C >/dev/null || fail "auto's C differs from fp64's"
     echo "ok   auto: FP64 panels on $backend ${extra[*]}"
 fi
+
+# One rank, file to file (the band pipeline, dd_plan_multiply_rows): the
+# bands multiply from slices and B's are made once for every band
+# (summa_rows_slices), C bit for bit the FP64 panels'; wide.h5's panels
+# are redone and C is still the product; auto keeps that off on the CPU
+# backend and on on a GPU.
+run 1 slices smooth.h5 c-1s.h5
+grep -q "^kernel    note: .*multiplied from slices, B's made once for every band$" out ||
+    { cat out; fail "1 rank: the bands did not keep B's slices"; }
+run 1 fp64 smooth.h5 c-1f.h5
+! grep -q 'from slices' out || fail "1 rank, fp64: the bands still slice"
+"$DD_COMPARE" equal c-1s.h5 c-1f.h5 C >/dev/null || fail "1 rank: kept slices and FP64 panels give different C"
+run 1 slices wide.h5 c-1w.h5
+grep -Eq "^kernel    note: .*multiplied from slices, B's made once for every band, [1-9][0-9]* panel products? redone in f64" out ||
+    { cat out; fail "1 rank: wide.h5's panels were not redone"; }
+"$DD_COMPARE" product wide.h5 c-1w.h5 >/dev/null || fail "1 rank: wide.h5's C is not A·B"
+run 1 auto smooth.h5 c-1a.h5
+if [ "$backend" = cpu ]; then
+    ! grep -q 'from slices' out || fail "1 rank, auto: the CPU backend's bands sliced"
+else
+    grep -q 'from slices' out || { cat out; fail "1 rank, auto: the GPU's bands did not keep B's slices"; }
+fi
+"$DD_COMPARE" equal c-1a.h5 c-1f.h5 C >/dev/null || fail "1 rank: auto's C differs from fp64's"
+echo "ok   1 rank: the bands from slices with B's made once, bit for bit; wide.h5 redone; auto on $backend"
 
 # DD_OZAKI2_PANELS differing between ranks: refused on every rank.
 cat >mixed.sh <<'SH'
