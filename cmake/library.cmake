@@ -164,15 +164,15 @@ add_library(dgemm-dist::dgemm-dist-static ALIAS dgemm_dist_static)
 # ScaLAPACK, so building it needs no ScaLAPACK; the real routines are
 # reached, when linked after it, by dlsym(RTLD_NEXT).
 # Its knobs (DD_SCALAPACK_*) are read through base's registry, of which it
-# has its own copy (dd_scalapack_knobs: src/base/knobs.c, libc, pthreads and
-# MPI only, its warnings signed dgemm-dist-scalapack), since libdgemm-dist
-# exports none of base; of base it sees that header alone.
-add_library(dd_scalapack_knobs OBJECT src/base/knobs.c)
+# has its own copy (dd_scalapack_knobs: src/base/knobs.c and knobs_parse.c,
+# libc, pthreads and MPI only, its warnings signed dgemm-dist-scalapack),
+# since libdgemm-dist exports none of base; of base it sees that header alone.
+add_library(dd_scalapack_knobs OBJECT src/base/knobs.c src/base/knobs_parse.c)
 target_compile_definitions(dd_scalapack_knobs PRIVATE ${DD_POSIX}
   DD_KNOBS_WHO="dgemm-dist-scalapack")
 target_link_libraries(dd_scalapack_knobs PRIVATE MPI::MPI_C Threads::Threads)
 target_compile_options(dd_scalapack_knobs PRIVATE ${DD_WARN})
-add_library(dd_scalapack OBJECT src/scalapack/dd_scalapack.c)
+add_library(dd_scalapack OBJECT src/scalapack/dd_scalapack.c src/scalapack/dd_scalapack_check.c)
 target_include_directories(dd_scalapack PRIVATE ${DD_PUBLIC_INCLUDE_DIRS}
   ${PROJECT_SOURCE_DIR}/src/base)
 target_link_libraries(dd_scalapack PRIVATE MPI::MPI_C)

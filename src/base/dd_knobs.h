@@ -23,9 +23,9 @@
  *     every process when MPI is not running and no launcher names the rank.
  *
  * Self-contained (libc, pthreads and MPI): libdgemm-dist-scalapack, which
- * sees none of base but this header, compiles knobs.c into itself and
- * reads only its own knobs (DD_KNOB_DROPIN) with it.  C and C++ (the
- * kernels). */
+ * sees none of base but this header, compiles knobs.c and knobs_parse.c
+ * into itself and reads only its own knobs (DD_KNOB_DROPIN) with them.
+ * C and C++ (the kernels). */
 #ifndef DD_KNOBS_H
 #define DD_KNOBS_H
 

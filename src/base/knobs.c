@@ -1,6 +1,7 @@
 /* knobs.c — the table of environment knobs and their one reader
- * (dd_knobs.h).  The only file of the program and its libraries that
- * reads a DD_ variable. */
+ * (dd_knobs.h): each value read, parsed (knobs_parse.c) and kept, and the
+ * warnings for bad ones.  The only file of the program and its libraries
+ * that reads a DD_ variable. */
 #include <errno.h>
 #include <limits.h>
 #include <mpi.h>
@@ -8,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "dd_knobs.h"
+#include "knobs_impl.h"
 
 /* Who the warnings say they are from: libdgemm-dist-scalapack compiles
  * this file with its own name. */
@@ -245,117 +246,9 @@ static const dd_knob_spec table[DDK_COUNT] = {
                  "MPI's int, with small matrices."},
 };
 
-/* ---- the parse (pure) ------------------------------------------------------------ */
-
 const dd_knob_spec *dd_knob_spec_of(dd_knob k)
 {
     return (int)k >= 0 && k < DDK_COUNT ? &table[k] : NULL;
-}
-
-const char *dd_knob_type_name(dd_knob_type t)
-{
-    static const char *const names[] = {"int", "size", "bool", "string", "choice"};
-    return (int)t >= 0 && t <= DD_KNOB_CHOICE ? names[t] : "?";
-}
-
-void dd_knob_range(const dd_knob_spec *s, char *buf, size_t len)
-{
-    if (!len)
-        return;
-    buf[0] = '\0';
-    size_t n = 0;
-    switch (s->type) {
-    case DD_KNOB_INT:
-    case DD_KNOB_SIZE:
-        snprintf(buf, len, "%lld..%lld%s%s%s", s->lo, s->hi, s->unit ? " " : "",
-                 s->unit ? s->unit : "", s->flags & DD_KNOB_AUTO ? " or auto" : "");
-        break;
-    case DD_KNOB_BOOL:
-        snprintf(buf, len, "0|1");
-        break;
-    case DD_KNOB_STRING:
-        snprintf(buf, len, "%s", s->unit ? s->unit : "any");
-        break;
-    case DD_KNOB_CHOICE:
-        for (int i = 0; s->choices && s->choices[i]; i++) {
-            int w = snprintf(buf + n, len - n, "%s%s", i ? "|" : "", s->choices[i]);
-            if (w < 0 || (size_t)w >= len - n)
-                break;
-            n += (size_t)w;
-        }
-        break;
-    }
-}
-
-/* Plain decimal digits (a leading '-' where sign) into *v; -1 malformed,
- * -2 beyond long long. */
-static int whole_number(const char *s, int sign, long long *v)
-{
-    int neg = sign && *s == '-';
-    s += neg;
-    if (!*s)
-        return -1;
-    unsigned long long x = 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return -1;
-        unsigned d = (unsigned)(*s - '0');
-        if (x > ((unsigned long long)LLONG_MAX + (unsigned)neg - d) / 10)
-            return -2;
-        x = x * 10 + d;
-    }
-    *v = neg ? (long long)(0 - x) : (long long)x;
-    return 0;
-}
-
-int dd_knob_parse(const dd_knob_spec *s, const char *raw, long long *v, char *why, size_t len)
-{
-    const char *bad = NULL;
-    if ((s->flags & DD_KNOB_AUTO) && !strcmp(raw, "auto")) {
-        *v = s->dflt;
-        return 1;
-    }
-    switch (s->type) {
-    case DD_KNOB_INT:
-    case DD_KNOB_SIZE: {
-        long long x = 0;
-        int r = whole_number(raw, s->type == DD_KNOB_INT, &x);
-        if (r == -1)
-            bad = "is not a whole number";
-        else if (r == -2 || x < s->lo || x > s->hi)
-            bad = "is out of range";
-        else
-            *v = x;
-        break;
-    }
-    case DD_KNOB_BOOL: {
-        static const char *const yes[] = {"1", "yes", "true", "on"}, *const no[] = {"0", "no",
-                                                                                    "false", "off"};
-        bad = "is not a boolean";
-        for (int i = 0; i < 4 && bad; i++)
-            if (!strcasecmp(raw, yes[i]) || !strcasecmp(raw, no[i])) {
-                *v = !strcasecmp(raw, yes[i]);
-                bad = NULL;
-            }
-        break;
-    }
-    case DD_KNOB_STRING:
-        *v = 0;
-        break;
-    case DD_KNOB_CHOICE:
-        bad = "is not one of the choices";
-        for (int i = 0; s->choices && s->choices[i] && bad; i++)
-            if (!strcmp(raw, s->choices[i])) {
-                *v = i;
-                bad = NULL;
-            }
-        break;
-    }
-    if (bad) {
-        snprintf(why, len, "%s", bad);
-        return -1;
-    }
-    return 0;
 }
 
 /* ---- the state: one slot per knob ------------------------------------------------- */
@@ -424,7 +317,7 @@ static int launcher_rank(void)
     for (int i = 0; i < 4; i++) {
         const char *v = getenv(vars[i]);
         long long r;
-        if (v && whole_number(v, 0, &r) == 0 && r <= INT_MAX)
+        if (v && dd_knob_whole_number(v, 0, &r) == 0 && r <= INT_MAX)
             return (int)r;
     }
     return -1;
