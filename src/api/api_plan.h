@@ -70,6 +70,10 @@ dd_err *plan_err(dd_plan *p);
 /* api_plan_data.c: a public entry's start on a plan (not NULL): its
  * message cleared into *err, and whether it is allocated (not agreed). */
 int plan_enter(dd_plan *p, dd_err **err);
+/* Once per plan, at its first band, on one rank with an emulated kernel
+ * (DD_OZAKI2_PANELS and the backend allow it; not for host passes): the
+ * bands from slices, B's made once for every band (summa_rows_slices). */
+void plan_rows_slices(dd_plan *p);
 
 /* api_plan_stream.c */
 int plan_use_ring(const dd_plan *p);

@@ -17,6 +17,17 @@
 enum { RW_UP = 0, RW_BAND = 2, RW_DOWN = 4, RW_COMP = 6 };
 static int rows_drain(dd_plan *p, int rc, dd_err *err);
 
+void plan_rows_slices(dd_plan *p)
+{
+    if (p->rows_slices_tried)
+        return;
+    dd_context *ctx = p->ctx;
+    long long v = dd_knob_int(DDK_OZAKI2_PANELS); /* 0 auto, 1 slices, 2 fp64 */
+    p->rows_slices_tried = 1;
+    (void)summa_rows_slices(&p->s, ctx->size == 1 && !p->host_pass &&
+                                       (v == 1 || (v == 0 && !ctx->eng.ops->work_is_host)));
+}
+
 /* A band of C's rows: SUMMA over the whole K on a copy of the plan's
  * SUMMA state whose blocks of op(A) and C start at row r0 and are `rows`
  * high (their row pitches, the panel list and the slots stay: a band's
@@ -44,12 +55,7 @@ dd_status dd_plan_multiply_rows(dd_plan *p, int64_t r0, int64_t rows, dd_plan_ti
         return api_status(rc);
     if (p->t != ctx->type && (rc = api_retype(ctx, p->t, err)))
         return api_status(dd_agree(ctx->world, rc, err));
-    if (!p->rows_slices_tried) { /* one rank, an emulated kernel: B sliced once for the bands */
-        long long v = dd_knob_int(DDK_OZAKI2_PANELS); /* 0 auto, 1 slices, 2 fp64 */
-        p->rows_slices_tried = 1;
-        (void)summa_rows_slices(&p->s, ctx->size == 1 &&
-                                           (v == 1 || (v == 0 && !ctx->eng.ops->work_is_host)));
-    }
+    plan_rows_slices(p);
     size_t es = dd_elsize(p->t);
     dd_summa band = p->s;
     band.Mp = rows;
