@@ -76,7 +76,7 @@ extern const dd_io_ops dd_io_direct;
 extern const dd_io_ops dd_io_collective;
 #endif
 
-/* --- helpers shared by both paths (io_common.c) --- */
+/* --- helpers shared by both paths (io_quiet: io_select.c; the probes: io_probe.c) --- */
 
 /* Silence HDF5's automatic error-stack printing (call once, early). */
 void io_quiet(void);
@@ -113,7 +113,9 @@ int io_probe_gemm(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64
 int io_probe_gemm_cx(MPI_Comm comm, const char *path, const dd_probe_gemm *g, int64_t *M,
                      int64_t *N, int64_t *K, dd_dtype *type, dd_err *err);
 
-/* The output-file discipline (io_output.c).
+/* The output-file discipline (io_output.c: prepare, commit, abort;
+ * io_output_checks.c: the side outputs' and the room checks;
+ * io_output_signals.c: the signals, the launcher's watch, io_write_pieces).
  *
  * io_output_prepare(): rank 0 refuses an existing `path` without force, one
  * that is not a regular file (a link, FIFO, device) even with force, a path
@@ -178,7 +180,7 @@ int io_output_check_side_room(MPI_Comm comm, const char *side, const char *optio
  * close's result and message.  Not agreed. */
 int io_close_after(dd_io *io, int rc, dd_err *err);
 
-/* "1.10.8 (parallel)" (io_version.c) */
+/* "1.10.8 (parallel)" (io_select.c) */
 const char *io_library_version(void);
 
 /* "auto": collective where parallel HDF5 is built in, else independent. */

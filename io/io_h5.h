@@ -1,5 +1,10 @@
 /* io_h5.h — helpers private to io/: HDF5 helpers shared by the two I/O
- * paths and the probe (io_h5.c), and rank 0's verdict (io_output.c).
+ * paths and the probe, and rank 0's verdict (io_output.c).  The helpers'
+ * files: io_h5.c (the dataset table, opening and creating datasets, the
+ * space reservation, blocks' checks and dataspaces, opening for reading),
+ * io_h5_types.c (names of types, the matrix checks, memory and file
+ * types), io_h5_files.c (the files HDF5 opens on its own), io_h5_why.c
+ * (HDF5's error stack) and io_h5_attrs.c (attributes).
  *  Every function checks each HDF5 return and
  * turns a failure into one dd_err sentence naming the file and dataset. */
 #ifndef DD_IO_H5_H

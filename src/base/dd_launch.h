@@ -11,7 +11,7 @@
 double dd_launcher_age(void);
 /* This process's parent where that is such a launcher, else 0: a rank
  * whose parent changes has lost its launcher (the output discipline's
- * watch, io/io_output.c). */
+ * watch, io/io_output_signals.c). */
 long dd_launcher_pid(void);
 /* This rank's place among the ranks of its node as the launcher's
  * environment says it, before MPI is started: OMPI_COMM_WORLD_LOCAL_RANK

@@ -6,7 +6,7 @@
 # or any other spelling (secure_getenv, environ); every other getenv there
 # names, as a literal, a variable of docs/environment.md's table of those
 # read but not dgemm-dist's (OPENBLAS_NUM_THREADS, SLURM_JOB_ID, ...), or
-# is io/io_h5.c's one getenv(env), whose callers pass such names; and each
+# is io/io_h5_files.c's one getenv(env), whose callers pass such names; and each
 # name of that table is read somewhere.  Tests and benches (tests/, bench/)
 # are not looked at: they may read their own variables (DD_TEST_*, ...),
 # which set up a test and are no knobs.
@@ -20,7 +20,7 @@ import os, re, sys
 
 repo = sys.argv[1]
 REGISTRY = "src/base/knobs.c"
-INDIRECT = {("io/io_h5.c", "env")}  # getenv(<expression>) allowed: (file, expression)
+INDIRECT = {("io/io_h5_files.c", "env")}  # getenv(<expression>) allowed: (file, expression)
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 CALL = re.compile(r"\b(secure_getenv|getenv)\s*\(\s*([^()]*?)\s*\)")
 failures, calls = [], 0

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2015  # `test && test || problem` records a problem when either fails
 # Interrupts the way users and batch systems send them, mid-write
-# (io/io_output.c, docs/design.md "The output discipline"): the run ends,
+# (io/io_output_signals.c, docs/design.md "The output discipline"): the run ends,
 # no temporary is left behind, the old output is kept.
 #  - SIGTERM through timeout(1) (one to mpirun, one to its process group),
 #    SIGTERM twice and Ctrl-C twice: where mpirun sees two signals it exits

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2015  # `test && test || problem` records a problem when either fails
 # The output's name at commit, and the side file --json, checked before
-# anything is computed (docs/design.md §1, io/io_output.c).
+# anything is computed (docs/design.md §1, io/io_output.c,
+# io/io_output_checks.c).
 #  - A file that appears at --out during the run (DD_FAULT=race-out:0: rank
 #    0 creates it just before the commit) is never replaced without --force:
 #    exit 1, "was created by something else", the file untouched, no

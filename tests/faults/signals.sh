@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2015  # `test && test || problem` records a problem when either fails
 # Signals during the write, and temporaries of runs that died
-# (io/io_output.c): DD_FAULT=slow-write:0 makes rank 0 sleep 30 s inside
-# the write, after the temporary file was created.  About 2 s into that
+# (io/io_output_signals.c; the stale sweep in io/io_output.c, the
+# file-size limit in io/io_output_checks.c): DD_FAULT=slow-write:0 makes
+# rank 0 sleep 30 s inside the write, after the temporary file was
+# created.  About 2 s into that
 # sleep the run gets SIGTERM or SIGINT (through mpirun, or sent to every
 # rank as a batch system does): it must end within seconds, leave no
 # .c.h5.tmp.* behind, and keep the old output.  A lone rank killed with

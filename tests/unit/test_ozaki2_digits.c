@@ -156,7 +156,8 @@ int main(void)
             vectors += 4;
         }
         for (int q = 0; q < 20000 && !bad; ++q) { /* X uniform over (-M/2, M/2) */
-            const i128 r = ((i128)next_u64() << 64 | next_u64()) & (((i128)1 << 126) - 1);
+            typedef unsigned __int128 u128; /* shifted unsigned: no signed overflow */
+            const i128 r = (i128)((((u128)next_u64() << 64) | next_u64()) & (((u128)1 << 126) - 1));
             bad += check_garner(&p, r % (2 * half + 1) - half), ++vectors;
         }
     }
