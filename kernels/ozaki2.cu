@@ -161,8 +161,8 @@ int oz2::slice(int nm, int side, int64_t vectors, int64_t k, const double *X, in
     const int pi = nm - OZ2_MIN_MODULI, kp = (int)up(k, 32);
     if (vectors == 0)
         return cudaSuccess;
-    oz2_params p; /* the digits the scaled integers need: 3 at 8 moduli .. 6 at 20 */
-    oz2_params_init(&p, nm);
+    /* the digits the scaled integers need: 3 at 8 moduli .. 6 at 20 */
+    const int digits = oz2_digits_needed((oz2_log2_product(nm) - 2) / 2);
     const unsigned rows = (unsigned)vectors, cols = (unsigned)((vectors + 31) / 32);
 #define OZ_SLICE(ND)                                                                               \
     case ND:                                                                                       \
@@ -173,7 +173,7 @@ int oz2::slice(int nm, int side, int64_t vectors, int64_t k, const double *X, in
             oz2::slice_cols<ND><<<cols, 256, 0, s>>>(pi, (int)vectors, (int)k, kp, X, ld, scales,  \
                                                      out, stride, st, range);                      \
         break;
-    switch (p.digits) {
+    switch (digits) {
         OZ_SLICE(3) OZ_SLICE(4) OZ_SLICE(5) OZ_SLICE(6)
     default:
         return cudaErrorInvalidValue;

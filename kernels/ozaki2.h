@@ -113,6 +113,13 @@ static inline int oz2_log2_product(int n)
     return 0;
 }
 
+/* The base-2^15 digits a scaled integer |x| ≤ 2^H needs: ⌈(H + 2)/15⌉
+ * (15·digits ≥ H + 2, so the top digit stays within ±2^14). */
+static inline int oz2_digits_needed(int half_bits)
+{
+    return (half_bits + 16) / 15;
+}
+
 /* The parameters of n moduli (OZ2_MIN_MODULI ≤ n ≤ OZ2_MAX_MODULI). */
 static inline void oz2_params_init(oz2_params *p, int n)
 {
@@ -143,7 +150,7 @@ static inline void oz2_params_init(oz2_params *p, int n)
         if (i == 0)
             p->pinv[0] = 1.0f;
     }
-    p->digits = (p->half_bits + 16) / 15;
+    p->digits = oz2_digits_needed(p->half_bits);
 }
 
 /* The fewest moduli whose H keeps native-FP64 accuracy for dot products of

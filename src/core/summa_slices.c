@@ -129,6 +129,16 @@ int summa_plan_slices(dd_summa *s, dd_err *err)
     return DD_OK;
 }
 
+/* summa_plan_slices' lists, freed. */
+static void free_slice_lists(dd_summa *s)
+{
+    free(s->offA);
+    free(s->offB);
+    free(s->missed);
+    s->offA = s->offB = NULL;
+    s->missed = NULL;
+}
+
 int summa_rows_slices(dd_summa *s, int allowed)
 {
     if (s->keep_b)
@@ -152,12 +162,8 @@ int summa_rows_slices(dd_summa *s, int allowed)
         s->engine->ops->free(s->engine, s->expA);
     if (s->expB)
         s->engine->ops->free(s->engine, s->expB);
-    free(s->offA);
-    free(s->offB);
-    free(s->missed);
     s->expA = s->expB = NULL;
-    s->offA = s->offB = NULL;
-    s->missed = NULL;
+    free_slice_lists(s);
     s->expA_bytes = s->expB_bytes = 0;
     s->slices = s->keep_b = 0;
     return 0;
@@ -166,13 +172,9 @@ int summa_rows_slices(dd_summa *s, int allowed)
 void summa_free_lists(dd_summa *s)
 {
     free(s->panels);
-    free(s->offA);
-    free(s->offB);
-    free(s->missed);
     s->panels = NULL;
     s->panel_sec = NULL;
-    s->offA = s->offB = NULL;
-    s->missed = NULL;
+    free_slice_lists(s);
 }
 
 /* After a sliced multiply: the panels any rank left out (their blobs said
