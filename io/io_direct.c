@@ -21,14 +21,13 @@
  * docs/results/cpu-2026-12-02-write), or DD_IO_THREADS for both, each a
  * contiguous share (≥ 1 MiB); every thread is joined before a transfer
  * returns, on every path; a failure is the failing rank's, and its caller
- * agrees.  Ranks write disjoint bytes, no turns. */
-#define _GNU_SOURCE /* pread, pwrite, sched_getaffinity, CPU_COUNT */
+ * agrees.  Ranks write disjoint bytes, no turns.  The thread count and the
+ * threaded pread/pwrite: io_direct_xfer.c. */
+#define _GNU_SOURCE /* fdatasync, F_DUPFD_CLOEXEC */
 #define _FILE_OFFSET_BITS 64
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,59 +38,9 @@
 
 #include "agree.h"
 #include "dd_fault.h"
-#include "dd_knobs.h"
 #include "io.h"
+#include "io_direct_impl.h"
 #include "io_h5.h"
-_Static_assert(sizeof(off_t) == 8, "the direct path needs 64-bit file offsets");
-/* MAX_THREADS: the top of DD_IO_THREADS's range in the knobs' table (knobs.c) */
-enum { MAX_THREADS = 256, DEFAULT_THREADS = 8, DEFAULT_WRITE_THREADS = 4 };
-#define MIN_SHARE ((size_t)1 << 20)   /* bytes per thread, at least */
-#define MAX_SYSCALL ((size_t)1 << 30) /* Linux moves at most ~2 GiB per call */
-#define NOWHERE UINT64_MAX            /* a dataset that is not read or written directly */
-
-/* Where a dataset's bytes lie: at `at` (or NOWHERE) in the file behind `fd`
- * (-1: the handle's own descriptor; else a copy this handle closes). */
-typedef struct {
-    uint64_t at;
-    int fd;
-} place;
-
-typedef struct {
-    int writing; /* opened by create() */
-    char *path;
-    hid_t file;        /* reading: HDF5, read-only, for lookups and the fallback */
-    int fd;            /* the POSIX file, for pread/pwrite */
-    int rank, threads; /* threads per transfer, at most */
-    io_h5_table dsets; /* reading: opened on first use; writing: names and shapes */
-    place *off;        /* off[i]: where dsets.d[i]'s data lies */
-    int noff;
-    dd_io inner; /* writing: the independent path's handle, for the structure */
-} direct;
-
-/* Threads per transfer: min(most, this rank's cores), or DD_IO_THREADS. */
-static int thread_count(MPI_Comm comm, int most, int *out, dd_err *err)
-{
-    /* Collective on every rank (the node split), before any check can fail. */
-    int nlocal = 1;
-    MPI_Comm node;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-        if (MPI_Comm_size(node, &nlocal) != MPI_SUCCESS || nlocal < 1)
-            nlocal = 1;
-        MPI_Comm_free(&node);
-    }
-    long online = sysconf(_SC_NPROCESSORS_ONLN), per;
-    cpu_set_t set;
-    long mine = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : online;
-    per = mine > 0 && mine < online ? mine : online / nlocal; /* bound: its own cores */
-    *out = per < 1 ? 1 : per > most ? most : (int)per;
-    char msg[DD_ERRLEN];
-    if (dd_knob_error(DDK_IO_THREADS, msg, sizeof msg))
-        return dd_fail(err, DD_EUSAGE, "%s", msg);
-    long long v = dd_knob_int(DDK_IO_THREADS); /* 1..MAX_THREADS, 0: auto */
-    if (v > 0) /* the bound again: the threads' arrays have MAX_THREADS places */
-        *out = v > MAX_THREADS ? MAX_THREADS : (int)v;
-    return DD_OK;
-}
 
 static direct *dir_new(dd_io *io, MPI_Comm comm, const char *path, int writing, dd_err *err)
 {
@@ -182,7 +131,7 @@ static int dir_open_read(dd_io *io, MPI_Comm comm, const char *path, dd_err *err
     dd_err local;
     dd_err_clear(&local);
     int threads = 1;
-    int rc = thread_count(comm, DEFAULT_THREADS, &threads, &local);
+    int rc = io_direct_thread_count(comm, DEFAULT_THREADS, &threads, &local);
     direct *h = rc == DD_OK ? dir_new(io, comm, path, 0, &local) : NULL;
     if (h == NULL && rc == DD_OK)
         rc = DD_ENOMEM;
@@ -287,119 +236,6 @@ static int find_dset(direct *h, const char *name, io_h5_dset **d, place **off, d
     return rc;
 }
 
-typedef struct {
-    int fd, writing, whole; /* whole: whole rows, so any share is one run in the file */
-    char *buf;              /* the block in memory, row-major */
-    uint64_t at, stride;    /* the block's first element in the file; bytes from row to row */
-    int64_t ncols;
-    size_t es;
-} job;
-
-typedef struct {
-    const job *j;
-    int64_t e0, e1;  /* this share: elements [e0, e1) of the block */
-    int fail;        /* tests (DD_FAULT=write-thread): EIO after half the share */
-    int err;         /* errno of the first failure; -1: the file ended, or nothing was written */
-    uint64_t err_at; /* its byte offset in the file */
-} share;
-
-static int move_all(share *s, char *p, size_t n, uint64_t off)
-{
-    while (n > 0) {
-        size_t len = n < MAX_SYSCALL ? n : MAX_SYSCALL;
-        int fd = s->j->fd;
-        ssize_t k = s->j->writing ? pwrite(fd, p, len, (off_t)off) : pread(fd, p, len, (off_t)off);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            s->err = k < 0 ? errno : -1;
-            s->err_at = off;
-            return -1;
-        }
-        p += k;
-        n -= (size_t)k;
-        off += (uint64_t)k;
-    }
-    return 0;
-}
-
-static void *share_run(void *arg)
-{
-    share *s = arg;
-    const job *j = s->j;
-    int64_t end = s->fail ? s->e0 + (s->e1 - s->e0) / 2 : s->e1;
-    for (int64_t e = s->e0; e < end;) {
-        int64_t r = e / j->ncols, c = e % j->ncols;
-        int64_t n = j->whole || j->ncols - c > end - e ? end - e : j->ncols - c;
-        uint64_t at = j->at + (uint64_t)r * j->stride + (uint64_t)c * j->es;
-        if (move_all(s, j->buf + (size_t)e * j->es, (size_t)n * j->es, at) < 0)
-            break;
-        e += n;
-    }
-    if (s->fail && s->err == 0) {
-        s->err = EIO;
-        s->err_at =
-            j->at + (uint64_t)(end / j->ncols) * j->stride + (uint64_t)(end % j->ncols) * j->es;
-    }
-    return NULL;
-}
-
-/* Moves a block (checked, non-empty) between `buf` and the file, its data
- * at `where`, with up to h->threads threads; a share whose thread cannot
- * start is moved here. */
-static int transfer(direct *h, const io_h5_dset *d, const place *where, int64_t row0, int64_t nrows,
-                    int64_t col0, int64_t ncols, char *buf, dd_err *err)
-{
-    size_t es = dd_elsize(d->type);
-    uint64_t stride = (uint64_t)d->dims[1] * es,
-             at = where->at + (uint64_t)row0 * stride + (uint64_t)col0 * es;
-    int fd = where->fd >= 0 ? where->fd : h->fd;
-    job j = {fd, h->writing, ncols == d->dims[1], buf, at, stride, ncols, es};
-    int64_t elems = nrows * ncols, t = (int64_t)((size_t)elems * es / MIN_SHARE);
-    t = t < 1 ? 1 : t > h->threads ? h->threads : t;
-    share s[MAX_THREADS];
-    pthread_t tid[MAX_THREADS];
-    int started[MAX_THREADS];
-    /* tests: the last share fails half way (on a thread of its own where t > 1) */
-    int64_t fail = h->writing && dd_fault("write-thread") ? t - 1 : -1;
-    for (int64_t k = 0; k < t; k++) {
-        s[k] = (share){.j = &j, .e0 = elems * k / t, .e1 = elems * (k + 1) / t, .fail = k == fail};
-        started[k] = k > 0 && pthread_create(&tid[k], NULL, share_run, &s[k]) == 0;
-    }
-    for (int64_t k = 0; k < t; k++)
-        if (!started[k])
-            share_run(&s[k]);
-    int rc = DD_OK;
-    for (int64_t k = 0; k < t; k++) {
-        int jr = started[k] ? pthread_join(tid[k], NULL) : 0;
-        if (rc != DD_OK || (s[k].err == 0 && jr == 0))
-            continue;
-        struct stat st;
-        uint64_t end = where->at + (uint64_t)d->dims[0] * stride; /* the dataset's data end */
-        if (jr == 0 && s[k].err < 0 && !h->writing && fstat(fd, &st) == 0 &&
-            (uint64_t)st.st_size < end) {
-            rc = dd_fail(err, DD_EUSAGE,
-                         "%s is truncated: it ends at byte %llu, but the data of dataset \"%s\" "
-                         "run to byte %llu (%llu bytes are missing); the copy or write that made "
-                         "it was cut short: copy or write it again",
-                         h->path, (unsigned long long)st.st_size, d->name, (unsigned long long)end,
-                         (unsigned long long)(end - (uint64_t)st.st_size));
-            continue;
-        }
-        const char *why = jr != 0        ? strerror(jr)
-                          : s[k].err > 0 ? strerror(s[k].err)
-                          : h->writing   ? "nothing was written; is the disk full?"
-                                         : "the file ends there";
-        rc = dd_fail(err, DD_EIO,
-                     "cannot %s rows %lld+%lld, columns %lld+%lld of dataset \"%s\" in %s at "
-                     "byte %llu: %s",
-                     h->writing ? "write" : "read", (long long)row0, (long long)nrows,
-                     (long long)col0, (long long)ncols, d->name, h->path,
-                     (unsigned long long)s[k].err_at, why);
-    }
-    return rc;
-}
-
 /* The fallback for datasets whose bytes are not the memory's: an HDF5 hyperslab. */
 static int h5_read(direct *h, const io_h5_dset *d, int64_t row0, int64_t nrows, int64_t col0,
                    int64_t ncols, void *buf, dd_err *err)
@@ -438,7 +274,7 @@ static int dir_read_block(dd_io *io, const char *dset, dd_dtype type, int64_t ro
                        d->name, h->path);
     if (off->at == NOWHERE)
         return h5_read(h, d, row0, nrows, col0, ncols, buf, err);
-    return transfer(h, d, off, row0, nrows, col0, ncols, buf, err);
+    return io_direct_transfer(h, d, off, row0, nrows, col0, ncols, buf, err);
 }
 
 /* Rank 0: where each new dataset's data lies (NOWHERE when it is empty). */
@@ -474,7 +310,7 @@ static int dir_create(dd_io *io, MPI_Comm comm, const char *path, int ndsets,
     io->impl = NULL;
     dd_io inner = {0};
     int threads = 1;
-    int rc = thread_count(comm, DEFAULT_WRITE_THREADS, &threads, err);
+    int rc = io_direct_thread_count(comm, DEFAULT_WRITE_THREADS, &threads, err);
     /* the bytes written are the memory's: the file's type must be the memory's
      * (an invalid type is the independent path's to refuse) */
     hid_t mt = io_h5_memtype(dd_dtype_valid((int)type) ? type : DD_F64, IO_CX_RI);
@@ -542,7 +378,7 @@ static int dir_write_block(dd_io *io, const char *dset, dd_dtype type, int64_t r
         return dd_fail(err, DD_EIO, "dataset \"%s\" in %s has no place in the file", d->name,
                        h->path);
     /* pwrite only reads the buffer; the job is shared with reads */
-    return transfer(h, d, off, row0, nrows, col0, ncols, (char *)(uintptr_t)buf, err);
+    return io_direct_transfer(h, d, off, row0, nrows, col0, ncols, (char *)(uintptr_t)buf, err);
 }
 
 /* Once every rank has written (a barrier), the independent path's: rank 0

@@ -1,7 +1,8 @@
 /* api_plan.c — plans (dgemm_dist_plan.h): the settings from the model, the
  * memory checked before anything is allocated, the comm backend and work
  * memory, what was chosen (and the tool's account, dgemm_dist_tool.h),
- * element access, telemetry, the teardown. */
+ * telemetry, the teardown.  Element access (dd_plan_read, dd_plan_write):
+ * api_plan_stream.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -374,71 +375,6 @@ dd_status dd_plan_allocate(dd_plan *p)
     p->alloc_sec[1] = t2 - t1;
     p->alloc_sec[2] = dd_now() - t2;
     return api_status(rc);
-}
-
-/* rows × cols at (i, j) of block `which`, checked against its shape. */
-static int sub_block(dd_plan *p, dd_operand which, int64_t i, int64_t j, int64_t rows, int64_t cols,
-                     int64_t ld, char **at, int64_t *pitch, dd_err *err)
-{
-    int64_t R, C;
-    if ((int)which < 0 || (int)which > 2 || !p->allocated)
-        return dd_fail(err, DD_EUSAGE, "no such block (operand %d, or the plan not allocated)",
-                       (int)which);
-    char *b = plan_block(p, which, &R, &C);
-    if (i < 0 || j < 0 || rows < 0 || cols < 0 || i > R || j > C || rows > R - i || cols > C - j ||
-        ld < cols)
-        return dd_fail(err, DD_EUSAGE,
-                       "%lldx%lld at (%lld, %lld) with ld %lld is not inside the %lldx%lld block",
-                       (long long)rows, (long long)cols, (long long)i, (long long)j, (long long)ld,
-                       (long long)R, (long long)C);
-    size_t es = dd_elsize(p->t);
-    *at = b + (size_t)(i * C + j) * es;
-    *pitch = C;
-    return DD_OK;
-}
-
-static dd_status move_sub(dd_plan *p, dd_operand which, int64_t i, int64_t j, int64_t rows,
-                          int64_t cols, void *host, int64_t ld, int out)
-{
-    if (!p)
-        return DD_ERROR_USAGE;
-    dd_err *err = plan_err(p);
-    dd_engine *e = &p->ctx->eng;
-    char *at = NULL;
-    int64_t pitch = 0;
-    int rc = sub_block(p, which, i, j, rows, cols, ld, &at, &pitch, err);
-    if (!rc && rows && cols && !host)
-        rc = dd_fail(err, DD_EUSAGE, "host is NULL for a %lldx%lld sub-block", (long long)rows,
-                     (long long)cols);
-    if (!rc && !api_span_fits(rows, cols, ld, dd_elsize(p->t)))
-        rc = dd_fail(err, DD_EUSAGE,
-                     "ld %lld: %lld rows ld apart in host memory would span more than 2^63 bytes",
-                     (long long)ld, (long long)rows);
-    if (rc || !rows || !cols)
-        return api_status(rc);
-    size_t es = dd_elsize(p->t);
-    size_t w = (size_t)cols * es, hp = (size_t)ld * es, wp = (size_t)pitch * es;
-    if (out)
-        rc = e->ops->download_async(e, host, hp, at, wp, w, rows, err);
-    else
-        rc = e->ops->upload_async(e, at, wp, host, hp, w, rows, err);
-    if (!out && which == DD_OPERAND_B)
-        p->s.b_kept = 0; /* B's kept slices (summa_rows_slices) are made again */
-    if (!rc)
-        rc = e->ops->wait_copies(e, err);
-    return api_status(rc);
-}
-
-dd_status dd_plan_read(dd_plan *p, dd_operand which, int64_t i, int64_t j, int64_t rows,
-                       int64_t cols, void *host, int64_t ld)
-{
-    return move_sub(p, which, i, j, rows, cols, host, ld, 1);
-}
-
-dd_status dd_plan_write(dd_plan *p, dd_operand which, int64_t i, int64_t j, int64_t rows,
-                        int64_t cols, const void *host, int64_t ld)
-{
-    return move_sub(p, which, i, j, rows, cols, (void *)host, ld, 0);
 }
 
 dd_status dd_plan_set_progress(dd_plan *p, void (*fn)(void *, int64_t, int64_t), void *arg)

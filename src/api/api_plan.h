@@ -1,6 +1,7 @@
 /* api_plan.h — plans of the public API (dgemm_dist_plan.h), private to src/api:
  * api_plan.c makes, describes, allocates and frees them; api_plan_stream.c
- * moves blocks between streams and work memory; api_plan_data.c computes
+ * moves blocks between streams and work memory, and sub-blocks between
+ * host memory and work memory; api_plan_data.c computes
  * (generate, prepare, multiply, host pass, check); api_plan_rows.c
  * multiplies and moves bands of rows (the file pipeline's). */
 #ifndef DD_API_PLAN_H

@@ -1,5 +1,6 @@
 /* cli_impl.h — the option table and parser state shared by cli.c (values,
- * meanings) and cli_scan.c (getopt_long and its errors).  Private to src/cli. */
+ * meanings), cli_scalar.c (--alpha, --beta) and cli_scan.c (getopt_long and
+ * its errors).  Private to src/cli. */
 #ifndef DD_CLI_IMPL_H
 #define DD_CLI_IMPL_H
 
@@ -71,6 +72,8 @@ typedef struct {
 } cli_state;
 /* cli.c: one recognised option (its command, repeats, then its value). */
 int cli_take_option(cli_state *st, int id, const char *v);
+/* cli_scalar.c: --alpha or --beta (id), a real or complex number. */
+int cli_take_real(cli_state *st, int id, const char *v);
 /* cli_scan.c: argv through getopt_long into cli_take_option. */
 int cli_scan(cli_state *st, int argc, char **argv);
 

@@ -1,6 +1,7 @@
-/* run_pipe.h — the file-to-file pipeline's state, shared by its two files
- * (private to src/driver): run_pipe.c runs the bands on the main thread,
- * run_pipe_io.c holds the I/O threads and the hand-over between them. */
+/* run_pipe.h — the file-to-file pipeline's state, shared by its three files
+ * (private to src/driver): run_pipe.c sets the pipeline up and takes its
+ * figures, run_pipe_loop.c runs the bands on the main thread, run_pipe_io.c
+ * holds the I/O threads and the hand-over between them. */
 #ifndef DD_RUN_PIPE_H
 #define DD_RUN_PIPE_H
 
@@ -46,6 +47,17 @@ static inline void band_rows(const pipe_t *p, int64_t i, int64_t *r0, int64_t *h
     *r0 = p->Mp * i / p->nb;
     *h = p->Mp * (i + 1) / p->nb - *r0;
 }
+
+/* run_pipe_loop.c.  The band loop on the main thread over started I/O
+ * threads, adding up the multiply's times (mult, gemm, slowest), the waits
+ * for the I/O threads and the moves (moves[0] op(A)'s, moves[1] C's):
+ * through the plan's moves and the slots (staged: the GPU backend, or
+ * DD_FAULT=pipe-slots), or in place in the plan's host blocks (band: p->hA
+ * set).  Every rank makes the same calls; agreed. */
+int pipe_staged_loop(pipe_t *p, double *mult, double *gemm, double *slowest, double *waits,
+                     double *moves, dd_err *err);
+int pipe_band_loop(pipe_t *p, double *mult, double *gemm, double *slowest, double *waits,
+                   double *moves, dd_err *err);
 
 /* run_pipe_io.c.  The I/O threads' bodies (pthread_create's): the reader
  * reads each band of op(A) once a slot is free (p->na ahead of the main

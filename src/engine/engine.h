@@ -3,8 +3,8 @@
  * SUMMA and the check (src/core) and the library's plans and entries
  * (src/api) speak only to this interface; the program (src/driver) never
  * sees it.  Two engines exist: "cpu" (engine_cpu.c, OpenBLAS, host
- * memory) and "cuda" (engine_cuda.c, device memory, a compute stream and a
- * communication stream).  "Work" memory is where blocks and panels live for
+ * memory) and "cuda" (engine_cuda*.c, device memory, a compute stream and
+ * a communication stream).  "Work" memory is where blocks and panels live for
  * the multiply (device memory on CUDA); "host" memory is what HDF5 reads
  * into and writes from (pinned on CUDA).
  *

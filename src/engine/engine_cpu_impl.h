@@ -1,7 +1,8 @@
-/* engine_cpu_impl.h — what engine_cpu.c and engine_cpu_ozaki2.c share:
- * the CPU engine's state and the ozaki2 kernels of the CPU backend (the
- * host reference of kernels/ozaki2_ref.h, FP64 only: slow, for tests of
- * what the emulation and SUMMA's slice broadcast compute). */
+/* engine_cpu_impl.h — what engine_cpu.c, engine_cpu_aux.c and
+ * engine_cpu_ozaki2.c share: the CPU engine's state, the check's and the
+ * generator's ops, and the ozaki2 kernels of the CPU backend (the host
+ * reference of kernels/ozaki2_ref.h, FP64 only: slow, for tests of what the
+ * emulation and SUMMA's slice broadcast compute). */
 #ifndef DD_ENGINE_CPU_IMPL_H
 #define DD_ENGINE_CPU_IMPL_H
 
@@ -35,6 +36,18 @@ int cpu_oz_type(const cpu_oz *z, dd_dtype t, dd_err *err);
 /* C(m×n) = A·B + beta·C through the host reference (the engine's gemm). */
 int cpu_oz_gemm(const cpu_oz *z, int64_t m, int64_t n, int64_t k, const double *A, int64_t lda,
                 const double *B, int64_t ldb, int beta, double *C, int64_t ldc, dd_err *err);
+
+/* engine_cpu_aux.c: the ops of engine.h's second half on host memory. */
+int cpu_absmax(dd_engine *e, dd_dtype t, const void *M, int64_t n, double *max, int *nonfinite,
+               dd_err *err);
+int cpu_matvec(dd_engine *e, dd_dtype t, const void *M, int64_t rows, int64_t cols,
+               const double f[2], const double *v, double *out, double *absrow, int *nonfinite,
+               dd_err *err);
+int cpu_fill_random(dd_engine *e, dd_dtype t, void *work, uint64_t seed, uint64_t tag, int64_t row0,
+                    int64_t rows, int64_t col0, int64_t cols, int64_t gcols, int trans, dd_err *err);
+int cpu_scale(dd_engine *e, dd_dtype t, void *work, int64_t n, double s, dd_err *err);
+int cpu_cscale(dd_engine *e, dd_dtype t, void *work, int64_t n, const double s[2], int conj,
+               dd_err *err);
 
 /* engine.h's slices ops on the CPU engine. */
 size_t cpu_slices_bytes(dd_engine *e, dd_dtype t, int64_t vectors, int64_t k);

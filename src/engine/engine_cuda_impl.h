@@ -1,5 +1,6 @@
 /* engine_cuda_impl.h — the CUDA engine's private state, shared by its
- * files: engine_cuda.c (devices, memory, copies, the multiply, the clock),
+ * files: engine_cuda.c (devices, the multiply, the clock, the ops table),
+ * engine_cuda_mem.c (memory, copies, the pipeline's marks),
  * engine_cuda_aux.c (the check, the generator, alpha/beta and the saved C:
  * engine_cuda_kernels.h's kernels), engine_cuda_slices.c (sliced panels)
  * and engine_cuda_telemetry.c.  Nothing outside src/engine includes it. */
@@ -35,6 +36,25 @@ const char *cuda_host_name(void);
 /* A copy on the compute stream, waited for; `what` names it in a failure. */
 int cuda_copy_sync(cuda_state *s, void *dst, const void *src, size_t bytes,
                    enum cudaMemcpyKind kind, const char *what, dd_err *err);
+
+/* engine_cuda_mem.c: engine.h's memory, copy and mark ops. */
+int cuda_alloc(dd_engine *e, size_t bytes, void **p, dd_err *err);
+void cuda_free(dd_engine *e, void *p);
+int cuda_host_alloc(dd_engine *e, size_t bytes, void **p, dd_err *err);
+void cuda_host_free(dd_engine *e, void *p);
+int cuda_upload(dd_engine *e, void *dst, const void *src, size_t bytes, dd_err *err);
+int cuda_download(dd_engine *e, void *dst, const void *src, size_t bytes, dd_err *err);
+int cuda_zero(dd_engine *e, void *p, size_t bytes, dd_err *err);
+int cuda_upload_async(dd_engine *e, void *dst, size_t dpitch, const void *src, size_t spitch,
+                      size_t width, int64_t rows, dd_err *err);
+int cuda_download_async(dd_engine *e, void *dst, size_t dpitch, const void *src, size_t spitch,
+                        size_t width, int64_t rows, dd_err *err);
+int cuda_wait_copies(dd_engine *e, dd_err *err);
+int cuda_mark(dd_engine *e, int q, int i, dd_err *err);
+int cuda_after(dd_engine *e, int q, int i, dd_err *err);
+int cuda_reached(dd_engine *e, int i, dd_err *err);
+int cuda_download_side(dd_engine *e, void *dst, size_t dpitch, const void *src, size_t spitch,
+                       size_t width, int64_t rows, dd_err *err);
 
 /* Two more timing events for a multiply, created on first use and reused
  * afterwards (nev counts them since reset_timers). */

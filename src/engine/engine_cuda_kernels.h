@@ -6,8 +6,8 @@
  *
  * Launchers take device pointers and a cudaStream_t as void *, only enqueue
  * (never synchronise) and return cudaError_t as int (0 = cudaSuccess), like
- * kernel.h's.  The engine (src/engine/engine_cuda.c) owns the scratch, the
- * copies and the synchronisation. */
+ * kernel.h's.  The engine (src/engine/engine_cuda_aux.c) owns the scratch,
+ * the copies and the synchronisation. */
 #ifndef DD_ENGINE_CUDA_KERNELS_H
 #define DD_ENGINE_CUDA_KERNELS_H
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# complex_scalars.sh WHAT [BACKEND] — complex --alpha and --beta (src/cli/cli.c's
+# complex_scalars.sh WHAT [BACKEND] — complex --alpha and --beta (src/cli/cli_scalar.c's
 # parse_scalar, src/driver/run.c's check_scalars):
 #   parse  every spelling taken (RE, IMi, RE+IMi, RE-IMi, i, -i, j for i,
 #          numpy's (1+2j), --alpha=V) shows as the dry run's expression;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Faults in the middle of the file-to-file pipeline (src/driver/run_pipe.c):
+# Faults in the middle of the file-to-file pipeline (src/driver/run_pipe.c,
+# src/driver/run_pipe_loop.c's band loops, src/driver/run_pipe_io.c's threads):
 # on one rank of 2 and of 4, the I/O thread's read of a band of op(A)
 # (DD_FAULT=pipe-read:1), its write of a band of C (pipe-write:1), the main
 # thread's store of a band (pipe-store:1), the multiply of a band

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Parallel writes and --sync (io/io_direct.c, io/io_output.c).
+# Parallel writes and --sync (io/io_direct.c, io/io_direct_xfer.c, io/io_output.c).
 #  - The direct path writes C with several threads per rank (DD_IO_THREADS=4
 #    here), every rank at once: the file is one ordinary HDF5 file, equal to
 #    the one a single writer makes (dd-compare), and h5dump reads it.
