@@ -17,6 +17,11 @@
 # $OUT/pipeline.md (the table).  About 2 minutes at n = 32768.
 #   bench/gpu/pipeline.sh BUILD_DIR [N]      (a CUDA build; N default 32768)
 # PIPE_RUNS=N: the pinned run N times (default 2).
+# READ_SWEEP="8 16 ...": before those runs, the input read alone
+# (dgemm-dist --in m.h5, no output) once per DD_IO_THREADS value, in that
+# order twice: the read phase against the reader's thread count.
+# Every timed run (and the script) starts after a sync, so none of them pays
+# for the dirty pages of the one before.
 # RANKS=2: every run on 2 ranks, one GPU each (GPUs 0..RANKS-1; default 1).
 set -uo pipefail
 B=${1:?usage: bench/gpu/pipeline.sh BUILD_DIR [N]}
@@ -64,12 +69,25 @@ sync
 cat "$in" >/dev/null # the page cache warm, as the runs of issue 33 found it
 : >"$OUT/walls.txt"
 t=nan
+if [ -n "${READ_SWEEP:-}" ]; then
+    : >"$OUT/read-sweep.txt"
+    for pass in 1 2; do
+        for th in $READ_SWEEP; do
+            sync
+            wall t "read-$th-$pass" env DD_IO_THREADS="$th" mpirun -n "$RANKS" --bind-to none -x DD_IO_THREADS \
+                "$bin" --in "$in" --check --json "$OUT/read-sweep.jsonl" || continue
+            echo "threads $th pass $pass wall $t $(grep -E '^read ' "$W/read-$th-$pass.out" | tr -s ' ')" |
+                tee -a "$OUT/read-sweep.txt"
+        done
+    done
+fi
 for run in $(seq -f "pipelined-%g" 1 "${PIPE_RUNS:-2}") pageable phased; do
     fault=""
     [ "$run" = phased ] && fault="no-pipeline:0"
     [ "$run" = pageable ] && fault="pipe-pageable:0"
     log "$run: dgemm-dist --in --out on $RANKS GPU(s), check on"
     rm -f "$W/c.h5"
+    sync
     wall t "$run" env ${fault:+DD_FAULT=$fault} mpirun -n "$RANKS" --bind-to none "$bin" --in "$in" --out "$W/c.h5" \
         --check --force --json "$OUT/pipeline.jsonl" || continue
     grep -E '^(setup|read|upload|multiply|download|check|write|teardown|pipeline|wall) ' "$W/$run.out" | tee -a "$OUT/pipeline.log"
@@ -79,6 +97,7 @@ rm -f "$W/c.h5"
 t_py=nan
 if python3 -c "import h5py, torch" 2>/dev/null; then
     log "h5py + PyTorch on 1 GPU, the same file"
+    sync
     CUDA_VISIBLE_DEVICES=0 wall t_py baseline python3 "$(dirname "$0")/baseline_h5py_torch.py" \
         "$in" "$W/cpy.h5" || t_py=nan
     rm -f "$W/cpy.h5"
