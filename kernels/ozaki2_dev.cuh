@@ -361,29 +361,11 @@ __global__ void __launch_bounds__(256) crt(int pi, int rows, int n, const R *c32
         const R *src = c32 + (int64_t)r * n4 + c0;
         double *dst = C + (int64_t)r * ldc + c0;
         const int sar = sa[r];
-        if constexpr (V == 4) { /* residues already (i8gemm_mod) */
-            uint32_t wv[N];
-#pragma unroll
-            for (int i = 0; i < N; ++i)
-                wv[i] = *reinterpret_cast<const uint32_t *>(src + i * cstride);
-#pragma unroll
-            for (int q = 0; q < V; ++q) {
-                float v[N];
-#pragma unroll
-                for (int i = 0; i < N; ++i)
-                    v[i] = ozcrt::i8_to_f32(ozcrt::byte_s(wv[i], q));
-                const double x = ldexp(ozcrt::entry<N>(p, v), -(sar + sbc[q]));
-                if (c0 + q < n)
-                    dst[q] = beta ? dst[q] + x : x;
-            }
-        } else {
-            float v[N];
-#pragma unroll
-            for (int i = 0; i < N; ++i)
-                v[i] = (float)oz2_symmod((double)src[i * cstride], p.m[i], p.rinv[i]);
-            const double x = ldexp(ozcrt::entry<N>(p, v), -(sar + sbc[0]));
-            *dst = beta ? *dst + x : x;
-        }
+        ozcrt::entries<N, V>(p, src, cstride, [&](int q, double x) {
+            const double y = ldexp(x, -(sar + sbc[q]));
+            if (c0 + q < n)
+                dst[q] = beta ? dst[q] + y : y;
+        });
     }
 }
 

@@ -3,7 +3,8 @@
  * (ozaki2_s.cu): four slices' residues packed into one word for the
  * slicing kernels (pack4) and the tiled pass that slices B's columns
  * (slice_col_tiles), and one entry of C from its N symmetric
- * residues for the CRT kernels (entry).  Both keep the GPU's conversion
+ * residues for the CRT kernels (entry; entries reads them for four
+ * columns or one).  Both keep the GPU's conversion
  * pipe (rint and int/float conversions, a quarter of the FMA pipe's rate)
  * out of the per-element work, where it used to take most of the time:
  *
@@ -143,6 +144,37 @@ template <int N> __device__ inline double entry(const oz2_params &p, float (&v)[
         x = fma(p.m[i] * p.m[i + 1] * p.m[i + 2], x, (double)w[g]);
     }
     return x;
+}
+
+/* The CRT's integers for V adjacent entries of C from their N products,
+ * product i at src + i·cstride: V = 4 for INT8 residues (the own GEMM's
+ * output, one 32-bit load per product for four columns), V = 1 for INT32
+ * products (their symmetric residues taken first), each handed to
+ * put(q, integer) as soon as it is known, for the caller to scale back and
+ * store (one column's value live at a time, as in a loop of its own). */
+template <int N, int V, typename R, typename Put>
+__device__ inline void entries(const oz2_params &p, const R *src, int64_t cstride, Put &&put)
+{
+    if constexpr (V == 4) {
+        uint32_t wv[N];
+#pragma unroll
+        for (int i = 0; i < N; ++i)
+            wv[i] = *reinterpret_cast<const uint32_t *>(src + i * cstride);
+#pragma unroll
+        for (int q = 0; q < V; ++q) {
+            float v[N];
+#pragma unroll
+            for (int i = 0; i < N; ++i)
+                v[i] = i8_to_f32(byte_s(wv[i], q));
+            put(q, entry<N>(p, v));
+        }
+    } else {
+        float v[N];
+#pragma unroll
+        for (int i = 0; i < N; ++i)
+            v[i] = (float)oz2_symmod((double)src[i * cstride], p.m[i], p.rinv[i]);
+        put(0, entry<N>(p, v));
+    }
 }
 
 } // namespace ozcrt

@@ -267,29 +267,11 @@ __global__ void __launch_bounds__(256) crt(int rows, int n, const R *c, int64_t 
         const R *src = c + (int64_t)r * nc + c0;
         float *dst = C + (int64_t)r * ldc + c0;
         const double pa = pow2(-sa[r]);
-        if constexpr (V == 4) { /* residues already (dd_i8gemm_mod) */
-            uint32_t wv[N];
-#pragma unroll
-            for (int i = 0; i < N; ++i)
-                wv[i] = *reinterpret_cast<const uint32_t *>(src + i * cstride);
-#pragma unroll
-            for (int q = 0; q < V; ++q) {
-                float v[N];
-#pragma unroll
-                for (int i = 0; i < N; ++i)
-                    v[i] = ozcrt::i8_to_f32(ozcrt::byte_s(wv[i], q));
-                const double x = ozcrt::entry<N>(p, v) * pa * pb[q]; /* exact: no under- or overflow */
-                if (c0 + q < n)
-                    dst[q] = (float)(beta ? (double)dst[q] + x : x);
-            }
-        } else {
-            float v[N];
-#pragma unroll
-            for (int i = 0; i < N; ++i)
-                v[i] = (float)oz2_symmod((double)src[i * cstride], p.m[i], p.rinv[i]);
-            const double x = ozcrt::entry<N>(p, v) * pa * pb[0];
-            *dst = (float)(beta ? (double)*dst + x : x);
-        }
+        ozcrt::entries<N, V>(p, src, cstride, [&](int q, double x) {
+            const double y = x * pa * pb[q]; /* exact: no under- or overflow */
+            if (c0 + q < n)
+                dst[q] = (float)(beta ? (double)dst[q] + y : y);
+        });
     }
 }
 
