@@ -19,6 +19,15 @@
 #include "kernel.h"
 #include "launchers.h"
 
+/* Return the first nonzero (CUDA or cuBLAS) status of a call: the ozaki2
+ * launchers' (FP64 and FP32) error path. */
+#define OZ_TRY(call)                                                                               \
+    do {                                                                                           \
+        int oz_e_ = (int)(call);                                                                   \
+        if (oz_e_ != 0)                                                                            \
+            return oz_e_;                                                                          \
+    } while (0)
+
 namespace dd
 {
 

@@ -353,13 +353,6 @@ workspace g_ws[MAX_DEVICES];
 
 using dd::from_cublas;
 
-#define OZS_TRY(call)                                                                              \
-    do {                                                                                           \
-        int ozs_e_ = (int)(call);                                                                  \
-        if (ozs_e_ != 0)                                                                           \
-            return ozs_e_;                                                                         \
-    } while (0)
-
 /* The products held at once: DD_OZAKI2_TILE_MB (ozaki2's knob, the same
  * meaning), else 8 GiB or a quarter of the free device memory when less
  * (at least 256 MiB). */
@@ -379,7 +372,7 @@ double tile_mb()
 int device_ws(workspace **out)
 {
     int dev = 0;
-    OZS_TRY(cudaGetDevice(&dev));
+    OZ_TRY(cudaGetDevice(&dev));
     if (dev < 0 || dev >= MAX_DEVICES)
         return cudaErrorInvalidDevice;
     workspace *w = &g_ws[dev];
@@ -387,13 +380,13 @@ int device_ws(workspace **out)
         oz2_params par[OZ2S_MAX_MODULI - OZ2S_MIN_MODULI + 1];
         for (int n = OZ2S_MIN_MODULI; n <= OZ2S_MAX_MODULI; ++n)
             oz2_params_init(&par[n - OZ2S_MIN_MODULI], n);
-        OZS_TRY(cudaMemcpyToSymbol(oz2s::c_par, par, sizeof par));
-        OZS_TRY(cudaDeviceGetAttribute(&w->sms, cudaDevAttrMultiProcessorCount, dev));
-        OZS_TRY(cudaMalloc(&w->st, sizeof(oz2s::status)));
-        OZS_TRY(cudaMalloc(&w->sx, sizeof(oz2s::stats)));
-        OZS_TRY(cudaMemset(w->sx, 0, sizeof(oz2s::stats)));
-        OZS_TRY(cudaEventCreateWithFlags(&w->done, cudaEventDisableTiming));
-        OZS_TRY(from_cublas(cublasCreate(&w->h)));
+        OZ_TRY(cudaMemcpyToSymbol(oz2s::c_par, par, sizeof par));
+        OZ_TRY(cudaDeviceGetAttribute(&w->sms, cudaDevAttrMultiProcessorCount, dev));
+        OZ_TRY(cudaMalloc(&w->st, sizeof(oz2s::status)));
+        OZ_TRY(cudaMalloc(&w->sx, sizeof(oz2s::stats)));
+        OZ_TRY(cudaMemset(w->sx, 0, sizeof(oz2s::stats)));
+        OZ_TRY(cudaEventCreateWithFlags(&w->done, cudaEventDisableTiming));
+        OZ_TRY(from_cublas(cublasCreate(&w->h)));
         w->tile_mb = tile_mb();
         /* DD_OZAKI2_INT8 (0 auto, 1 cublas) as for ozaki2 */
         w->own_i8 = dd_i8gemm_available() && dd_knob_int(DDK_OZAKI2_INT8) == 0;
@@ -438,10 +431,10 @@ int grow(workspace *w, size_t bytes)
     if (bytes <= w->cap)
         return cudaSuccess;
     if (w->buf) {
-        OZS_TRY(cudaFree(w->buf)); /* synchronises: queued work no longer reads it */
+        OZ_TRY(cudaFree(w->buf)); /* synchronises: queued work no longer reads it */
         w->buf = nullptr, w->cap = 0;
     }
-    OZS_TRY(cudaMalloc(&w->buf, bytes));
+    OZ_TRY(cudaMalloc(&w->buf, bytes));
     w->cap = bytes;
     return cudaSuccess;
 }
@@ -454,21 +447,21 @@ int chunk(workspace *w, int64_t m, int64_t n, int64_t k, const float *A, int64_t
     static const int moduli[] = OZ2_MODULI_INIT;
     const int csize = w->own_i8 ? 1 : 4;
     const layout L = plan(N, m, n, k, w->tile_mb, csize);
-    OZS_TRY(grow(w, L.bytes));
+    OZ_TRY(grow(w, L.bytes));
     char *base = static_cast<char *>(w->buf);
     int *sa = reinterpret_cast<int *>(base + L.off_sa), *sb = reinterpret_cast<int *>(base + L.off_sb);
     int8_t *a8 = reinterpret_cast<int8_t *>(base + L.off_a), *b8 = reinterpret_cast<int8_t *>(base + L.off_b);
     void *cbuf = base + L.off_c;
-    OZS_TRY(cudaMemsetAsync(w->st, 0, sizeof(oz2s::status), s));
+    OZ_TRY(cudaMemsetAsync(w->st, 0, sizeof(oz2s::status), s));
     /* the digits of the scaled integers (|x| ≤ 2^38 at 10 moduli: three) */
     constexpr int ND = 3;
     static_assert(15 * ND >= 38 + 2, "three base-2^15 digits hold the FP32 scheme's integers");
     oz2s::slice_rows<N, ND><<<(unsigned)m, 256, 0, s>>>((int)k, (int)L.kp, A, lda, sa, a8,
                                                         L.m4 * L.kp, w->st);
-    OZS_TRY(cudaGetLastError());
+    OZ_TRY(cudaGetLastError());
     oz2s::slice_cols<N, ND><<<(unsigned)((n + 31) / 32), 256, 0, s>>>(
         (int)n, (int)k, (int)L.kp, B, ldb, sb, b8, L.n4 * L.kp, w->st);
-    OZS_TRY(cudaGetLastError());
+    OZ_TRY(cudaGetLastError());
     for (int64_t r0 = 0; r0 < m; r0 += L.mt) {
         const int64_t rows = m - r0 < L.mt ? m - r0 : L.mt;
         /* columns in blocks of 256 threads along x (4 columns a thread for
@@ -481,7 +474,7 @@ int chunk(workspace *w, int64_t m, int64_t n, int64_t k, const float *A, int64_t
         const dim3 grid((unsigned)xb, (unsigned)yb);
         if (w->own_i8) {
             int8_t *r8 = static_cast<int8_t *>(cbuf);
-            OZS_TRY(dd_i8gemm_mod(N, rows, n, L.kp, a8 + r0 * L.kp, L.kp, L.m4 * L.kp, b8, L.kp,
+            OZ_TRY(dd_i8gemm_mod(N, rows, n, L.kp, a8 + r0 * L.kp, L.kp, L.m4 * L.kp, b8, L.kp,
                                   L.n4 * L.kp, moduli, r8, L.nc, L.mt * L.nc, &w->st->flag, s));
             oz2s::crt<N, int8_t><<<grid, 256, 0, s>>>((int)rows, (int)n, r8, L.mt * L.nc,
                                                       (int)L.nc, sa + r0, sb, beta, C + r0 * ldc,
@@ -490,7 +483,7 @@ int chunk(workspace *w, int64_t m, int64_t n, int64_t k, const float *A, int64_t
             /* column-major C^T (n4 × rows4) = (B^T)^T·A^T, both k-contiguous */
             const int32_t one = 1, zero = 0;
             int32_t *c32 = static_cast<int32_t *>(cbuf);
-            OZS_TRY(from_cublas(cublasGemmStridedBatchedEx(
+            OZ_TRY(from_cublas(cublasGemmStridedBatchedEx(
                 w->h, CUBLAS_OP_T, CUBLAS_OP_N, (int)L.n4, (int)up(rows, 4), (int)L.kp, &one, b8,
                 CUDA_R_8I, (int)L.kp, L.n4 * L.kp, a8 + r0 * L.kp, CUDA_R_8I, (int)L.kp,
                 L.m4 * L.kp, &zero, c32, CUDA_R_32I, (int)L.n4, L.mt * L.n4, N,
@@ -499,7 +492,7 @@ int chunk(workspace *w, int64_t m, int64_t n, int64_t k, const float *A, int64_t
                                                        (int)L.n4, sa + r0, sb, beta, C + r0 * ldc,
                                                        ldc, w->st);
         }
-        OZS_TRY(cudaGetLastError());
+        OZ_TRY(cudaGetLastError());
     }
     /* The native product where the range check flagged this multiply:
      * sgemm_dmma gated on the flag, else the simple kernel; the simple
@@ -540,19 +533,19 @@ int ozaki2_sgemm(int nm, DD_LAUNCHER_ARGS(float))
     if (m > (int64_t)INT32_MAX / 4 || n > (int64_t)INT32_MAX / 4)
         return cudaErrorInvalidValue;
     workspace *w;
-    OZS_TRY(device_ws(&w));
+    OZ_TRY(device_ws(&w));
     if (w->recorded)
-        OZS_TRY(cudaStreamWaitEvent(s, w->done, 0));
-    OZS_TRY(from_cublas(cublasSetStream(w->h, s)));
+        OZ_TRY(cudaStreamWaitEvent(s, w->done, 0));
+    OZ_TRY(from_cublas(cublasSetStream(w->h, s)));
     const int64_t kc = OZ2_KCHUNK;
     if (nm == 0)
         nm = oz2s_auto_moduli(k < kc ? k : kc);
     for (int64_t l0 = 0; l0 < k; l0 += kc) {
         const int64_t kk = k - l0 < kc ? k - l0 : kc;
-        OZS_TRY(chunk_dispatch(nm, w, m, n, kk, A + l0, lda, B + l0 * ldb, ldb, l0 ? 1 : beta, C,
+        OZ_TRY(chunk_dispatch(nm, w, m, n, kk, A + l0, lda, B + l0 * ldb, ldb, l0 ? 1 : beta, C,
                                ldc, s));
     }
-    OZS_TRY(cudaEventRecord(w->done, s));
+    OZ_TRY(cudaEventRecord(w->done, s));
     w->recorded = true;
     ++w->calls;
     return cudaSuccess;

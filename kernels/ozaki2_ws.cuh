@@ -17,13 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Return the first nonzero (CUDA or cuBLAS) status of a call. */
-#define OZ_TRY(call)                                                                               \
-    do {                                                                                           \
-        int oz_e_ = (int)(call);                                                                   \
-        if (oz_e_ != 0)                                                                            \
-            return oz_e_;                                                                          \
-    } while (0)
+#include "gemm_common.cuh" /* OZ_TRY */
 
 namespace oz2
 {
