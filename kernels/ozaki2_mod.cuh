@@ -1,6 +1,6 @@
 /* ozaki2_mod.cuh — the modular arithmetic of the GPU's Ozaki-II kernels,
  * shared by the FP64 scheme (ozaki2_dev.cuh) and the FP32 one
- * (ozaki2_s.cu): four slices' residues packed into one word for the
+ * (ozaki2_s_dev.cuh): four slices' residues packed into one word for the
  * slicing kernels (pack4) and the tiled pass that slices B's columns
  * (slice_col_tiles), and one entry of C from its N symmetric
  * residues for the CRT kernels (entry; entries reads them for four
