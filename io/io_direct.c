@@ -16,7 +16,7 @@
  * is the same file (same device and inode); a dataset whose file has no
  * such descriptor is read through HDF5.  Row i of a block is ncols·es
  * bytes at offset + ((row0 + i)·gcols + col0)·es.  Reads use up to
- * min(8, cores per rank) threads, writes up to min(4, cores per rank)
+ * min(16, cores per rank) threads, writes up to min(4, cores per rank)
  * (buffered writes to one file contend for its inode: past 4 they lose;
  * docs/results/cpu-2026-12-02-write), or DD_IO_THREADS for both, each a
  * contiguous share (≥ 1 MiB); every thread is joined before a transfer

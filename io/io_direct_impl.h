@@ -14,7 +14,7 @@
 #include "io_h5.h"
 
 /* MAX_THREADS: the top of DD_IO_THREADS's range in the knobs' table (knobs.c) */
-enum { MAX_THREADS = 256, DEFAULT_THREADS = 8, DEFAULT_WRITE_THREADS = 4 };
+enum { MAX_THREADS = 256, DEFAULT_THREADS = 16, DEFAULT_WRITE_THREADS = 4 };
 #define NOWHERE UINT64_MAX /* a dataset that is not read or written directly */
 
 /* Where a dataset's bytes lie: at `at` (or NOWHERE) in the file behind `fd`

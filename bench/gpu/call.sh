@@ -9,7 +9,7 @@
 #   build [TARGETS]  configure (Ninja, sm_90, Release) and build under 240 s
 #   pack           the records so far into $OUT/results.tgz
 set -uo pipefail
-: "${OUT:?set OUT to the call's output folder}"
+: "${OUT:?set OUT to the output folder of the call}"
 R=$OUT/r
 mkdir -p "$R"
 export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -36,7 +36,7 @@ static const dd_knob_spec table[DDK_COUNT] = {
          .what =
              "threads per rank with which --io direct reads and writes its blocks; auto: reads "
              "take the rank's own cores (its CPU affinity, else the node's cores over its ranks), "
-             "at most 8, and writes the same at most 4 (buffered writes to one file contend for "
+             "at most 16, and writes the same at most 4 (buffered writes to one file contend for "
              "its lock: past 4 they lose). A bad value is refused (exit 2)."},
 
     /* ---- the library ---- */
