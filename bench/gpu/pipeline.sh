@@ -20,6 +20,12 @@
 # READ_SWEEP="8 16 ...": before those runs, the input read alone
 # (dgemm-dist --in m.h5, no output) once per DD_IO_THREADS value, in that
 # order twice: the read phase against the reader's thread count.
+# BAND_SWEEP="128 64 32 ...": after the pinned runs, one pinned run per
+# DD_PIPE_BAND_MIB value, in that order twice (band-V-1, then band-V-2).
+# SLOTS_FIRST=1: also one run with the pinned slots allocated before
+# op(B)'s read rather than beside it (DD_FAULT=pipe-slots-first:0): the
+# two measured apart (the record's pipeline.resident_seconds and
+# slots_seconds; the table shows both).
 # Every timed run (and the script) starts after a sync, so none of them pays
 # for the dirty pages of the one before.
 # RANKS=2: every run on 2 ranks, one GPU each (GPUs 0..RANKS-1; default 1).
@@ -81,14 +87,22 @@ if [ -n "${READ_SWEEP:-}" ]; then
         done
     done
 fi
-for run in $(seq -f "pipelined-%g" 1 "${PIPE_RUNS:-2}") pageable phased; do
-    fault=""
+sweep=""
+for pass in 1 2; do
+    for v in ${BAND_SWEEP:-}; do sweep="$sweep band-$v-$pass"; done
+done
+[ "${SLOTS_FIRST:-0}" = 1 ] && sweep="$sweep slots-first"
+for run in $(seq -f "pipelined-%g" 1 "${PIPE_RUNS:-2}") $sweep pageable phased; do
+    fault="" mib=""
     [ "$run" = phased ] && fault="no-pipeline:0"
     [ "$run" = pageable ] && fault="pipe-pageable:0"
-    log "$run: dgemm-dist --in --out on $RANKS GPU(s), check on"
+    [ "$run" = slots-first ] && fault="pipe-slots-first:0"
+    case $run in band-*) mib=${run#band-} mib=${mib%-*} ;; esac
+    log "$run: dgemm-dist --in --out on $RANKS GPU(s), check on${mib:+, DD_PIPE_BAND_MIB=$mib}"
     rm -f "$W/c.h5"
     sync
-    wall t "$run" env ${fault:+DD_FAULT=$fault} mpirun -n "$RANKS" --bind-to none "$bin" --in "$in" --out "$W/c.h5" \
+    wall t "$run" env ${fault:+DD_FAULT=$fault} DD_PIPE_BAND_MIB="$mib" mpirun -n "$RANKS" --bind-to none \
+        -x DD_PIPE_BAND_MIB "$bin" --in "$in" --out "$W/c.h5" \
         --check --force --json "$OUT/pipeline.jsonl" || continue
     grep -E '^(setup|read|upload|multiply|download|check|write|teardown|pipeline|wall) ' "$W/$run.out" | tee -a "$OUT/pipeline.log"
     echo "$run $t" >>"$OUT/walls.txt"
@@ -115,17 +129,22 @@ recs = recs[-len(walls):] if walls else []
 t_py = float(sys.argv[5])
 print(f"# file to file, n = {n} FP64, {sys.argv[4]} GPU(s), check on\n")
 print(f"h5py + PyTorch script, same file, same call: {t_py:.2f} s\n")
-print("| run | slots | setup | read (hidden) | upload + download | multiply | check | write (hidden) | "
-      "teardown | wall (/usr/bin/time) | target 1.25x(setup+max+teardown) | met | script ÷ wall |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+print("| run | slots | bands | setup | read (hidden) | of it B + prepare | slots pinned in | upload + download | "
+      "multiply | check | write (hidden) | teardown | wall (/usr/bin/time) | "
+      "target 1.25x(setup+max+teardown) | met | script ÷ wall |")
+print("| --- " * 16 + "|")
 for (name, t), r in zip(walls, recs):
     ph = {k: v["max"] for k, v in r["phases"].items()}
     p = r.get("pipeline") or {"hidden": {"read": 0, "write": 0}}
     g = lambda k: ph.get(k, 0.0)
     target = 1.25 * (g("setup") + max(g("read"), g("multiply"), g("write")) + g("teardown"))
     t = float(t)
-    slots = (r.get("pipeline") or {}).get("slots", "-")
-    print(f"| {name} | {slots} | {g('setup'):.2f} | {g('read'):.2f} ({p['hidden']['read']:.2f}) | "
+    q = r.get("pipeline") or {}
+    slots = q.get("slots", "-")
+    bands = f"{q['bands']} of {q['band_bytes'] / 2**20:.0f} MiB" if q else "-"
+    res = f"{q['resident_seconds']:.2f}" if q else "-"
+    pin = f"{q['slots_seconds']:.2f}" if q else "-"
+    print(f"| {name} | {slots} | {bands} | {g('setup'):.2f} | {g('read'):.2f} ({p['hidden']['read']:.2f}) | {res} | {pin} | "
           f"{g('upload') + g('download'):.2f} | {g('multiply'):.2f} | {g('check'):.2f} | {g('write'):.2f} ({p['hidden']['write']:.2f}) | "
           f"{g('teardown'):.2f} | {t:.2f} | {target:.2f} | {'yes' if t <= target else 'no'} | {t_py / t:.2f} |")
 PY

@@ -39,6 +39,7 @@ extern "C" {
  * by reader, then by name). */
 typedef enum {
     DDK_IO_THREADS,  /* the program */
+    DDK_PIPE_BAND_MIB,
     DDK_API_THREADS, /* the library */
     DDK_API_TIMING,
     DDK_MODEL_INTER_LINK,

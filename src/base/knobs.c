@@ -38,6 +38,19 @@ static const dd_knob_spec table[DDK_COUNT] = {
              "take the rank's own cores (its CPU affinity, else the node's cores over its ranks), "
              "at most 16, and writes the same at most 4 (buffered writes to one file contend for "
              "its lock: past 4 they lose). A bad value is refused (exit 2)."},
+    [DDK_PIPE_BAND_MIB] =
+        {.name = "DD_PIPE_BAND_MIB",
+         .type = DD_KNOB_SIZE,
+         .flags = DD_KNOB_PROGRAM | DD_KNOB_AUTO,
+         .dflt = 0,
+         .lo = 1,
+         .hi = 65536,
+         .unit = "MiB",
+         .dflt_text = "auto",
+         .what = "the bytes of C in each band of the file-to-file pipeline (--in with --out); "
+                 "auto: 128 where the bands go through pinned memory on one process row, else "
+                 "256. Bands stay 4 or more, at most 256 (16 on several process rows), and no "
+                 "more than the rows of a rank's block."},
 
     /* ---- the library ---- */
     [DDK_API_THREADS] =

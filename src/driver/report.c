@@ -420,6 +420,9 @@ static void json_record(FILE *f, const dd_record *r)
         fprintf(f, ",\"pipeline\":{\"bands\":%lld", (long long)r->pipeline_bands);
         dd_json_kv_num(f, "loop_seconds", r->pipeline_wall);
         fprintf(f, ",\"slots\":\"%s\"", r->pipeline_slots ? r->pipeline_slots : "in place");
+        fprintf(f, ",\"band_bytes\":%llu", (unsigned long long)r->pipeline_band_bytes);
+        dd_json_kv_num(f, "resident_seconds", r->pipeline_resident);
+        dd_json_kv_num(f, "slots_seconds", r->pipeline_slots_alloc);
         fputs(",\"hidden\":{\"read\":", f);
         dd_json_num(f, r->hidden[PH_READ].max);
         dd_json_kv_num(f, "write", r->hidden[PH_WRITE].max);

@@ -67,6 +67,9 @@ typedef struct {
     const char *pipeline_slots; /* where the bands lie on the host: "pinned" (the copy
                                  * engines move them), "staged" (copied through the
                                  * plan's staging) or "in place" (host work memory) */
+    double pipeline_resident;       /* op(B)'s (and C's input's) load and prepare, slowest rank */
+    double pipeline_slots_alloc;    /* the pinned slots' allocation, slowest rank (0: none) */
+    uint64_t pipeline_band_bytes;   /* C's bytes in rank 0's largest band */
     double setup_at[SP_COUNT + 1]; /* rank 0: dd_now() at the start, then at each part's end */
     double *mult_times; /* per repetition, slowest rank */
     int nrep;

@@ -38,6 +38,7 @@
 
 #include "agree.h"
 #include "dd_fault.h"
+#include "dd_knobs.h"
 #include "run_pipe.h"
 #include "timer.h"
 
@@ -48,7 +49,7 @@
 #define PIPE_BANDS_MIN 4
 #define PIPE_BANDS_MAX 16
 #define PIPE_PINNED_BAND_BYTES ((uint64_t)128 << 20)
-#define PIPE_PINNED_BANDS_MAX 64
+#define PIPE_PINNED_BANDS_MAX 256
 
 /* Whether this run goes through the pipeline: a file in and out, one
  * untimed-repeat pass, the direct I/O path (no MPI in its reads and
@@ -76,11 +77,15 @@ int run_pipeline_eligible(const run_ctx *c)
  * through pinned slots on a grid of one process row (no panel of op(B) is
  * broadcast again per band) they are PIPE_PINNED_BAND_BYTES, up to
  * PIPE_PINNED_BANDS_MAX: the slots, pinned at about 2 GB/s, stay small.
- * Collective. */
+ * DD_PIPE_BAND_MIB, where set, is the bytes per band instead (the same
+ * bounds).  Collective. */
 static int band_count(run_ctx *c, int64_t Mp, int64_t Nq, int pinned, int64_t *nb, dd_err *err)
 {
     int small = pinned && c->pi.P == 1;
     uint64_t per = small ? PIPE_PINNED_BAND_BYTES : PIPE_BAND_BYTES;
+    long long knob = dd_knob_int(DDK_PIPE_BAND_MIB); /* 0: auto; the same on every rank */
+    if (knob > 0)
+        per = (uint64_t)knob << 20;
     long long v[2] = {-(long long)Mp,
                       (long long)((uint64_t)Mp * (uint64_t)Nq * dd_elsize(c->type) / per)},
               most[2];
@@ -170,9 +175,12 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
     rc = band_count(c, p.Mp, p.Nq, want_pinned, &p.nb, err);
     int64_t most = rc ? 0 : (p.Mp + p.nb - 1) / p.nb;
     slot_job job = {c, &p, (size_t)(most * p.Kq) * p.es, (size_t)(most * p.Nq) * p.es, 0, 0};
-    /* the pinned slots on a thread of their own while op(B) is read */
+    /* the pinned slots on a thread of their own while op(B) is read (a
+     * bench's DD_FAULT=pipe-slots-first: before, on this thread, to
+     * measure the two apart) */
     pthread_t alloc_th;
-    int alloc_started = !rc && want_pinned && pthread_create(&alloc_th, NULL, slot_alloc, &job) == 0;
+    int alloc_started = !rc && want_pinned && !dd_fault("pipe-slots-first") &&
+                        pthread_create(&alloc_th, NULL, slot_alloc, &job) == 0;
     if (!rc && want_pinned && !alloc_started)
         slot_alloc(&job);
 
@@ -188,6 +196,7 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
     if (!rc && dd_fault("slow-write")) /* a window for tests that signal a run mid-write */
         sleep(30);
     /* op(B) and C's input: whole, first (collective loads, as the phased run's) */
+    double t_b0 = dd_now();
     for (int i = 1; i < 3 && !rc; i++) {
         if (i == 2 && !c->read_c)
             break;
@@ -204,7 +213,7 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
         rc = run_api(c, dd_plan_prepare(c->plan, 1, o->beta, o->check), err);
     if (!rc && c->read_c && o->check)
         rc = run_verify_c_input(c, err);
-    double t_resident = dd_now() - t0 - t_create;
+    double t_resident = dd_now() - t0 - t_create, t_b = dd_now() - t_b0;
     /* joined on every path; what it took beyond op(B)'s read is the upload's */
     double t_join = dd_now();
     if (alloc_started)
@@ -289,6 +298,9 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
     r->pipeline_bands = p.nb;
     r->pipeline_wall = dd_stat_over(c->world, t_loop).max;
     r->pipeline_slots = p.hA ? "in place" : p.pinned ? "pinned" : "staged";
+    r->pipeline_resident = dd_stat_over(c->world, t_b).max;
+    r->pipeline_slots_alloc = dd_stat_over(c->world, want_pinned ? job.sec : 0).max;
+    r->pipeline_band_bytes = (uint64_t)((p.Mp + p.nb - 1) / p.nb) * (uint64_t)p.Nq * p.es;
     if (c->rank == 0) /* ozaki2's moduli and fallbacks, the sliced panels, for the record */
         snprintf(c->names.kernel_note, sizeof c->names.kernel_note, "%s",
                  dd_plan_kernel_note(c->plan));

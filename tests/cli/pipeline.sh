@@ -37,7 +37,10 @@ if p is not None:
     h=p["hidden"]
     assert 0 <= h["read"] <= r["phases"]["read"]["max"] + 1e-9, h
     assert 0 <= h["write"] <= r["phases"]["write"]["max"] + 1e-9, h
-    assert p["loop_seconds"] > 0, p' "$1"
+    assert p["loop_seconds"] > 0, p
+    assert 0 < p["band_bytes"] <= r["m"] * r["n"] * 8, p
+    assert p["resident_seconds"] >= 0, p
+    assert (p["slots_seconds"] > 0) == (p["slots"] == "pinned"), p' "$1"
 }
 
 # one RANKS TAG ARGS...: a pipelined run, checked
@@ -104,6 +107,19 @@ rm -f c-bt.h5
 [ "$(bands r-bt.json)" -ge 2 ] || fail "transb: not pipelined"
 "$DD_COMPARE" gemm bt.h5 c-bt.h5 --transb T >/dev/null || fail "transb: C is not A·B^T"
 echo "ok   transposed B pipelined"
+# DD_PIPE_BAND_MIB: 1 MiB bands of an 8 MiB C are 8 bands of 1 MiB; auto (256 MiB) the least, 4
+"${mpirun[@]}" -n 1 "$DD_BIN" gen --out big.h5 -m 1024 -n 1024 -k 16 --quiet
+for mib in 1 auto; do
+    rm -f c-mib.h5
+    DD_PIPE_BAND_MIB=$mib "${mpirun[@]}" -n 1 "$DD_BIN" --in big.h5 --out c-mib.h5 \
+        --json "r-mib$mib.json" --quiet >out || fail "DD_PIPE_BAND_MIB=$mib: dgemm-dist failed"
+done
+python3 -c 'import json,sys
+p=[json.loads(open(f).read().splitlines()[-1])["pipeline"] for f in sys.argv[1:]]
+assert (p[0]["bands"], p[0]["band_bytes"]) == (8, 1 << 20), p[0]
+assert p[1]["bands"] == 4, p[1]' r-mib1.json r-mibauto.json || fail "DD_PIPE_BAND_MIB: not the bands asked for"
+"$DD_COMPARE" product big.h5 c-mib.h5 >/dev/null || fail "DD_PIPE_BAND_MIB: C is not A·B"
+echo "ok   DD_PIPE_BAND_MIB sets the bands' bytes"
 
 # every key of a pipelined record is documented
 python3 - r-np2.json "$here/../../docs/json-record.md" <<'PY' || fail "record keys not in docs/json-record.md"
