@@ -81,6 +81,10 @@ grep -q 'slots pinned$' out || fail "slots: the report does not say the slots ar
 slots slots pinned
 "$DD_COMPARE" gemm in.h5 c-slots.h5 --alpha 1.5 --beta -1 >/dev/null || fail "slots: C is wrong"
 [ "$(bands r-slots.json)" -ge 4 ] || fail "slots: fewer than 4 bands: the third slot not turned"
+# the slots allocated before op(B)'s read (the bench's pipe-slots-first), the same C
+DD_FAULT='pipe-slots:*,pipe-slots-first:*' one 2 first --panel 8 --alpha 1.5 --beta -1
+slots first pinned
+"$DD_COMPARE" gemm in.h5 c-first.h5 --alpha 1.5 --beta -1 >/dev/null || fail "first: C is wrong"
 one 1 none --panel 8 --backend cpu
 slots none "in place"
 # plain slots through the plan's staging in pieces of 3 rows (DD_FAULT=pipe-pageable, as
