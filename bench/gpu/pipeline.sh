@@ -26,6 +26,9 @@
 # op(B)'s read rather than beside it (DD_FAULT=pipe-slots-first:0): the
 # two measured apart (the record's pipeline.resident_seconds and
 # slots_seconds; the table shows both).
+# PIPE_ARGS="--kernel ozaki2 ...": more options for every timed run.
+# GEN_ARGS="--dtype f32": more options for the input's generation.
+# NO_SCRIPT=1: no h5py + PyTorch script (its column reads nan).
 # Every timed run (and the script) starts after a sync, so none of them pays
 # for the dirty pages of the one before.
 # RANKS=2: every run on 2 ranks, one GPU each (GPUs 0..RANKS-1; default 1).
@@ -69,7 +72,7 @@ rm -f "$W/s.h5" "$W/cs.h5"
 
 in="$W/m.h5"
 log "input: gen n=$N ($((2 * N * N * 8 >> 30)) GiB) into $in"
-mpirun -n 8 --oversubscribe --bind-to none "$bin" gen --out "$in" -m "$N" -n "$N" -k "$N" --quiet --force ||
+mpirun -n 8 --oversubscribe --bind-to none "$bin" gen --out "$in" -m "$N" -n "$N" -k "$N" --quiet --force ${GEN_ARGS:-} ||
     { log "gen failed"; exit 1; }
 sync
 cat "$in" >/dev/null # the page cache warm, as the runs of issue 33 found it
@@ -103,13 +106,15 @@ for run in $(seq -f "pipelined-%g" 1 "${PIPE_RUNS:-2}") $sweep pageable phased; 
     sync
     wall t "$run" env ${fault:+DD_FAULT=$fault} DD_PIPE_BAND_MIB="$mib" mpirun -n "$RANKS" --bind-to none \
         -x DD_PIPE_BAND_MIB "$bin" --in "$in" --out "$W/c.h5" \
-        --check --force --json "$OUT/pipeline.jsonl" || continue
+        --check --force --json "$OUT/pipeline.jsonl" ${PIPE_ARGS:-} || continue
     grep -E '^(setup|read|upload|multiply|download|check|write|teardown|pipeline|wall) ' "$W/$run.out" | tee -a "$OUT/pipeline.log"
     echo "$run $t" >>"$OUT/walls.txt"
 done
 rm -f "$W/c.h5"
 t_py=nan
-if python3 -c "import h5py, torch" 2>/dev/null; then
+if [ "${NO_SCRIPT:-0}" = 1 ]; then
+    log "NO_SCRIPT=1: no baseline"
+elif python3 -c "import h5py, torch" 2>/dev/null; then
     log "h5py + PyTorch on 1 GPU, the same file"
     sync
     CUDA_VISIBLE_DEVICES=0 wall t_py baseline python3 "$(dirname "$0")/baseline_h5py_torch.py" \
@@ -127,7 +132,8 @@ walls = [l.split() for l in open(sys.argv[2]) if l.strip()]
 n = int(sys.argv[3])
 recs = recs[-len(walls):] if walls else []
 t_py = float(sys.argv[5])
-print(f"# file to file, n = {n} FP64, {sys.argv[4]} GPU(s), check on\n")
+kinds = sorted({f"{r['dtype']} {r['kernel']}" for r in recs})
+print(f"# file to file, n = {n} ({', '.join(kinds)}), {sys.argv[4]} GPU(s), check on\n")
 print(f"h5py + PyTorch script, same file, same call: {t_py:.2f} s\n")
 print("| run | slots | bands | setup | read (hidden) | of it B + prepare | slots pinned in | upload + download | "
       "multiply | check | write (hidden) | teardown | wall (/usr/bin/time) | "
