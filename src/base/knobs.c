@@ -48,8 +48,8 @@ static const dd_knob_spec table[DDK_COUNT] = {
          .unit = "MiB",
          .dflt_text = "auto",
          .what = "the bytes of C in each band of the file-to-file pipeline (--in with --out); "
-                 "auto: 128 where the bands go through pinned memory on one process row, else "
-                 "256. Bands stay 4 or more, at most 256 (16 on several process rows), and no "
+                 "auto: 64, and at least 256 rows of C, where the bands go through pinned memory "
+                 "on one process row, else 256. Bands stay 4 or more, at most 256 (16 on several process rows), and no "
                  "more than the rows of a rank's block."},
 
     /* ---- the library ---- */

@@ -48,7 +48,8 @@
 #define PIPE_BAND_BYTES ((uint64_t)256 << 20)
 #define PIPE_BANDS_MIN 4
 #define PIPE_BANDS_MAX 16
-#define PIPE_PINNED_BAND_BYTES ((uint64_t)128 << 20)
+#define PIPE_PINNED_BAND_BYTES ((uint64_t)64 << 20)
+#define PIPE_PINNED_BAND_ROWS 256
 #define PIPE_PINNED_BANDS_MAX 256
 
 /* Whether this run goes through the pipeline: a file in and out, one
@@ -75,14 +76,21 @@ int run_pipeline_eligible(const run_ctx *c)
  * the largest block, within [PIPE_BANDS_MIN, PIPE_BANDS_MAX], and no more
  * than the fewest rows any rank has (at least 1).  Where the bands go
  * through pinned slots on a grid of one process row (no panel of op(B) is
- * broadcast again per band) they are PIPE_PINNED_BAND_BYTES, up to
- * PIPE_PINNED_BANDS_MAX: the slots, pinned at about 2 GB/s, stay small.
- * DD_PIPE_BAND_MIB, where set, is the bytes per band instead (the same
- * bounds).  Collective. */
+ * broadcast again per band) they are PIPE_PINNED_BAND_BYTES but at least
+ * PIPE_PINNED_BAND_ROWS rows, up to PIPE_PINNED_BANDS_MAX.  The slots are
+ * pinned while op(B) is read, and the two do not overlap (the driver runs
+ * them one after the other), so every byte of the slots delays the first
+ * band: the slots stay small.  Narrower bands cost the multiply more than
+ * they save (docs/results/h200-2026-12-04-call-o).  DD_PIPE_BAND_MIB,
+ * where set, is the bytes per band instead (the same bounds).
+ * Collective. */
 static int band_count(run_ctx *c, int64_t Mp, int64_t Nq, int pinned, int64_t *nb, dd_err *err)
 {
     int small = pinned && c->pi.P == 1;
-    uint64_t per = small ? PIPE_PINNED_BAND_BYTES : PIPE_BAND_BYTES;
+    uint64_t rows = (uint64_t)PIPE_PINNED_BAND_ROWS * (uint64_t)Nq * dd_elsize(c->type);
+    uint64_t per = !small                         ? PIPE_BAND_BYTES
+                   : rows > PIPE_PINNED_BAND_BYTES ? rows
+                                                   : PIPE_PINNED_BAND_BYTES;
     long long knob = dd_knob_int(DDK_PIPE_BAND_MIB); /* 0: auto; the same on every rank */
     if (knob > 0)
         per = (uint64_t)knob << 20;
