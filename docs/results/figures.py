@@ -39,7 +39,7 @@ CURRENT = {
     "two_gpus": ["h200x2-2026-12-01-pergpu-23/default8192/p.jsonl"],
     # dgemm-dist file to file, checked
     # file to file: the pipelined runs (pinned slots) of one call; the median wall
-    "whole_run": ["h200-2026-12-03-call-e/stage3/pipeline/pipeline.jsonl"],
+    "whole_run": ["h200-2026-12-04-call-p/r/pipeline/pipeline.jsonl"],
     # the drop-in on pageable host data against cuBLASXt pinned, one GPU (hostdata.sh);
     # each dtype from the first record file that holds it
     "host_data": ["h200-2026-12-02-call-d/stage2/hostdata/hostdata.jsonl",
