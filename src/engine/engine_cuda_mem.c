@@ -4,6 +4,11 @@
  * pipeline's marks that order one queue after another.  Apart from
  * engine_cuda.c (devices, the multiply, the clock) so that each stays short;
  * the ops table there names these. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "dd_cuda.h"
 #include "engine_cuda_impl.h"
 
@@ -39,6 +44,49 @@ void cuda_free(dd_engine *e, void *p)
         cudaFree(p);
 }
 
+/* Pinned host memory is the process's own pages, faulted in by up to
+ * TOUCH_THREADS threads at once and then registered with the driver
+ * (cudaHostRegister).  cudaHostAlloc faults and zeroes the pages inside the
+ * driver, one thread, and every stream's copies wait for it meanwhile; a
+ * registration of pages already there is a shorter wait
+ * (bench/gpu/pin_probe.cu times both, alone and beside copies). */
+enum { TOUCH_THREADS = 8 };
+#define TOUCH_SHARE ((size_t)32 << 20) /* a thread per this much, at least */
+#define PIN_ALIGN ((size_t)2 << 20)    /* whole huge pages where the kernel gives them */
+
+typedef struct {
+    char *p;
+    size_t n;
+} touch_job;
+
+static void *touch_run(void *arg)
+{
+    touch_job *j = arg;
+    memset(j->p, 0, j->n);
+    return NULL;
+}
+
+/* Every page of [p, p + n) faulted in (zeroed), on threads where n is
+ * large; a share whose thread cannot start is done here. */
+static void touch_pages(char *p, size_t n)
+{
+    size_t t = n / TOUCH_SHARE;
+    t = t < 1 ? 1 : t > TOUCH_THREADS ? TOUCH_THREADS : t;
+    pthread_t th[TOUCH_THREADS];
+    touch_job job[TOUCH_THREADS];
+    int started[TOUCH_THREADS] = {0};
+    for (size_t k = 0; k < t; k++) {
+        job[k] = (touch_job){p + n * k / t, n * (k + 1) / t - n * k / t};
+        started[k] = k > 0 && pthread_create(&th[k], NULL, touch_run, &job[k]) == 0;
+    }
+    for (size_t k = 0; k < t; k++)
+        if (!started[k])
+            touch_run(&job[k]);
+    for (size_t k = 0; k < t; k++)
+        if (started[k])
+            pthread_join(th[k], NULL);
+}
+
 /* Callable from any thread: the engine's device is made the calling
  * thread's first, so another thread's allocation makes no context on the
  * runtime's default device. */
@@ -52,20 +100,36 @@ int cuda_host_alloc(dd_engine *e, size_t bytes, void **p, dd_err *err)
     if (cr != cudaSuccess)
         return dd_fail(err, DD_EFAIL, "cudaSetDevice(%d) for pinned memory on host %s failed: %s",
                        s->device, cuda_host_name(), cudaGetErrorString(cr));
-    cr = cudaHostAlloc(p, bytes, cudaHostAllocDefault);
-    if (cr == cudaSuccess)
+    void *m = NULL;
+    if (bytes > SIZE_MAX - PIN_ALIGN || posix_memalign(&m, PIN_ALIGN, bytes) != 0)
+        return dd_fail(err, DD_ENOMEM,
+                       "out of host memory for %zu bytes (%.2f GiB) of pinned memory on host %s",
+                       bytes, gib(bytes), cuda_host_name());
+    touch_pages(m, bytes);
+    cr = cudaHostRegister(m, bytes, cudaHostRegisterDefault);
+    if (cr == cudaSuccess) {
+        *p = m;
         return DD_OK;
-    *p = NULL;
+    }
+    free(m);
+    cudaGetLastError(); /* the failed registration is not a later call's error */
     return dd_fail(err, cr == cudaErrorMemoryAllocation ? DD_ENOMEM : DD_EFAIL,
-                   "cudaHostAlloc of %zu bytes (%.2f GiB) of pinned memory on host %s failed: %s",
+                   "cudaHostRegister of %zu bytes (%.2f GiB) of host memory as pinned memory on "
+                   "host %s failed: %s",
                    bytes, gib(bytes), cuda_host_name(), cudaGetErrorString(cr));
 }
 
+/* The device finishes first: a copy still in flight may read or write p
+ * (cudaFreeHost waited likewise). */
 void cuda_host_free(dd_engine *e, void *p)
 {
-    (void)e;
-    if (p)
-        cudaFreeHost(p);
+    cuda_state *s = e->impl;
+    if (!p)
+        return;
+    if (!s || cudaSetDevice(s->device) == cudaSuccess)
+        cudaDeviceSynchronize();
+    cudaHostUnregister(p);
+    free(p);
 }
 
 int cuda_copy_sync(cuda_state *s, void *dst, const void *src, size_t bytes,
