@@ -39,7 +39,7 @@ CURRENT = {
     "two_gpus": ["h200x2-2026-12-01-pergpu-23/default8192/p.jsonl"],
     # dgemm-dist file to file, checked
     # file to file: the pipelined runs (pinned slots) of one call; the median wall
-    "whole_run": ["h200-2026-12-04-call-p/r/pipeline/pipeline.jsonl"],
+    "whole_run": ["h200-2026-12-04-call-q/r/pipeline/pipeline.jsonl"],
     # the drop-in on pageable host data against cuBLASXt pinned, one GPU (hostdata.sh);
     # each dtype from the first record file that holds it
     "host_data": ["h200-2026-12-02-call-d/stage2/hostdata/hostdata.jsonl",
@@ -62,13 +62,22 @@ ALIAS = aliases()
 def records(kind):
     rows = []
     for rel in CURRENT[kind]:
-        for n, line in enumerate(open(os.path.join(HERE, rel), encoding="utf-8"), 1):
+        mine = []
+        for line in open(os.path.join(HERE, rel), encoding="utf-8"):
             if line.strip():
                 r = json.loads(line)
                 r["kernel"] = ALIAS.get(r.get("kernel"), r.get("kernel"))
                 r["_entry"] = rel.split("/")[0]
                 r["_file"] = rel
-                rows.append(r)
+                mine.append(r)
+        # bench/gpu/pipeline.sh names its runs in walls.txt beside its
+        # records, one line each in their order, for the last of them
+        walls = os.path.join(HERE, os.path.dirname(rel), "walls.txt")
+        names = [l.split()[0] for l in open(walls, encoding="utf-8") if l.strip()] \
+            if os.path.exists(walls) else []
+        for r, name in zip(mine[len(mine) - len(names):], names):
+            r["_run"] = name
+        rows += mine
     if not rows:
         sys.exit(f"figures: no records in {CURRENT[kind]}")
     return rows
@@ -141,8 +150,10 @@ def table(prefix):
                  "speed-up over each 1-GPU run of the same call",
                  f"{' / '.join(per)} TFLOP/s; {' / '.join(speed)}", link(two[0]["_entry"])))
 
+    # the pipelined runs with the defaults (pipeline.sh's "pipelined-N", where it names them)
     w = need([r for r in records("whole_run") if (r.get("pipeline") or {}).get("slots") == "pinned"
-              and r["check"]["passed"]], "pipelined file-to-file runs")
+              and r["check"]["passed"] and r.get("_run", "pipelined-").startswith("pipelined-")],
+             "pipelined file-to-file runs")
     dates.update(r["timestamp"][:10] for r in w)
     w.sort(key=lambda r: r["wall_seconds"])
     r = w[(len(w) - 1) // 2]

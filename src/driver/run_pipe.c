@@ -78,10 +78,9 @@ int run_pipeline_eligible(const run_ctx *c)
  * through pinned slots on a grid of one process row (no panel of op(B) is
  * broadcast again per band) they are PIPE_PINNED_BAND_BYTES but at least
  * PIPE_PINNED_BAND_ROWS rows, up to PIPE_PINNED_BANDS_MAX.  The slots are
- * pinned while op(B) is read, and the two do not overlap (the driver runs
- * them one after the other), so every byte of the slots delays the first
- * band: the slots stay small.  Narrower bands cost the multiply more than
- * they save (docs/results/h200-2026-12-04-call-o).  DD_PIPE_BAND_MIB,
+ * pinned while op(B) is read and slow that read, so they stay small;
+ * narrower bands slow the multiply more than they save
+ * (docs/results/h200-2026-12-04-call-o measured both).  DD_PIPE_BAND_MIB,
  * where set, is the bytes per band instead (the same bounds).
  * Collective. */
 static int band_count(run_ctx *c, int64_t Mp, int64_t Nq, int pinned, int64_t *nb, dd_err *err)
