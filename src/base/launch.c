@@ -1,4 +1,5 @@
 /* launch.c — how long the launcher ran before this process (dd_launch.h). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,20 @@ int dd_launch_local_rank(void)
         getenv("SLURM_PROCID"))
         return -1;
     return 0;
+}
+
+int dd_launch_world_rank(void)
+{
+    const char *world[] = {getenv("OMPI_COMM_WORLD_RANK"), getenv("PMIX_RANK"),
+                           getenv("PMI_RANK"), getenv("SLURM_PROCID")};
+    for (size_t i = 0; i < sizeof world / sizeof world[0]; i++) {
+        char *end = NULL;
+        const char *v = world[i];
+        long r = v && *v ? strtol(v, &end, 10) : -1;
+        if (v && *v && end && !*end && r >= 0 && r <= INT_MAX)
+            return (int)r;
+    }
+    return -1;
 }
 
 long dd_launcher_pid(void)

@@ -1,13 +1,34 @@
-/* main.c — dgemm-dist: MPI start-up, the command line, dispatch. */
+/* main.c — dgemm-dist: the command line, MPI start-up, dispatch. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 
-#include "agree.h"
 #include "cli.h"
 #include "dd_launch.h"
 #include "run.h"
 #include "timer.h"
+
+/* A command line that needs no run (a refusal, --help, --help-env,
+ * --version) in a process no launcher started: answered before MPI, whose
+ * singleton start costs more than the answer.  Under a launcher the ranks
+ * start MPI first and rank 0 answers after it, as for any other failure:
+ * a rank that left at once would have the launcher end the others, rank 0
+ * perhaps before it spoke. */
+static int answer(const dd_cli *o, int bad, const dd_err *err)
+{
+    if (bad) {
+        fprintf(stderr, "dgemm-dist: error: %s\n", err->msg[0] ? err->msg : "bad command line");
+        fflush(stderr);
+        return DD_EXIT_USAGE;
+    }
+    if (o->help)
+        cli_usage("dgemm-dist", o->cmd == DD_CMD_GEN);
+    else if (o->help_env)
+        cli_usage_env();
+    else if (o->version)
+        printf("dgemm-dist %s\n", DGEMM_DIST_VERSION_STRING);
+    return DD_EXIT_OK;
+}
 
 int main(int argc, char **argv)
 {
@@ -18,8 +39,14 @@ int main(int argc, char **argv)
     /* the wall account starts when the launcher (mpirun, srun) did, before MPI */
     double t_main = dd_now();
     double t_start = t_main - dd_launcher_age();
+    dd_cli o;
+    dd_err err = {{0}};
+    int bad = cli_parse(argc, argv, &o, &err), no_run = bad || o.help || o.help_env || o.version;
+    if (no_run && dd_launch_world_rank() < 0 && dd_launch_local_rank() == 0)
+        return answer(&o, bad, &err);
     /* the GPU's context made while MPI starts (dd_prestart_device) */
-    run_head_start(argc, argv);
+    if (!no_run)
+        run_head_start(argc, argv);
     int provided;
     if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "dgemm-dist: error: MPI_Init_thread failed\n");
@@ -27,26 +54,10 @@ int main(int argc, char **argv)
     }
     double t_mpi = dd_now();
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    int rank;
+    int rank = 0, status;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    dd_cli o;
-    dd_err err = {{0}};
-    int status;
-    if (cli_parse(argc, argv, &o, &err)) {
-        dd_report_error(MPI_COMM_WORLD, &err);
-        status = DD_EXIT_USAGE;
-    } else if (o.help) {
-        if (rank == 0)
-            cli_usage("dgemm-dist", o.cmd == DD_CMD_GEN);
-        status = DD_EXIT_OK;
-    } else if (o.help_env) {
-        if (rank == 0)
-            cli_usage_env();
-        status = DD_EXIT_OK;
-    } else if (o.version) {
-        if (rank == 0)
-            printf("dgemm-dist %s\n", DGEMM_DIST_VERSION_STRING);
-        status = DD_EXIT_OK;
+    if (no_run) {
+        status = rank == 0 ? answer(&o, bad, &err) : bad ? DD_EXIT_USAGE : DD_EXIT_OK;
     } else {
         o.run.t_start = t_start;
         o.run.t_main = t_main;

@@ -192,6 +192,22 @@ for want in "--out FILE, -o FILE" "-m M -n N -k K" --size --dtype --seed --a --b
 done
 echo "ok   help texts"
 
+# A singleton's refusal, --help and --version need no MPI (src/cli/main.c
+# answers them before MPI_Init): under an Open MPI setting that makes
+# MPI_Init fail they still answer, while a run fails.
+export_bad() { OMPI_MCA_pml=no-such-pml "$@"; }
+export_bad timeout 60 "$DD_BIN" --size 0 >"$work/stdout" 2>"$work/stderr"
+[ $? -eq 2 ] && grep -qF "bad value '0' for --size" "$work/stderr" ||
+    fail no_mpi_refusal "a refusal needed MPI (exit status or message wrong)"
+export_bad timeout 60 "$DD_BIN" --version >"$work/stdout" 2>"$work/stderr" &&
+    grep -q '^dgemm-dist ' "$work/stdout" || fail no_mpi_version "--version needed MPI"
+export_bad timeout 60 "$DD_BIN" --help >"$work/stdout" 2>"$work/stderr" &&
+    grep -qF -- "--size" "$work/stdout" || fail no_mpi_help "--help needed MPI"
+if export_bad timeout 60 "$DD_BIN" --size 16 --quiet >"$work/stdout" 2>"$work/stderr"; then
+    fail no_mpi_control "a run succeeded with MPI_Init made to fail: the cases above prove nothing"
+fi
+echo "ok   refusals, --help and --version of a singleton answered without MPI"
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails option case(s) failed"
     exit 1
