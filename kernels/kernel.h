@@ -108,6 +108,11 @@ void kernel_shutdown(void);
  * the work queued on the devices used (a synchronising call: once per
  * run or per bench row, never per multiply). */
 const char *kernel_note(void);
+/* How many moduli the emulated multiplies since the last call used
+ * ("" when none): ozaki2's counts given by the kernel's name or by k, and
+ * the sliced products'.  For the record, not a warning: kernel_note is
+ * what a run prints.  Host counters only, no wait. */
+const char *kernel_counts(void);
 /* cuBLAS version as "13.1.0", for reports. */
 const char *kernel_cublas_version(void);
 

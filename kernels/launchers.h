@@ -69,6 +69,7 @@ const char *dd_sgemm_dmma_note(void);
 const char *dd_zgemm_dmma_note(void);
 const char *dd_cgemm_dmma_note(void);
 const char *dd_ozaki2_note(void);
+const char *dd_ozaki2_counts(void);
 void dd_ozaki2_shutdown(void);
 const char *dd_ozaki2_s_note(void);
 void dd_ozaki2_s_shutdown(void);

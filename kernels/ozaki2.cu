@@ -385,6 +385,8 @@ int ozaki2_gemm(int nm, DD_LAUNCHER_ARGS(double))
     const int64_t kc = OZ2_KCHUNK;
     if (nm == 0)
         nm = oz2_auto_moduli(k < kc ? k : kc);
+    if (nm > 0)
+        oz2::count_fixed(w, nm);
     for (int64_t l0 = 0; l0 < k; l0 += kc) {
         const int64_t kk = k - l0 < kc ? k - l0 : kc;
         const int b = l0 ? 1 : beta;
@@ -410,6 +412,33 @@ OZ_LAUNCHER(ozaki2_14, 14)
 OZ_LAUNCHER(ozaki2_15, 15)
 OZ_LAUNCHER(ozaki2_16, 16)
 OZ_LAUNCHER(ozaki2_18, 18)
+
+/* kernel.h (kernel_counts): the multiplies at a given count of moduli
+ * since the last call, over every device used; host counters only. */
+extern "C" const char *dd_ozaki2_counts(void)
+{
+    static char buf[512];
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < MAX_DEVICES; ++d) {
+        workspace *w = &g_ws[d];
+        if (!w->fixed_calls || used >= sizeof buf)
+            continue;
+        int wr = w->fixed_min == w->fixed_max
+                     ? snprintf(buf + used, sizeof buf - used,
+                                "%sozaki2 (GPU %d): %llu multiplies at %d moduli", used ? "; " : "",
+                                d, w->fixed_calls, w->fixed_min)
+                     : snprintf(buf + used, sizeof buf - used,
+                                "%sozaki2 (GPU %d): %llu multiplies at %d to %d moduli, the last "
+                                "at %d",
+                                used ? "; " : "", d, w->fixed_calls, w->fixed_min, w->fixed_max,
+                                w->fixed_last);
+        used += wr > 0 ? (size_t)wr : 0;
+        w->fixed_calls = 0;
+        w->fixed_min = w->fixed_max = w->fixed_last = 0;
+    }
+    return buf;
+}
 
 /* kernel.h: the fallbacks since the last call, over every device used. */
 extern "C" const char *dd_ozaki2_note(void)

@@ -75,7 +75,20 @@ struct workspace {
      * the moduli of those emulated (min, max, last) */
     unsigned long long auto_chunks, auto_emul;
     int auto_min, auto_max, auto_last;
+    /* the counts given (ozaki2 by k, ozaki2-N, the sliced products) since
+     * the last kernel_note: multiplies and their moduli (min, max, last) */
+    unsigned long long fixed_calls;
+    int fixed_min, fixed_max, fixed_last;
 };
+
+/* One multiply at a given count of moduli, for kernel_note. */
+inline void count_fixed(workspace *w, int nm)
+{
+    ++w->fixed_calls;
+    w->fixed_min = w->fixed_calls == 1 || nm < w->fixed_min ? nm : w->fixed_min;
+    w->fixed_max = nm > w->fixed_max ? nm : w->fixed_max;
+    w->fixed_last = nm;
+}
 
 inline int64_t up(int64_t x, int64_t a)
 {

@@ -166,6 +166,11 @@ extern "C" void kernel_shutdown(void)
     dd_ozaki2_s_shutdown();
 }
 
+extern "C" const char *kernel_counts(void)
+{
+    return dd_ozaki2_counts();
+}
+
 extern "C" const char *kernel_note(void)
 {
     static char buf[1200];

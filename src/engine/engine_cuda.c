@@ -410,14 +410,20 @@ static void *cuda_compute_stream(dd_engine *e)
     return (void *)((cuda_state *)e->impl)->compute;
 }
 
-/* The kernel's note so far, kept for close (kernel_note resets it). */
+/* The kernels' counts and note so far, each kept (kernel_counts and
+ * kernel_note reset theirs): the note for close to print, both for the
+ * record. */
 static const char *cuda_note(dd_engine *e)
 {
     cuda_state *s = e->impl;
-    const char *n = kernel_note();
+    const char *n = kernel_note(), *c = kernel_counts();
     if (n[0])
         snprintf(s->note, sizeof s->note, "%s", n);
-    return s->note;
+    if (c[0])
+        snprintf(s->counts, sizeof s->counts, "%s", c);
+    snprintf(s->record, sizeof s->record, "%s%s%s", s->counts,
+             s->counts[0] && s->note[0] ? "; " : "", s->note);
+    return s->record;
 }
 
 const dd_engine_ops dd_engine_cuda = {

@@ -27,6 +27,8 @@ typedef struct {
     size_t tbuf_cap; /* its bytes */
     dd_tele_sampler *tele; /* NVML on this GPU (engine_cuda_telemetry.c), NULL before open */
     char note[1024];       /* the kernel's note as last read by the note op ("" none) */
+    char counts[512];      /* the kernels' counts (kernel_counts) as last read by it */
+    char record[1600];     /* what the note op returns: counts, then the note */
     unsigned int *missed;  /* device words, one per slices_gemm since reset_timers */
     int64_t nmissed, mcap; /* in use, allocated */
 } cuda_state;
