@@ -54,7 +54,8 @@ for np in "${ranks[@]}"; do
         tag="$np ranks${phased:+, $phased}"
         export DD_FAULT=$phased
         run "$np" slices smooth.h5 c-s.h5
-        grep -q '^kernel    note: panels broadcast as slices$' out ||
+        # (on a GPU the kernels' counts of moduli come first)
+        grep -Eq '^kernel    note: (ozaki2 \(GPU [0-9]+\): [0-9]+ multiplies at [0-9]+ moduli; )?panels broadcast as slices$' out ||
             { cat out; fail "$tag: the note does not say the panels were sliced (or names a redo)"; }
         run "$np" fp64 smooth.h5 c-f.h5
         ! grep -q 'broadcast as slices' out || fail "$tag: fp64 still slices"
