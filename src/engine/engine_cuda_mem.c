@@ -53,6 +53,7 @@ void cuda_free(dd_engine *e, void *p)
 enum { TOUCH_THREADS = 8 };
 #define TOUCH_SHARE ((size_t)32 << 20) /* a thread per this much, at least */
 #define PIN_ALIGN ((size_t)2 << 20)    /* whole huge pages where the kernel gives them */
+#define PIN_PAGE ((size_t)4096)
 
 typedef struct {
     char *p;
@@ -100,13 +101,15 @@ int cuda_host_alloc(dd_engine *e, size_t bytes, void **p, dd_err *err)
     if (cr != cudaSuccess)
         return dd_fail(err, DD_EFAIL, "cudaSetDevice(%d) for pinned memory on host %s failed: %s",
                        s->device, cuda_host_name(), cudaGetErrorString(cr));
+    /* whole pages: no other allocation shares a page that is registered */
     void *m = NULL;
-    if (bytes > SIZE_MAX - PIN_ALIGN || posix_memalign(&m, PIN_ALIGN, bytes) != 0)
+    size_t whole = (bytes + PIN_PAGE - 1) / PIN_PAGE * PIN_PAGE;
+    if (bytes > SIZE_MAX - PIN_ALIGN || posix_memalign(&m, PIN_ALIGN, whole) != 0)
         return dd_fail(err, DD_ENOMEM,
                        "out of host memory for %zu bytes (%.2f GiB) of pinned memory on host %s",
                        bytes, gib(bytes), cuda_host_name());
-    touch_pages(m, bytes);
-    cr = cudaHostRegister(m, bytes, cudaHostRegisterDefault);
+    touch_pages(m, whole);
+    cr = cudaHostRegister(m, whole, cudaHostRegisterDefault);
     if (cr == cudaSuccess) {
         *p = m;
         return DD_OK;
