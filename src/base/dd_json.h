@@ -1,5 +1,5 @@
 /* dd_json.h — the one JSON writer of the project: the run record
- * (src/driver/report.c) and the benches' records use it, so every record escapes
+ * (src/driver/report_json.c) and the benches' records use it, so every record escapes
  * strings and writes numbers the same way. */
 #ifndef DD_JSON_H
 #define DD_JSON_H

@@ -104,6 +104,11 @@ void report_scalar(char *buf, size_t n, double re, double im);
  * expression a run computes; alpha and beta as {re, im}. */
 void report_expr(char *buf, size_t n, char transa, char transb, const double alpha[2],
                  const double beta[2]);
+/* Phase i's name in the report and record: "generate" for the read of a
+ * generated input, which is made, not read. */
+const char *report_phase_name(const dd_record *r, int i);
+/* Seconds of setup part i; 0 where a mark is missing (a part skipped). */
+double report_setup_part(const dd_record *r, int i);
 /* Seconds of the wall clock that no phase accounts for. */
 double report_unaccounted(const dd_record *r);
 /* Fill tmin/tmed/tflops from mult_times. */
@@ -113,7 +118,7 @@ void report_print(FILE *f, const dd_record *r);
  * telemetry) and the record's ,"telemetry":{...} (null without). */
 void report_telemetry_print(FILE *f, const dd_record *r);
 void report_telemetry_json(FILE *f, const dd_record *r);
-/* Appends one JSON object on one line, in one write; DD_OK, or DD_EIO
+/* report_json.c: appends one JSON object on one line, in one write; DD_OK, or DD_EIO
  * with the reason (the file keeps whole lines where it can). */
 int report_json(const char *path, const dd_record *r, dd_err *err);
 
