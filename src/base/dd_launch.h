@@ -20,10 +20,9 @@ long dd_launcher_pid(void);
  * singleton (none of them, and none of OMPI_COMM_WORLD_SIZE, PMI_SIZE,
  * PMIX_RANK, SLURM_PROCID set); -1 where a launcher ran but says nothing. */
 int dd_launch_local_rank(void);
-/* This rank's place in MPI_COMM_WORLD as the launcher's environment says it,
- * before MPI is started: OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK,
- * SLURM_PROCID, the first that holds a whole number >= 0; -1 where none does
- * (a singleton, or a launcher that says nothing). */
-int dd_launch_world_rank(void);
+/* 1 where no launcher's variable is set (those above, and
+ * OMPI_COMM_WORLD_RANK and PMI_RANK): a process started without mpirun or
+ * srun, an MPI singleton; else 0. */
+int dd_launch_singleton(void);
 
 #endif

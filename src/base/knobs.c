@@ -322,9 +322,7 @@ static slot *refresh(dd_knob k)
     return sl;
 }
 
-/* The rank given by the launcher's environment (mpirun, srun), -1 if none
- * (dd_launch_world_rank's reading: this file is compiled into the drop-in
- * without launch.c). */
+/* The rank given by the launcher's environment (mpirun, srun), -1 if none. */
 static int launcher_rank(void)
 {
     static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",

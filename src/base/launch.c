@@ -1,5 +1,4 @@
 /* launch.c — how long the launcher ran before this process (dd_launch.h). */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,24 +62,20 @@ int dd_launch_local_rank(void)
     for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
         if (local_rank_of(local[i]) >= 0)
             return local_rank_of(local[i]);
-    if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK") ||
-        getenv("SLURM_PROCID"))
-        return -1;
-    return 0;
+    return dd_launch_singleton() ? 0 : -1;
 }
 
-int dd_launch_world_rank(void)
+int dd_launch_singleton(void)
 {
-    const char *world[] = {getenv("OMPI_COMM_WORLD_RANK"), getenv("PMIX_RANK"),
-                           getenv("PMI_RANK"), getenv("SLURM_PROCID")};
-    for (size_t i = 0; i < sizeof world / sizeof world[0]; i++) {
-        char *end = NULL;
-        const char *v = world[i];
-        long r = v && *v ? strtol(v, &end, 10) : -1;
-        if (v && *v && end && !*end && r >= 0 && r <= INT_MAX)
-            return (int)r;
-    }
-    return -1;
+    const char *world[] = {getenv("OMPI_COMM_WORLD_SIZE"), getenv("OMPI_COMM_WORLD_RANK"),
+                           getenv("OMPI_COMM_WORLD_LOCAL_RANK"), getenv("PMI_SIZE"),
+                           getenv("PMI_RANK"), getenv("PMI_LOCAL_RANK"), getenv("PMIX_RANK"),
+                           getenv("MPI_LOCALRANKID"), getenv("PALS_LOCAL_RANKID"),
+                           getenv("SLURM_PROCID"), getenv("SLURM_LOCALID")};
+    for (size_t i = 0; i < sizeof world / sizeof world[0]; i++)
+        if (world[i])
+            return 0;
+    return 1;
 }
 
 long dd_launcher_pid(void)

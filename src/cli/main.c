@@ -42,7 +42,7 @@ int main(int argc, char **argv)
     dd_cli o;
     dd_err err = {{0}};
     int bad = cli_parse(argc, argv, &o, &err), no_run = bad || o.help || o.help_env || o.version;
-    if (no_run && dd_launch_world_rank() < 0 && dd_launch_local_rank() == 0)
+    if (no_run && dd_launch_singleton())
         return answer(&o, bad, &err);
     /* the GPU's context made while MPI starts (dd_prestart_device) */
     if (!no_run)
