@@ -90,7 +90,7 @@ static int band_count(run_ctx *c, int64_t Mp, int64_t Nq, int pinned, int64_t *n
     uint64_t per = !small                         ? PIPE_BAND_BYTES
                    : rows > PIPE_PINNED_BAND_BYTES ? rows
                                                    : PIPE_PINNED_BAND_BYTES;
-    long long knob = dd_knob_int(DDK_PIPE_BAND_MIB); /* 0: auto; the same on every rank */
+    long long knob = dd_knob_int(DDK_PIPE_BAND_MIB); /* 0: auto; ranks agree on the most bands */
     if (knob > 0)
         per = (uint64_t)knob << 20;
     long long v[2] = {-(long long)Mp,
@@ -306,8 +306,8 @@ static int pipeline(run_ctx *c, dd_io *in, dd_io *out, double *t_read, dd_err *e
     r->pipeline_wall = dd_stat_over(c->world, t_loop).max;
     r->pipeline_slots = p.hA ? "in place" : p.pinned ? "pinned" : "staged";
     r->pipeline_resident = dd_stat_over(c->world, t_b).max;
-    r->pipeline_slots_alloc = dd_stat_over(c->world, want_pinned ? job.sec : 0).max;
-    r->pipeline_band_bytes = (uint64_t)((p.Mp + p.nb - 1) / p.nb) * (uint64_t)p.Nq * p.es;
+    r->pipeline_slots_alloc = dd_stat_over(c->world, job.sec).max; /* 0: none pinned */
+    r->pipeline_band_bytes = job.cb;
     if (c->rank == 0) /* ozaki2's moduli and fallbacks, the sliced panels, for the record */
         snprintf(c->names.kernel_note, sizeof c->names.kernel_note, "%s",
                  dd_plan_kernel_note(c->plan));
