@@ -354,10 +354,7 @@ int chunk_auto(workspace *w, int64_t m, int64_t n, int64_t k, const double *A, i
     }
     ++w->auto_chunks;
     if (!why) {
-        ++w->auto_emul;
-        w->auto_min = w->auto_emul == 1 || nm < w->auto_min ? nm : w->auto_min;
-        w->auto_max = nm > w->auto_max ? nm : w->auto_max;
-        w->auto_last = nm;
+        oz2::tally_add(&w->auto_emul, nm);
         return chunk(w, nm, m, n, k, A, lda, B, ldb, beta, C, ldc, s, 0);
     }
     if (!h.flag) {
@@ -386,7 +383,7 @@ int ozaki2_gemm(int nm, DD_LAUNCHER_ARGS(double))
     if (nm == 0)
         nm = oz2_auto_moduli(k < kc ? k : kc);
     if (nm > 0)
-        oz2::count_fixed(w, nm);
+        oz2::tally_add(&w->fixed, nm);
     for (int64_t l0 = 0; l0 < k; l0 += kc) {
         const int64_t kk = k - l0 < kc ? k - l0 : kc;
         const int b = l0 ? 1 : beta;
@@ -422,20 +419,19 @@ extern "C" const char *dd_ozaki2_counts(void)
     buf[0] = '\0';
     for (int d = 0; d < MAX_DEVICES; ++d) {
         workspace *w = &g_ws[d];
-        if (!w->fixed_calls || used >= sizeof buf)
+        const oz2::tally t = w->fixed;
+        if (!t.n || used >= sizeof buf)
             continue;
-        int wr = w->fixed_min == w->fixed_max
+        int wr = t.min == t.max
                      ? snprintf(buf + used, sizeof buf - used,
                                 "%sozaki2 (GPU %d): %llu multiplies at %d moduli", used ? "; " : "",
-                                d, w->fixed_calls, w->fixed_min)
+                                d, t.n, t.min)
                      : snprintf(buf + used, sizeof buf - used,
                                 "%sozaki2 (GPU %d): %llu multiplies at %d to %d moduli, the last "
                                 "at %d",
-                                used ? "; " : "", d, w->fixed_calls, w->fixed_min, w->fixed_max,
-                                w->fixed_last);
+                                used ? "; " : "", d, t.n, t.min, t.max, t.last);
         used += wr > 0 ? (size_t)wr : 0;
-        w->fixed_calls = 0;
-        w->fixed_min = w->fixed_max = w->fixed_last = 0;
+        w->fixed = oz2::tally{};
     }
     return buf;
 }
@@ -470,18 +466,19 @@ extern "C" const char *dd_ozaki2_note(void)
         unsigned long long calls = w->calls;
         w->calls = 0;
         if (w->auto_chunks && used < sizeof buf) {
-            int wr = w->auto_emul
+            const oz2::tally t = w->auto_emul;
+            int wr = t.n
                          ? snprintf(buf + used, sizeof buf - used,
                                     "%sozaki2-auto (GPU %d): %llu of %llu multiplies emulated, "
                                     "moduli min %d max %d last %d",
-                                    used ? "; " : "", d, w->auto_emul, w->auto_chunks,
-                                    w->auto_min, w->auto_max, w->auto_last)
+                                    used ? "; " : "", d, t.n, w->auto_chunks, t.min, t.max,
+                                    t.last)
                          : snprintf(buf + used, sizeof buf - used,
                                     "%sozaki2-auto (GPU %d): 0 of %llu multiplies emulated",
                                     used ? "; " : "", d, w->auto_chunks);
             used += wr > 0 ? (size_t)wr : 0;
-            w->auto_chunks = w->auto_emul = 0;
-            w->auto_min = w->auto_max = w->auto_last = 0;
+            w->auto_chunks = 0;
+            w->auto_emul = oz2::tally{};
         }
         if (!sx.fallbacks || used >= sizeof buf)
             continue;

@@ -213,6 +213,6 @@ extern "C" int kernel_slices_gemm(int moduli, int64_t m, int64_t n, int64_t k, c
     OZ_TRY(cudaEventRecord(w->done, s));
     w->recorded = true;
     ++w->calls;
-    oz2::count_fixed(w, moduli);
+    oz2::tally_add(&w->fixed, moduli);
     return cudaSuccess;
 }

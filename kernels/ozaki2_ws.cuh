@@ -56,6 +56,21 @@ struct stats {
 /* One per device, created on first use (device_ws), grown as needed and
  * freed at kernel_shutdown.  The multiplies of every stream of the device
  * share buf and st: each waits for `done`, recorded by the one before. */
+/* Multiplies at a count of moduli each, since the last report: how many,
+ * and the counts' least, largest and last. */
+struct tally {
+    unsigned long long n;
+    int min, max, last;
+};
+
+inline void tally_add(tally *t, int nm)
+{
+    ++t->n;
+    t->min = t->n == 1 || nm < t->min ? nm : t->min;
+    t->max = nm > t->max ? nm : t->max;
+    t->last = nm;
+}
+
 struct workspace {
     bool ready;
     cublasHandle_t h;
@@ -71,24 +86,14 @@ struct workspace {
     bool own_i8;    /* the own INT8 GEMM with fused residues (own_int8(), first call) */
     void *gbuf;     /* ozaki2-auto's guard: summaries and histograms of A and B */
     size_t gcap;
-    /* ozaki2-auto since the last kernel_note: chunks decided, emulated, and
-     * the moduli of those emulated (min, max, last) */
-    unsigned long long auto_chunks, auto_emul;
-    int auto_min, auto_max, auto_last;
+    /* ozaki2-auto since the last kernel_note: chunks decided, and those
+     * emulated with their moduli */
+    unsigned long long auto_chunks;
+    tally auto_emul;
     /* the counts given (ozaki2 by k, ozaki2-N, the sliced products) since
-     * the last kernel_note: multiplies and their moduli (min, max, last) */
-    unsigned long long fixed_calls;
-    int fixed_min, fixed_max, fixed_last;
+     * the last kernel_counts: multiplies and their moduli */
+    tally fixed;
 };
-
-/* One multiply at a given count of moduli, for kernel_note. */
-inline void count_fixed(workspace *w, int nm)
-{
-    ++w->fixed_calls;
-    w->fixed_min = w->fixed_calls == 1 || nm < w->fixed_min ? nm : w->fixed_min;
-    w->fixed_max = nm > w->fixed_max ? nm : w->fixed_max;
-    w->fixed_last = nm;
-}
 
 inline int64_t up(int64_t x, int64_t a)
 {
