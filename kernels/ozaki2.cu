@@ -25,8 +25,8 @@
  * kernel (dgemm_dmma, gated on the same flag; a simple FMA kernel where
  * the TMA cannot be used) on: the decision
  * stays on the GPU, the launcher never synchronises.  kernel_note() (a
- * synchronising call, kernel.h) reports how many multiplies fell back and
- * why; dgemm-dist prints it at teardown, gemm-bench in its row.
+ * synchronising call, kernel.h; ozaki2_note.cu) reports how many multiplies
+ * fell back and why; dgemm-dist prints it at teardown, gemm-bench in its row.
  *
  * The number of moduli: "ozaki2" picks it from k (oz2_auto_moduli: 15-16
  * for k from 256 to 16384), "ozaki2-N" fixes it (kernels.def lists the
@@ -66,7 +66,7 @@ using oz2::layout;
 using oz2::up;
 using oz2::workspace;
 
-constexpr int MAX_DEVICES = 64;
+using oz2::MAX_DEVICES;
 workspace g_ws[MAX_DEVICES];
 
 /* The INT8 product: the project's own (i8gemm.cu: wgmma, residues written
@@ -398,6 +398,11 @@ int ozaki2_gemm(int nm, DD_LAUNCHER_ARGS(double))
 
 } // namespace
 
+oz2::workspace *oz2::device_ws_at(int d)
+{
+    return d >= 0 && d < MAX_DEVICES ? &g_ws[d] : nullptr;
+}
+
 #define OZ_LAUNCHER(id, N)                                                                         \
     extern "C" int dd_##id(DD_LAUNCHER_ARGS(double))                                               \
     {                                                                                              \
@@ -409,115 +414,6 @@ OZ_LAUNCHER(ozaki2_14, 14)
 OZ_LAUNCHER(ozaki2_15, 15)
 OZ_LAUNCHER(ozaki2_16, 16)
 OZ_LAUNCHER(ozaki2_18, 18)
-
-/* kernel.h (kernel_counts): the multiplies at a given count of moduli
- * since the last call, over every device used; host counters only. */
-extern "C" const char *dd_ozaki2_counts(void)
-{
-    static char buf[512];
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int d = 0; d < MAX_DEVICES; ++d) {
-        workspace *w = &g_ws[d];
-        const oz2::tally t = w->fixed;
-        if (!t.n || used >= sizeof buf)
-            continue;
-        int wr = t.min == t.max
-                     ? snprintf(buf + used, sizeof buf - used,
-                                "%sozaki2 (GPU %d): %llu multiplies at %d moduli", used ? "; " : "",
-                                d, t.n, t.min)
-                     : snprintf(buf + used, sizeof buf - used,
-                                "%sozaki2 (GPU %d): %llu multiplies at %d to %d moduli, the last "
-                                "at %d",
-                                used ? "; " : "", d, t.n, t.min, t.max, t.last);
-        used += wr > 0 ? (size_t)wr : 0;
-        w->fixed = oz2::tally{};
-    }
-    return buf;
-}
-
-/* kernel.h: the fallbacks since the last call, over every device used. */
-extern "C" const char *dd_ozaki2_note(void)
-{
-    static char buf[1024];
-    static const char *what[] = {"",
-                                 "a row of A holds a non-finite value",
-                                 "a column of B holds a non-finite value",
-                                 "row",
-                                 "column",
-                                 "guard (ozaki2-auto): the error bound needs more than 20 moduli",
-                                 "guard (ozaki2-auto): emulation would be slower than native",
-                                 "guard (ozaki2-auto): an entry has no lower bound of |A||B| "
-                                 "(sparse rows meeting sparse columns)",
-                                 "does not match its multiply (kernel_slices_gemm)"};
-    static_assert(sizeof what / sizeof what[0] == oz2::REASON_COUNT, "one text per reason");
-    buf[0] = '\0';
-    int cur = -1;
-    if (cudaGetDevice(&cur) != cudaSuccess)
-        return buf;
-    size_t used = 0;
-    for (int d = 0; d < MAX_DEVICES; ++d) {
-        workspace *w = &g_ws[d];
-        oz2::stats sx;
-        if (!w->ready || cudaSetDevice(d) != cudaSuccess ||
-            cudaMemcpy(&sx, w->sx, sizeof sx, cudaMemcpyDeviceToHost) != cudaSuccess ||
-            cudaMemset(w->sx, 0, sizeof sx) != cudaSuccess)
-            continue;
-        unsigned long long calls = w->calls;
-        w->calls = 0;
-        if (w->auto_chunks && used < sizeof buf) {
-            const oz2::tally t = w->auto_emul;
-            int wr = t.n
-                         ? snprintf(buf + used, sizeof buf - used,
-                                    "%sozaki2-auto (GPU %d): %llu of %llu multiplies emulated, "
-                                    "moduli min %d max %d last %d",
-                                    used ? "; " : "", d, t.n, w->auto_chunks, t.min, t.max,
-                                    t.last)
-                         : snprintf(buf + used, sizeof buf - used,
-                                    "%sozaki2-auto (GPU %d): 0 of %llu multiplies emulated",
-                                    used ? "; " : "", d, w->auto_chunks);
-            used += wr > 0 ? (size_t)wr : 0;
-            w->auto_chunks = 0;
-            w->auto_emul = oz2::tally{};
-        }
-        if (!sx.fallbacks || used >= sizeof buf)
-            continue;
-        int r = (int)sx.reason;
-        int wr;
-        if (r == oz2::REASON_GUARD_SLOW)
-            wr = snprintf(buf + used, sizeof buf - used,
-                          "%sozaki2 (GPU %d): %llu of %llu multiplies fell back to native FP64; "
-                          "last: %s (%d moduli at k = %d)",
-                          used ? "; " : "", d, sx.fallbacks, calls, what[r], sx.index, sx.lossy);
-        else if (r == oz2::REASON_A_RANGE || r == oz2::REASON_B_RANGE)
-            wr = snprintf(buf + used, sizeof buf - used,
-                          "%sozaki2 (GPU %d): %llu of %llu multiplies fell back to native FP64; "
-                          "last: %s %d of %s: %d of its %d nonzeros keep < %d bits at %d moduli "
-                          "(exponent range too wide)",
-                          used ? "; " : "", d, sx.fallbacks, calls, what[r], sx.index,
-                          r == oz2::REASON_A_RANGE ? "A" : "B", sx.lossy, sx.nnz, OZ2_KEEP_BITS,
-                          sx.moduli);
-        else if (r == oz2::REASON_SLICES)
-            wr = snprintf(buf + used, sizeof buf - used,
-                          "%sozaki2 (GPU %d): %llu of %llu multiplies fell back to native FP64; "
-                          "last: the blob of %s %s",
-                          used ? "; " : "", d, sx.fallbacks, calls, sx.index ? "B" : "A", what[r]);
-        else if (r == oz2::REASON_GUARD_NEED || r == oz2::REASON_GUARD_NOBOUND)
-            wr = snprintf(buf + used, sizeof buf - used,
-                          "%sozaki2 (GPU %d): %llu of %llu multiplies fell back to native FP64; "
-                          "last: %s",
-                          used ? "; " : "", d, sx.fallbacks, calls, what[r]);
-        else
-            wr = snprintf(buf + used, sizeof buf - used,
-                          "%sozaki2 (GPU %d): %llu of %llu multiplies fell back to native FP64; "
-                          "last: %s (index %d)",
-                          used ? "; " : "", d, sx.fallbacks, calls,
-                          what[r < oz2::REASON_COUNT ? r : 0], sx.index);
-        used += wr > 0 ? (size_t)wr : 0;
-    }
-    (void)cudaSetDevice(cur);
-    return buf;
-}
 
 extern "C" void dd_ozaki2_shutdown(void)
 {

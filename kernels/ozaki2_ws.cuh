@@ -114,6 +114,10 @@ struct layout {
 /* The workspace of the current device (cuBLAS handle, status words, event,
  * the moduli's parameters in constant memory), created on first use. */
 int device_ws(workspace **out, int *dev_out);
+/* Device d's workspace as it stands (ready or not; ozaki2_note.cu reads
+ * its counters), nullptr past MAX_DEVICES. */
+constexpr int MAX_DEVICES = 64;
+workspace *device_ws_at(int d);
 /* The layout of a chunk of N = nm moduli, m×n×k, products of csize bytes
  * (4: INT32 for cuBLAS's GEMM, 1: the own GEMM's residues) held within
  * mb MiB. */
